@@ -1,0 +1,8 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // The /v1 API and the DID documents are served by our own HTTP pipeline in src/server/main.ts
+  // (it needs the socket address for allowlists); Next serves the console and the pages.
+  poweredByHeader: false,
+  serverExternalPackages: ["@electric-sql/pglite", "pino", "prom-client", "pg"],
+};
+export default nextConfig;

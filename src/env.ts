@@ -1,0 +1,90 @@
+import { z } from "zod";
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1"));
+
+const int = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) {
+        ctx.addIssue({ code: "custom", message: "must be a non-negative integer" });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const EnvSchema = z
+  .object({
+    BI_ENV: z.enum(["sandbox", "production"]).default("sandbox"),
+    NODE_ENV: z.string().optional(),
+    DATABASE_URL: z.string().optional(),
+    BI_DATA_DIR: z.string().default(".data"),
+    PORT: int(3000),
+    HOST: z.string().default("0.0.0.0"),
+    /** Public origin of this deployment; its host names the issuer (did:web:<host>). */
+    BI_PUBLIC_URL: z.url().default("http://localhost:3000"),
+    BI_DEV_CODES: z.enum(["true", "false", "1", "0", ""]).optional(),
+    TRUSTED_PROXIES: z.string().default(""),
+    /** base64 of 32 bytes; may list several "id:key" pairs, the first encrypts. */
+    BI_ENCRYPTION_KEY: z.string().optional(),
+    /** base64url Ed25519 seed of the issuer; previous public keys stay resolvable. */
+    BI_ISSUER_SIGNING_KEY: z.string().optional(),
+    BI_ISSUER_PREVIOUS_KEYS: z.string().default(""),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    WEBHOOK_BACKOFF_BASE_MS: int(2000),
+    WEBHOOK_TIMEOUT_MS: int(10_000),
+    WEBHOOK_MAX_ATTEMPTS: int(8),
+    WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
+    SANDBOX_CHAIN_FINALITY_SEC: int(3),
+    /** Run background jobs (exports, webhook delivery) inside the app process. */
+    BI_RUN_JOBS: bool(true),
+  })
+  .transform((e) => ({
+    ...e,
+    BI_DEV_CODES:
+      e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === ""
+        ? e.BI_ENV === "sandbox"
+        : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
+  }))
+  .superRefine((e, ctx) => {
+    if (e.BI_ENV !== "production") return;
+    if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
+    if (e.WEBHOOK_ALLOW_PRIVATE_URLS)
+      ctx.addIssue({ code: "custom", path: ["WEBHOOK_ALLOW_PRIVATE_URLS"], message: "is refused when BI_ENV=production" });
+    if (!e.BI_ENCRYPTION_KEY) ctx.addIssue({ code: "custom", path: ["BI_ENCRYPTION_KEY"], message: "is required in production" });
+    if (!e.BI_ISSUER_SIGNING_KEY)
+      ctx.addIssue({ code: "custom", path: ["BI_ISSUER_SIGNING_KEY"], message: "is required in production" });
+    if (!e.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in production" });
+  });
+
+export type Env = z.output<typeof EnvSchema>;
+
+/** Parses an environment; throws one readable error naming every bad variable (never values). */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = EnvSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+/** The validated environment of this process, read once. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Tests change the environment between cases; production code never calls this. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}

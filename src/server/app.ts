@@ -1,0 +1,70 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { env } from "@/env";
+import { connectDb, migrateDatabase } from "./db/client";
+import { createPipeline } from "./http/pipeline";
+import { nodeHandler } from "./http/node-adapter";
+import { isPipelinePath } from "./http/paths";
+import { routes } from "./http/routes";
+import { startJobs } from "./jobs";
+import { logger } from "./log";
+import { listenOperatorSocket } from "./operator-socket";
+
+export type StartOptions = {
+  port?: number;
+  host?: string;
+  /** Serve the console and pages through Next as well (needs `next build`, or `dev`). */
+  withNext?: boolean;
+  dev?: boolean;
+  runJobs?: boolean;
+};
+
+export type RunningServer = { url: string; port: number; close: () => Promise<void> };
+
+/**
+ * Boots one instance: validates the environment, opens the database, applies migrations, starts
+ * background jobs, and serves /v1 and the DID documents through our pipeline (which needs the
+ * socket's peer address) and everything else through Next.
+ */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const e = env();
+  const conn = await connectDb();
+  const applied = await migrateDatabase();
+  if (applied.length) logger().info({ applied }, "migrations applied");
+  const api = nodeHandler(createPipeline(routes, conn.prisma));
+
+  let nextHandle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
+  let closeNext: (() => Promise<void>) | undefined;
+  if (opts.withNext) {
+    const { default: next } = await import("next");
+    const app = next({ dev: !!opts.dev, dir: process.cwd() });
+    await app.prepare();
+    nextHandle = app.getRequestHandler() as typeof nextHandle;
+    closeNext = () => app.close();
+  }
+
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (isPipelinePath(path) || !nextHandle) return void api(req, res);
+    void nextHandle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+
+  const stopOperator = conn.kind === "embedded" ? listenOperatorSocket(conn.prisma) : () => undefined;
+  const stopJobs = opts.runJobs ?? e.BI_RUN_JOBS ? startJobs(conn.prisma) : async () => undefined;
+  await new Promise<void>((resolve) => server.listen(opts.port ?? e.PORT, opts.host ?? e.HOST, resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  logger().info({ url, database: conn.kind, environment: e.BI_ENV, console: !!nextHandle }, "listening");
+  return {
+    url,
+    port,
+    async close() {
+      stopOperator();
+      await stopJobs();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await closeNext?.();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58, base64urlnopad } from "@scure/base";
+import { env } from "@/env";
+import { localSecretFile } from "./data-dir";
+
+/**
+ * The issuer's Ed25519 keys. The current key signs credentials and export checkpoints; previous
+ * keys (BI_ISSUER_PREVIOUS_KEYS, publicKeyMultibase values) stay listed in the DID document so
+ * what they signed still verifies after rotation.
+ */
+export type IssuerKey = {
+  /** publicKeyMultibase: "z" + base58btc(0xed 0x01 + public key) (Multikey, did:key style). */
+  publicKeyMultibase: string;
+  publicKey: Uint8Array;
+};
+export type SigningKey = IssuerKey & { secretKey: Uint8Array };
+
+const ED25519_MULTICODEC = Uint8Array.of(0xed, 0x01);
+
+export function publicKeyMultibase(publicKey: Uint8Array): string {
+  const bytes = new Uint8Array(ED25519_MULTICODEC.length + publicKey.length);
+  bytes.set(ED25519_MULTICODEC);
+  bytes.set(publicKey, ED25519_MULTICODEC.length);
+  return "z" + base58.encode(bytes);
+}
+
+export function decodePublicKeyMultibase(multibase: string): Uint8Array {
+  if (!multibase.startsWith("z")) throw new Error("publicKeyMultibase must be base58btc ('z')");
+  const bytes = base58.decode(multibase.slice(1));
+  if (bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) throw new Error("not an Ed25519 Multikey");
+  return bytes.slice(2);
+}
+
+function fromSeed(seed: Uint8Array): SigningKey {
+  if (seed.length !== 32) throw new Error("BI_ISSUER_SIGNING_KEY must be a base64url 32-byte Ed25519 seed");
+  const publicKey = ed25519.getPublicKey(seed);
+  return { secretKey: seed, publicKey, publicKeyMultibase: publicKeyMultibase(publicKey) };
+}
+
+let current: SigningKey | undefined;
+
+export function issuerSigningKey(): SigningKey {
+  current ??= fromSeed(
+    base64urlnopad.decode(
+      env().BI_ISSUER_SIGNING_KEY ??
+        localSecretFile("issuer-ed25519.seed", () => base64urlnopad.encode(ed25519.utils.randomSecretKey())),
+    ),
+  );
+  return current;
+}
+
+/** Every key a verifier may meet: the current one first, then previous ones. */
+export function issuerKeys(): IssuerKey[] {
+  const previous = env()
+    .BI_ISSUER_PREVIOUS_KEYS.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((m) => ({ publicKeyMultibase: m, publicKey: decodePublicKeyMultibase(m) }));
+  const cur = issuerSigningKey();
+  return [{ publicKey: cur.publicKey, publicKeyMultibase: cur.publicKeyMultibase }, ...previous];
+}
+
+/** did:web:<host> of this deployment (a port is percent-encoded, as did:web requires). */
+export function issuerDid(): string {
+  const url = new URL(env().BI_PUBLIC_URL);
+  return `did:web:${encodeURIComponent(url.host)}`;
+}
+
+/** The verification method id of a key: the DID plus its multibase as fragment. */
+export const verificationMethodId = (key: IssuerKey) => `${issuerDid()}#${key.publicKeyMultibase}`;
+
+export const signEd25519 = (message: Uint8Array, key: SigningKey = issuerSigningKey()) =>
+  ed25519.sign(message, key.secretKey);
+
+export function verifyEd25519(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  try {
+    return ed25519.verify(signature, message, publicKey);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,45 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { env } from "@/env";
+import { localSecretFile } from "./data-dir";
+
+/**
+ * AES-256-GCM for secrets we must read back (request-signing and webhook secrets, reveal
+ * payloads). Envelope: "v1.<keyId>.<iv>.<ciphertext+tag>" (base64url). BI_ENCRYPTION_KEY holds
+ * "keyId:base64key" pairs separated by commas; the first encrypts, all decrypt (rotation).
+ * Without it (local use only) a key is generated under BI_DATA_DIR/keys.
+ */
+type Key = { id: string; key: Buffer };
+
+let keys: Key[] | undefined;
+
+function parseKeys(spec: string): Key[] {
+  return spec.split(",").filter(Boolean).map((part, i) => {
+    const [id, b64] = part.includes(":") ? (part.split(":", 2) as [string, string]) : [`k${i + 1}`, part];
+    const key = Buffer.from(b64, "base64");
+    if (key.length !== 32) throw new Error(`BI_ENCRYPTION_KEY entry ${id} must be 32 bytes of base64`);
+    return { id, key };
+  });
+}
+
+function loadKeys(): Key[] {
+  keys ??= parseKeys(env().BI_ENCRYPTION_KEY ?? `local:${localSecretFile("encryption.key", () => randomBytes(32).toString("base64"))}`);
+  return keys;
+}
+
+export function seal(plaintext: string): string {
+  const k = loadKeys()[0]!;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", k.key, iv);
+  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return ["v1", k.id, iv.toString("base64url"), ct.toString("base64url")].join(".");
+}
+
+export function open(envelope: string): string {
+  const [v, id, ivB64, ctB64] = envelope.split(".");
+  const k = loadKeys().find((x) => x.id === id);
+  if (v !== "v1" || !k || !ivB64 || !ctB64) throw new Error("secret envelope cannot be opened with the configured keys");
+  const data = Buffer.from(ctB64, "base64url");
+  const decipher = createDecipheriv("aes-256-gcm", k.key, Buffer.from(ivB64, "base64url"));
+  decipher.setAuthTag(data.subarray(data.length - 16));
+  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
+}

@@ -1,0 +1,131 @@
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient, Prisma } from "@/generated/prisma/client.ts";
+import { env } from "@/env";
+import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
+
+export type Db = PrismaClient;
+/** What a service receives inside `db.$transaction(async (tx) => ...)`. */
+export type Tx = Prisma.TransactionClient;
+export type DbOrTx = Db | Tx;
+
+type Connection = {
+  prisma: Db;
+  /** Raw SQL access for migrations and readiness checks. */
+  sql: SqlExecutor;
+  kind: "postgres" | "embedded";
+  close(): Promise<void>;
+};
+
+// One connection per process, kept on globalThis so the custom server and Next's bundle share it
+// (PGlite is a single in-process database and must never be opened twice).
+const g = globalThis as unknown as { __biDb?: Promise<Connection> };
+
+async function openPostgres(url: string): Promise<Connection> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlExecutor = {
+    async query(text, params) {
+      const client = await pool.connect();
+      try {
+        return (await client.query(text, params as unknown[])).rows;
+      } finally {
+        client.release();
+      }
+    },
+    async exec() {
+      throw new Error("use a dedicated client for scripts");
+    },
+  };
+  return {
+    prisma,
+    sql,
+    kind: "postgres",
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+async function openEmbedded(dir: string): Promise<Connection> {
+  fs.mkdirSync(dir, { recursive: true });
+  const lite = new PGlite(dir);
+  await lite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) });
+  const sql: SqlExecutor = {
+    async query(text, params) {
+      return (await lite.query(text, params as unknown[])).rows as never[];
+    },
+    async exec(text) {
+      await lite.exec(text);
+    },
+  };
+  return {
+    prisma,
+    sql,
+    kind: "embedded",
+    async close() {
+      await prisma.$disconnect();
+      await lite.close();
+    },
+  };
+}
+
+/** Runs migrations on a dedicated connection (a script needs one session for BEGIN/COMMIT). */
+export async function migrateDatabase(): Promise<string[]> {
+  const url = env().DATABASE_URL;
+  if (!url) {
+    const conn = await connectDb();
+    return applyMigrations(conn.sql);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await applyMigrations({
+      query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+      exec: async (text) => {
+        await client.query(text);
+      },
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens the database of this process (PostgreSQL when DATABASE_URL is set, else embedded). */
+export function connectDb(): Promise<Connection> {
+  g.__biDb ??= (async () => {
+    const e = env();
+    return e.DATABASE_URL
+      ? openPostgres(e.DATABASE_URL)
+      : openEmbedded(path.resolve(e.BI_DATA_DIR, "pglite"));
+  })();
+  return g.__biDb;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await connectDb()).prisma;
+}
+
+export async function isDatabaseReady(): Promise<boolean> {
+  try {
+    const conn = await connectDb();
+    await conn.sql.query("SELECT 1");
+    return await migrationsUpToDate(conn.sql);
+  } catch {
+    return false;
+  }
+}
+
+export async function disconnectDb(): Promise<void> {
+  const pending = g.__biDb;
+  g.__biDb = undefined;
+  if (pending) await (await pending).close();
+}
+
+export { Prisma };

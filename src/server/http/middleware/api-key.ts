@@ -1,0 +1,33 @@
+import { env } from "@/env";
+import { forbidden, unauthorized } from "../../errors";
+import { authenticateApiKey } from "../../services/api-keys";
+import type { Middleware } from "../types";
+
+/**
+ * Bearer API key: a key of the other environment is refused without a lookup; otherwise the
+ * SHA-256 of the key is looked up and compared in constant time. Revoked or unknown keys are 401.
+ */
+export function apiKeyAuth(): Middleware {
+  return async (state, next) => {
+    if (state.route?.auth === "public") return next();
+    const header = state.req.headers.get("authorization") ?? "";
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw unauthorized("missing_key", "A bearer API key is missing: send Authorization: Bearer <API_KEY>.");
+    const { key, org } = await authenticateApiKey(state.db, m[1]!, env().BI_ENV);
+    state.apiKey = key;
+    state.org = org;
+    return next();
+  };
+}
+
+/** 403 before anything is written when the key lacks the route's scope. */
+export function requireScope(): Middleware {
+  return async (state, next) => {
+    const auth = state.route?.auth;
+    if (!auth || auth === "public") return next();
+    if (!state.apiKey?.scopes.includes(auth.scope)) {
+      throw forbidden("missing_scope", `This API key lacks the '${auth.scope}' scope required by this route.`);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,101 @@
+import { env } from "@/env";
+import type { Db } from "../db/client";
+import { logger } from "../log";
+import { isReply } from "./route";
+import { errorResponse, jsonResponse } from "./respond";
+import { correlationId } from "./middleware/correlation-id";
+import { clientIp } from "./middleware/client-ip";
+import { routeMatch } from "./middleware/route-match";
+import { ipBackstop, planLimit } from "./middleware/rate-limit";
+import { apiKeyAuth, requireScope } from "./middleware/api-key";
+import { ipAllowlist } from "./middleware/ip-allowlist";
+import { requestSigning } from "./middleware/signing";
+import { validateInput } from "./middleware/validate";
+import { idempotency } from "./middleware/idempotency";
+import { requestMetrics } from "./middleware/metrics";
+import type { HttpRequest, HttpResponse, Middleware, PipelineState, RouteDef } from "./types";
+import type { ServiceContext } from "../context";
+
+/** Per-client-IP backstop (decisions.md §4). */
+export const IP_BACKSTOP_PER_MINUTE = 6000;
+
+export function compose(middleware: Middleware[], final: (s: PipelineState) => Promise<HttpResponse>) {
+  return (state: PipelineState): Promise<HttpResponse> => {
+    const run = (i: number): Promise<HttpResponse> =>
+      i < middleware.length ? middleware[i]!(state, () => run(i + 1)) : final(state);
+    return run(0);
+  };
+}
+
+export function serviceContext(state: PipelineState): ServiceContext {
+  return {
+    db: state.db,
+    org: state.org!,
+    actor: { type: "api_key", id: state.apiKey!.id, label: state.apiKey!.name },
+    correlationId: state.correlationId,
+    clientIp: state.clientIp,
+    log: state.log,
+    now: () => new Date(),
+  };
+}
+
+async function invoke(state: PipelineState): Promise<HttpResponse> {
+  const route = state.route!;
+  const result = await route.handler({
+    body: state.body,
+    query: state.query,
+    params: state.parsedParams,
+    ctx: state.org ? serviceContext(state) : (undefined as never),
+    state,
+  });
+  if (isReply(result)) {
+    if (result.text !== undefined) {
+      return { status: result.status ?? 200, headers: { ...state.headers, "content-type": result.contentType ?? "text/plain", ...result.headers }, body: result.text };
+    }
+    return jsonResponse(state, result.status ?? route.successStatus ?? 200, result.body, result.headers);
+  }
+  return jsonResponse(state, route.successStatus ?? 200, result);
+}
+
+/**
+ * The /v1 pipeline, in order: correlation id and error envelope; metrics; client IP; route;
+ * per-IP backstop; API key; IP allowlist; request signing; plan quota; scope; input validation;
+ * idempotency; the route's one service call.
+ */
+export function createPipeline(routes: RouteDef[], db: Db) {
+  const e = env();
+  const chain = compose(
+    [
+      correlationId(),
+      requestMetrics(),
+      clientIp(e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)),
+      routeMatch(routes),
+      ipBackstop(IP_BACKSTOP_PER_MINUTE),
+      apiKeyAuth(),
+      ipAllowlist(),
+      requestSigning(),
+      planLimit(),
+      requireScope(),
+      validateInput(),
+      idempotency(),
+    ],
+    invoke,
+  );
+  return async (req: HttpRequest): Promise<HttpResponse> => {
+    const state: PipelineState = {
+      req,
+      db,
+      correlationId: "",
+      clientIp: req.peerIp,
+      log: logger(),
+      startedAt: performance.now(),
+      headers: {},
+      params: {},
+    };
+    try {
+      return await chain(state);
+    } catch (err) {
+      return errorResponse(state, err);
+    }
+  };
+}

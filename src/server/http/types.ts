@@ -1,0 +1,85 @@
+import type { ZodType } from "zod";
+import type { Organization, ApiKey } from "@/generated/prisma/client.ts";
+import type { Logger } from "pino";
+import type { Db } from "../db/client";
+import type { ErrorCode } from "../errors";
+import type { Scope } from "../scopes";
+import type { ServiceContext } from "../context";
+
+/** A request as the pipeline sees it: already read off the socket, body as exact bytes. */
+export type HttpRequest = {
+  method: string;
+  /** Raw path as sent (percent-encoding kept), without the query string. */
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: Buffer;
+  /** The TCP peer address; X-Forwarded-For is only believed from TRUSTED_PROXIES. */
+  peerIp: string;
+};
+
+export type HttpResponse = {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+};
+
+export type RouteAuth = "public" | { scope: Scope };
+
+export type HandlerInput<B, Q, P> = {
+  body: B;
+  query: Q;
+  params: P;
+  /** Present on authenticated routes. */
+  ctx: ServiceContext;
+  state: PipelineState;
+};
+
+/** What a handler may return instead of plain JSON data. */
+export type Reply = { __reply: true; status?: number; body?: unknown; text?: string; contentType?: string; headers?: Record<string, string> };
+
+export type RouteDef = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** OpenAPI-style template, e.g. "/v1/admin/api-keys/{id}". */
+  path: string;
+  auth: RouteAuth;
+  summary: string;
+  tag: string;
+  body?: ZodType;
+  query?: ZodType;
+  params?: ZodType;
+  response?: ZodType;
+  successStatus?: number;
+  /** Accepts Idempotency-Key. */
+  idempotent?: boolean;
+  /** Answers 404 when BI_ENV=production. */
+  sandboxOnly?: boolean;
+  /** Error codes this route documents beyond the pipeline's own. */
+  errors?: ErrorCode[];
+  /** Response media type when not JSON (e.g. the metrics exposition). */
+  produces?: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: (input: HandlerInput<any, any, any>) => Promise<unknown>;
+};
+
+/** Mutable state that the middleware chain fills in, in order. */
+export type PipelineState = {
+  req: HttpRequest;
+  db: Db;
+  correlationId: string;
+  clientIp: string;
+  log: Logger;
+  startedAt: number;
+  /** Headers every answer carries (rate-limit, correlation id), errors included. */
+  headers: Record<string, string>;
+  route?: RouteDef;
+  params: Record<string, string>;
+  org?: Organization;
+  apiKey?: ApiKey;
+  body?: unknown;
+  query?: unknown;
+  parsedParams?: unknown;
+};
+
+export type Next = () => Promise<HttpResponse>;
+export type Middleware = (state: PipelineState, next: Next) => Promise<HttpResponse>;

@@ -1,0 +1,44 @@
+import type { Db } from "../db/client";
+import { logger } from "../log";
+import { purgeExpiredWindows } from "../services/rate-limit";
+import { purgeExpiredIdempotencyKeys } from "../services/idempotency";
+
+/** A background task run every `everyMs` in the app process (or in `npm run worker`). */
+export type Job = { name: string; everyMs: number; run: (db: Db) => Promise<unknown> };
+
+export const jobs: Job[] = [
+  { name: "purge-rate-limit-windows", everyMs: 60_000, run: (db) => purgeExpiredWindows(db) },
+  { name: "purge-idempotency-keys", everyMs: 10 * 60_000, run: (db) => purgeExpiredIdempotencyKeys(db) },
+  {
+    name: "purge-used-signatures",
+    everyMs: 60_000,
+    run: (db) => db.usedSignature.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
+  },
+];
+
+/** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */
+export function startJobs(db: Db, list: Job[] = jobs): () => Promise<void> {
+  let stopped = false;
+  const running = new Set<Promise<unknown>>();
+  const timers = list.map((job) => {
+    let busy = false;
+    return setInterval(() => {
+      if (busy || stopped) return;
+      busy = true;
+      const p = job
+        .run(db)
+        .catch((err: Error) => logger().error({ job: job.name, err: { message: err.message } }, "job failed"))
+        .finally(() => {
+          busy = false;
+          running.delete(p);
+        });
+      running.add(p);
+    }, job.everyMs);
+  });
+  timers.forEach((t) => t.unref());
+  return async () => {
+    stopped = true;
+    timers.forEach(clearInterval);
+    await Promise.allSettled([...running]);
+  };
+}

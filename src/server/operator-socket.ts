@@ -1,0 +1,62 @@
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { env } from "@/env";
+import type { Db } from "./db/client";
+import { provisionOrganization, type ProvisionInput } from "./services/organizations";
+
+/**
+ * The embedded database can be opened by one process only. While the service runs on it, operator
+ * commands (org:create) reach the running process over a Unix socket in BI_DATA_DIR (mode 0600,
+ * so only the same OS user can use it) instead of opening the database a second time.
+ */
+export const operatorSocketPath = () => path.resolve(env().BI_DATA_DIR, "operator.sock");
+
+export function listenOperatorSocket(db: Db): () => void {
+  const file = operatorSocketPath();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.rmSync(file, { force: true });
+  const server = net.createServer((sock) => {
+    let buf = "";
+    sock.on("data", async (chunk) => {
+      buf += chunk.toString("utf8");
+      if (!buf.includes("\n")) return;
+      try {
+        const msg = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { cmd: string; input: ProvisionInput };
+        if (msg.cmd !== "org:create") throw new Error("unknown command");
+        const out = await provisionOrganization(db, msg.input, { type: "system", label: "org-create" });
+        sock.end(JSON.stringify({ ok: true, result: out }) + "\n");
+      } catch (err) {
+        sock.end(JSON.stringify({ ok: false, error: (err as Error).message }) + "\n");
+      }
+    });
+  });
+  server.listen(file, () => fs.chmodSync(file, 0o600));
+  server.unref();
+  return () => {
+    server.close();
+    fs.rmSync(file, { force: true });
+  };
+}
+
+/** Sends one command to a running instance; null when none is listening. */
+export function callOperatorSocket<T>(cmd: string, input: unknown): Promise<T | null> {
+  const file = operatorSocketPath();
+  if (!fs.existsSync(file)) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(file);
+    let buf = "";
+    sock.on("connect", () => sock.write(JSON.stringify({ cmd, input }) + "\n"));
+    sock.on("data", (c) => (buf += c.toString("utf8")));
+    sock.on("end", () => {
+      try {
+        const msg = JSON.parse(buf) as { ok: boolean; result?: T; error?: string };
+        if (msg.ok) resolve(msg.result as T);
+        else reject(new Error(msg.error));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    sock.on("error", (err: NodeJS.ErrnoException) => (err.code === "ECONNREFUSED" || err.code === "ENOENT" ? resolve(null) : reject(err)));
+  });
+}

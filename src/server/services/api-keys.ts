@@ -1,0 +1,140 @@
+import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
+import type { Environment } from "@/generated/prisma/enums.ts";
+import { env } from "@/env";
+import type { Db, Tx } from "../db/client";
+import { constantTimeEqual, randomToken, sha256Hex } from "../crypto/hash";
+import { notFound, unauthorized } from "../errors";
+import { SCOPES, type Scope } from "../scopes";
+import { actorId, type ServiceContext } from "../context";
+import { appendAudit } from "./audit";
+
+const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };
+/** Characters of the key shown in lists: the environment prefix plus 8 random characters. */
+const SHOWN_RANDOM_CHARS = 8;
+
+export const environmentOfKey = (raw: string): Environment | null =>
+  raw.startsWith("bi_test_") ? "sandbox" : raw.startsWith("bi_") ? "production" : null;
+
+export function generateApiKey(environment: Environment): { raw: string; prefix: string; hash: string } {
+  const raw = PREFIX[environment] + randomToken(32);
+  return { raw, prefix: raw.slice(0, PREFIX[environment].length + SHOWN_RANDOM_CHARS), hash: sha256Hex(raw) };
+}
+
+/**
+ * Resolves a raw key to its key row and organization. A key of the other environment is refused
+ * before any lookup; the stored hash is compared in constant time; revoked keys are refused.
+ */
+export async function authenticateApiKey(db: Db, raw: string, deployment: Environment): Promise<{ key: ApiKey; org: Organization }> {
+  const keyEnv = environmentOfKey(raw);
+  if (!keyEnv) throw unauthorized("invalid_key", "The API key is not valid.");
+  if (keyEnv !== deployment) {
+    throw unauthorized(
+      "wrong_environment",
+      `This is a ${keyEnv} key (${PREFIX[keyEnv]}…); this is the ${deployment} environment, which accepts ${PREFIX[deployment]} keys only.`,
+    );
+  }
+  const hash = sha256Hex(raw);
+  const found = await db.apiKey.findUnique({ where: { keyHash: hash }, include: { org: true } });
+  if (!found || !constantTimeEqual(found.keyHash, hash) || found.revokedAt || found.environment !== deployment) {
+    throw unauthorized("invalid_key", "The API key is not valid, or has been revoked.");
+  }
+  const { org, ...key } = found;
+  touchLastUsed(db, key);
+  return { key, org };
+}
+
+/** Records last use at most once a minute per key, off the request's critical path. */
+function touchLastUsed(db: Db, key: ApiKey) {
+  const now = Date.now();
+  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < 60_000) return;
+  void db.apiKey
+    .updateMany({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
+    .catch(() => undefined);
+}
+
+export const apiKeyView = (k: ApiKey) => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  scopes: k.scopes,
+  createdAt: k.createdAt.toISOString(),
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+});
+
+/** Inserts a key row inside `tx`; the raw key leaves this function once and is never stored. */
+export async function insertApiKey(tx: Tx, orgId: string, input: { name: string; scopes: readonly Scope[]; createdBy: string }) {
+  const environment = env().BI_ENV;
+  const gen = generateApiKey(environment);
+  const key = await tx.apiKey.create({
+    data: { orgId, name: input.name, prefix: gen.prefix, keyHash: gen.hash, environment, scopes: [...input.scopes], createdBy: input.createdBy },
+  });
+  return { key, raw: gen.raw };
+}
+
+export async function listApiKeys(ctx: ServiceContext) {
+  const keys = await ctx.db.apiKey.findMany({ where: { orgId: ctx.org.id }, orderBy: { createdAt: "desc" } });
+  return { keys: keys.map(apiKeyView) };
+}
+
+export const API_KEY_WARNING = "Store this key now: it is shown once and cannot be recovered. Use it from servers only.";
+export const FULL_ACCESS_NOTICE =
+  "No scopes were given, so this key holds every scope, including admin. Prefer keys limited to the scopes each integration needs.";
+
+export async function mintApiKey(ctx: ServiceContext, input: { name: string; scopes?: Scope[]; revokeKeyId?: string }) {
+  return ctx.db.$transaction(async (tx) => {
+    if (input.revokeKeyId) {
+      const old = await tx.apiKey.findFirst({ where: { id: input.revokeKeyId, orgId: ctx.org.id } });
+      if (!old) throw notFound("The API key to revoke");
+    }
+    const scopes = input.scopes ?? [...SCOPES];
+    const { key, raw } = await insertApiKey(tx, ctx.org.id, { name: input.name, scopes, createdBy: actorId(ctx.actor) });
+    let revokedKeyId: string | null = null;
+    if (input.revokeKeyId) {
+      await tx.apiKey.updateMany({ where: { id: input.revokeKeyId, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: new Date() } });
+      revokedKeyId = input.revokeKeyId;
+    }
+    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+      action: "api_key.created",
+      subjectType: "api_key",
+      subject: key.id,
+      data: { name: key.name, prefix: key.prefix, scopes: key.scopes, revokedKeyId },
+    });
+    if (revokedKeyId) {
+      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+        action: "api_key.revoked",
+        subjectType: "api_key",
+        subject: revokedKeyId,
+        data: { replacedBy: key.id },
+      });
+    }
+    return {
+      id: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      apiKey: raw,
+      scopes: key.scopes,
+      revokedKeyId,
+      warning: API_KEY_WARNING,
+      ...(input.scopes ? {} : { scopeNotice: FULL_ACCESS_NOTICE }),
+    };
+  });
+}
+
+export async function revokeApiKey(ctx: ServiceContext, id: string) {
+  return ctx.db.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id, orgId: ctx.org.id } });
+    if (!key) throw notFound("API key");
+    const revokedAt = key.revokedAt ?? new Date();
+    if (!key.revokedAt) {
+      await tx.apiKey.update({ where: { id }, data: { revokedAt } });
+      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+        action: "api_key.revoked",
+        subjectType: "api_key",
+        subject: id,
+        data: { prefix: key.prefix },
+      });
+    }
+    return { id, revoked: true, revokedAt: revokedAt.toISOString() };
+  });
+}

@@ -1,0 +1,58 @@
+import { Prisma, type DbOrTx } from "../db/client";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this with no answer is taken to be abandoned by a crashed instance. */
+const ABANDONED_AFTER_MS = 5 * 60 * 1000;
+
+export type Claim =
+  | { kind: "claimed"; id: string }
+  | { kind: "replay"; status: number; body: string }
+  | { kind: "mismatch" }
+  | { kind: "in_progress" };
+
+type ClaimInput = { scope: string; orgId: string | null; key: string; route: string; requestHash: string };
+
+export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = new Date()): Promise<Claim> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const row = await db.idempotencyRecord.create({
+        data: { ...input, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
+        select: { id: true },
+      });
+      return { kind: "claimed", id: row.id };
+    } catch (err) {
+      if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")) throw err;
+    }
+    const existing = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope: input.scope, key: input.key } } });
+    if (!existing) continue; // released meanwhile: claim again
+    if (existing.expiresAt <= now) {
+      // Past the replay window the key is purged and starts a new operation.
+      await db.idempotencyRecord.deleteMany({ where: { id: existing.id, expiresAt: { lte: now } } });
+      continue;
+    }
+    if (existing.requestHash !== input.requestHash) return { kind: "mismatch" };
+    if (existing.state === "completed") return { kind: "replay", status: existing.responseStatus!, body: existing.responseBody ?? "" };
+    if (now.getTime() - existing.createdAt.getTime() > ABANDONED_AFTER_MS) {
+      const taken = await db.idempotencyRecord.updateMany({
+        where: { id: existing.id, state: "in_progress", createdAt: existing.createdAt },
+        data: { createdAt: now },
+      });
+      if (taken.count === 1) return { kind: "claimed", id: existing.id };
+    }
+    return { kind: "in_progress" };
+  }
+  return { kind: "in_progress" };
+}
+
+export async function completeIdempotencyKey(db: DbOrTx, id: string, status: number, body: string): Promise<void> {
+  await db.idempotencyRecord.updateMany({ where: { id }, data: { state: "completed", responseStatus: status, responseBody: body } });
+}
+
+export async function releaseIdempotencyKey(db: DbOrTx, id: string): Promise<void> {
+  await db.idempotencyRecord.deleteMany({ where: { id, state: "in_progress" } });
+}
+
+export async function purgeExpiredIdempotencyKeys(db: DbOrTx, now = new Date()): Promise<number> {
+  const { count } = await db.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: now } } });
+  return count;
+}

@@ -1,0 +1,34 @@
+import type { DbOrTx } from "../db/client";
+
+export type WindowHit = { count: number; limit: number; remaining: number; resetAt: Date; resetSec: number; exceeded: boolean };
+
+/**
+ * Counts one hit in a fixed window shared by every instance (an upsert on a unique row, so two
+ * instances never double count or lose a hit). The caller decides what exceeding means.
+ */
+export async function hitWindow(db: DbOrTx, bucket: string, limit: number, windowSec: number, now = new Date()): Promise<WindowHit> {
+  const windowMs = windowSec * 1000;
+  const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const resetAt = new Date(start.getTime() + windowMs);
+  const rows = await db.$queryRaw<{ count: number }[]>`
+    INSERT INTO rate_limit_windows (bucket, "windowStart", count, "expiresAt")
+    VALUES (${bucket}, ${start}, 1, ${resetAt})
+    ON CONFLICT (bucket, "windowStart") DO UPDATE SET count = rate_limit_windows.count + 1
+    RETURNING count`;
+  const count = Number(rows[0]!.count);
+  const resetSec = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
+  return { count, limit, remaining: Math.max(0, limit - count), resetAt, resetSec, exceeded: count > limit };
+}
+
+/** Reads the current count without adding a hit. */
+export async function peekWindow(db: DbOrTx, bucket: string, windowSec: number, now = new Date()): Promise<number> {
+  const windowMs = windowSec * 1000;
+  const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const row = await db.rateLimitWindow.findUnique({ where: { bucket_windowStart: { bucket, windowStart: start } } });
+  return row?.count ?? 0;
+}
+
+export async function purgeExpiredWindows(db: DbOrTx, now = new Date()): Promise<number> {
+  const { count } = await db.rateLimitWindow.deleteMany({ where: { expiresAt: { lt: now } } });
+  return count;
+}
