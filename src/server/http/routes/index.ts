@@ -1,6 +1,9 @@
 import type { RouteDef } from "../types";
 import { opsRoutes } from "./ops";
 import { tenantRoutes } from "./tenant";
+import { adminRoutes } from "./admin";
+import { complianceRoutes } from "./compliance";
+import { docsRoutes } from "./docs";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes];
