@@ -4,6 +4,7 @@ import { tenantRoutes } from "./tenant";
 import { adminRoutes } from "./admin";
 import { complianceRoutes } from "./compliance";
 import { docsRoutes } from "./docs";
+import { didRoutes } from "./did";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes];
