@@ -81,18 +81,25 @@ export const API_KEY_WARNING = "Store this key now: it is shown once and cannot 
 export const FULL_ACCESS_NOTICE =
   "No scopes were given, so this key holds every scope, including admin. Prefer keys limited to the scopes each integration needs.";
 
+/**
+ * Mints a key (every scope when none are given) and, for rotation, revokes `revokeKeyId` in the
+ * same transaction. A key to revoke that is not in this organization is 404 and nothing is minted.
+ */
 export async function mintApiKey(ctx: ServiceContext, input: { name: string; scopes?: Scope[]; revokeKeyId?: string }) {
   return ctx.db.$transaction(async (tx) => {
     if (input.revokeKeyId) {
       const old = await tx.apiKey.findFirst({ where: { id: input.revokeKeyId, orgId: ctx.org.id } });
       if (!old) throw notFound("The API key to revoke");
     }
-    const scopes = input.scopes ?? [...SCOPES];
+    // Stored in the canonical order, once each, whatever order the caller listed them in.
+    const scopes = input.scopes ? SCOPES.filter((s) => input.scopes!.includes(s)) : [...SCOPES];
     const { key, raw } = await insertApiKey(tx, ctx.org.id, { name: input.name, scopes, createdBy: actorId(ctx.actor) });
     let revokedKeyId: string | null = null;
+    let revokedNow = false;
     if (input.revokeKeyId) {
-      await tx.apiKey.updateMany({ where: { id: input.revokeKeyId, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: new Date() } });
+      const r = await tx.apiKey.updateMany({ where: { id: input.revokeKeyId, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: ctx.now() } });
       revokedKeyId = input.revokeKeyId;
+      revokedNow = r.count > 0;
     }
     await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
       action: "api_key.created",
@@ -100,11 +107,11 @@ export async function mintApiKey(ctx: ServiceContext, input: { name: string; sco
       subject: key.id,
       data: { name: key.name, prefix: key.prefix, scopes: key.scopes, revokedKeyId },
     });
-    if (revokedKeyId) {
+    if (revokedNow) {
       await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
         action: "api_key.revoked",
         subjectType: "api_key",
-        subject: revokedKeyId,
+        subject: input.revokeKeyId,
         data: { replacedBy: key.id },
       });
     }
@@ -121,20 +128,24 @@ export async function mintApiKey(ctx: ServiceContext, input: { name: string; sco
   });
 }
 
+/** Revokes a key of this organization (404 otherwise); revoking again answers the first revocation. */
 export async function revokeApiKey(ctx: ServiceContext, id: string) {
   return ctx.db.$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id, orgId: ctx.org.id } });
     if (!key) throw notFound("API key");
-    const revokedAt = key.revokedAt ?? new Date();
-    if (!key.revokedAt) {
-      await tx.apiKey.update({ where: { id }, data: { revokedAt } });
+    const at = ctx.now();
+    // Conditional on revokedAt so that two concurrent revocations write one audit entry.
+    const r = key.revokedAt ? { count: 0 } : await tx.apiKey.updateMany({ where: { id, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: at } });
+    if (r.count) {
       await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
         action: "api_key.revoked",
         subjectType: "api_key",
         subject: id,
         data: { prefix: key.prefix },
       });
+      return { id, revoked: true as const, revokedAt: at.toISOString() };
     }
-    return { id, revoked: true, revokedAt: revokedAt.toISOString() };
+    const current = await tx.apiKey.findUniqueOrThrow({ where: { id } });
+    return { id, revoked: true as const, revokedAt: (current.revokedAt ?? at).toISOString() };
   });
 }
