@@ -1,0 +1,35 @@
+import { env } from "@/env";
+import type { DbOrTx } from "../../db/client";
+import { createAntelopeChain } from "./antelope";
+import { chainConfigFromEnv, type ChainConfig } from "./config";
+import { createSimulatedChain } from "./simulated";
+import type { ChainAdapter } from "./types";
+
+export type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
+export { createSimulatedChain, SANDBOX_CHAIN_ID, SANDBOX_COSIGNER, SANDBOX_FAUCET, type SimulatedChain } from "./simulated";
+export { createAntelopeChain } from "./antelope";
+export { chainConfigFromEnv, type ChainConfig } from "./config";
+export { generateAccountName, isValidAccountName, parsePublicKey, verifySignature } from "./keys";
+
+let realConfig: ChainConfig | undefined;
+
+/** True when this process talks to the simulated chain kept in our database. */
+export function usesSimulatedChain(): boolean {
+  return env().BI_ENV === "sandbox" && !process.env.CHAIN_API_URL;
+}
+
+/**
+ * The chain of this deployment. Pass the transaction client when the call must commit or roll
+ * back with the caller's rows (the simulated chain lives in the same database); the real chain
+ * ignores it.
+ */
+export function chainAdapter(db: DbOrTx): ChainAdapter {
+  if (usesSimulatedChain()) return createSimulatedChain(db);
+  realConfig ??= chainConfigFromEnv();
+  return createAntelopeChain(realConfig);
+}
+
+/** Tests change CHAIN_* between cases; production code never calls this. */
+export function resetChainConfigCache(): void {
+  realConfig = undefined;
+}

@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import { Asset } from "@wharfkit/antelope";
+import { env } from "@/env";
+import { Prisma, type DbOrTx } from "../../db/client";
+import { notFound } from "../../errors";
+import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
+import type { ChainAccountState, ChainAdapter } from "./types";
+
+/** The faucet of the sandbox chain: it creates every account and cosigns its owner permission. */
+export const SANDBOX_FAUCET = "faucet.bi";
+export const SANDBOX_COSIGNER = `${SANDBOX_FAUCET}@active`;
+export const SANDBOX_CHAIN_ID = createHash("sha256").update("bind-identity sandbox chain").digest("hex");
+
+export type SimulatedChain = ChainAdapter & {
+  /** Sandbox helper: a token transfer, irreversible after SANDBOX_CHAIN_FINALITY_SEC. */
+  recordTransfer(input: { from: string; to: string; quantity: string; memo: string }): Promise<{ transactionId: string }>;
+};
+
+const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+
+/**
+ * The sandbox chain, kept in our own database. It takes a Db or a transaction client so that the
+ * accounts service can create the chain account in the same transaction as its own rows: a
+ * rollback then leaves no orphan account on the simulated chain.
+ */
+export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}): SimulatedChain {
+  const now = opts.now ?? (() => new Date());
+
+  return {
+    chain: "sandbox",
+
+    async getInfo() {
+      // One block every half second, like the chains it stands in for.
+      return { chainId: SANDBOX_CHAIN_ID, headBlockNum: Math.floor(now().getTime() / 500) };
+    },
+
+    async getAccount(name) {
+      if (!isValidAccountName(name)) return null;
+      const row = await db.simChainAccount.findUnique({ where: { name } });
+      if (!row) return null;
+      const state: ChainAccountState = {
+        name: row.name,
+        ownerKeys: row.ownerKeys,
+        activeKeys: row.activeKeys,
+        ownerCosigner: row.ownerCosigner,
+        createdAt: row.createdAt.toISOString(),
+      };
+      return state;
+    },
+
+    async createAccount(input) {
+      const name = requireName(input.name, "name");
+      const ownerKey = requireKey(input.ownerKey, "ownerKey");
+      const activeKey = requireKey(input.activeKey, "activeKey");
+      // Checked before inserting: a failed insert would abort the caller's transaction.
+      if (await db.simChainAccount.findUnique({ where: { name }, select: { name: true } })) throw nameTaken();
+      try {
+        await db.simChainAccount.create({
+          data: {
+            name,
+            ownerKeys: [ownerKey],
+            activeKeys: [activeKey],
+            ownerCosigner: SANDBOX_COSIGNER,
+            creator: SANDBOX_FAUCET,
+            createdAt: now(),
+          },
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw nameTaken();
+        throw err;
+      }
+      return { transactionId: randomTransactionId() };
+    },
+
+    async removeCosigner(name) {
+      const row = isValidAccountName(name) ? await db.simChainAccount.findUnique({ where: { name } }) : null;
+      if (!row) throw notFound("The chain account");
+      if (row.ownerCosigner === null) return { transactionId: "" };
+      await db.simChainAccount.update({ where: { name }, data: { ownerCosigner: null } });
+      return { transactionId: randomTransactionId() };
+    },
+
+    verifySignature,
+
+    async getTransfer(txId) {
+      if (!/^[0-9a-f]{64}$/i.test(txId)) return null;
+      const row = await db.simChainTransfer.findUnique({ where: { id: txId.toLowerCase() } });
+      if (!row) return null;
+      return {
+        id: row.id,
+        from: row.from,
+        to: row.to,
+        quantity: row.quantity,
+        memo: row.memo,
+        irreversible: now().getTime() >= row.irreversibleAt.getTime(),
+      };
+    },
+
+    async recordTransfer(input) {
+      const from = requireName(input.from, "from");
+      const to = requireName(input.to, "to");
+      let asset: Asset | undefined;
+      try {
+        asset = Asset.from(input.quantity);
+      } catch {
+        asset = undefined;
+      }
+      // eosio.token refuses zero and negative transfers.
+      if (!asset || !(asset.value > 0)) throw invalidChainInput("quantity", 'must be a positive asset such as "1.0000 EOS"');
+      const quantity = asset.toString();
+      // eosio.token refuses memos over 256 bytes; the simulation should too.
+      if (Buffer.byteLength(input.memo, "utf8") > 256) throw invalidChainInput("memo", "must be at most 256 bytes");
+      const at = now();
+      const id = randomTransactionId();
+      await db.simChainTransfer.create({
+        data: {
+          id,
+          from,
+          to,
+          quantity,
+          memo: input.memo,
+          createdAt: at,
+          irreversibleAt: new Date(at.getTime() + env().SANDBOX_CHAIN_FINALITY_SEC * 1000),
+        },
+      });
+      return { transactionId: id };
+    },
+  };
+}
