@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { env } from "@/env";
 import { localSecretFile } from "./data-dir";
 
@@ -42,4 +42,12 @@ export function open(envelope: string): string {
   const decipher = createDecipheriv("aes-256-gcm", k.key, Buffer.from(ivB64, "base64url"));
   decipher.setAuthTag(data.subarray(data.length - 16));
   return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
+}
+
+/**
+ * A 32-byte key for one purpose (e.g. "otp-pepper"), derived with HKDF from the encryption key, so
+ * hashes of low-entropy values (6-digit codes) cannot be brute-forced from a database dump alone.
+ */
+export function deriveKey(label: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", loadKeys()[0]!.key, Buffer.alloc(0), `bind-identity:${label}`, 32));
 }

@@ -22,7 +22,8 @@ export function compileRoutes(routes: RouteDef[]): Compiled[] {
 
 /** Finds the route for method + path; unknown paths are 404 and known paths with another method 405, both in the envelope. */
 export function routeMatch(routes: RouteDef[]): Middleware {
-  const compiled = compileRoutes(routes);
+  // Static segments win over parameters ("/v1/accounts/name-available" before "/v1/accounts/{did}").
+  const compiled = compileRoutes(routes).sort((a, b) => a.names.length - b.names.length);
   return async (state, next) => {
     const { method, path } = state.req;
     const candidates = compiled.filter((c) => c.regex.test(path));

@@ -5,6 +5,8 @@ import { adminRoutes } from "./admin";
 import { complianceRoutes } from "./compliance";
 import { docsRoutes } from "./docs";
 import { didRoutes } from "./did";
+import { accountRoutes } from "./accounts";
+import { contactRoutes } from "./contacts";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes];

@@ -1,0 +1,30 @@
+import type { Account } from "@/generated/prisma/client.ts";
+import type { DbOrTx } from "../db/client";
+import { notFound } from "../errors";
+
+const DID = /^did:antelope:([a-z0-9-]{1,32}):([a-z1-5.]{1,12})$/;
+
+export const accountDid = (chain: string, name: string) => `did:antelope:${chain}:${name}`;
+
+/**
+ * Finds an account of the organization by DID (`did:antelope:<chain>:<name>`) or bare chain
+ * name. Anything else, or another organization's account, is 404.
+ */
+export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promise<Account> {
+  const r = ref.trim();
+  const m = DID.exec(r);
+  const where = m ? { orgId, chain: m[1]!, name: m[2]! } : /^[a-z1-5.]{1,12}$/.test(r) ? { orgId, name: r } : null;
+  const account = where ? await db.account.findFirst({ where }) : null;
+  if (!account) throw notFound("Account");
+  return account;
+}
+
+export const personDidOf = (issuerDid: string, personId: string) => `${issuerDid}:people:${personId}`;
+
+/** The person id inside `did:web:<host>:people:<uuid>` of this issuer, or null. */
+export function personIdFromDid(issuerDid: string, did: string): string | null {
+  const prefix = `${issuerDid}:people:`;
+  if (!did.startsWith(prefix)) return null;
+  const id = did.slice(prefix.length);
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id.toLowerCase() : null;
+}

@@ -1,0 +1,32 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { AppError } from "../errors";
+
+/** Local numbers without a country code are read as Ghanaian (the spec's "local Ghana number"). */
+export const DEFAULT_PHONE_REGION = "GH";
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** E.164, or a 400 naming the field (never echoing the number). */
+export function normalizePhone(raw: string, field = "phone"): string {
+  const parsed = parsePhoneNumberFromString(raw.trim(), DEFAULT_PHONE_REGION);
+  if (!parsed || !parsed.isValid()) {
+    throw new AppError("VALIDATION_ERROR", "The phone number is not valid: use E.164 (+233…) or a local Ghana number.", {
+      issues: [{ path: `body.${field}`, message: "not a valid phone number" }],
+    });
+  }
+  return parsed.number;
+}
+
+/** "j***@example.com": the first character and the domain. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 1) return "***";
+  return `${email[0]}***${email.slice(at)}`;
+}
+
+/** "+233*****4567": the country code and the last four digits. */
+export function maskPhone(e164: string): string {
+  const parsed = parsePhoneNumberFromString(e164);
+  const cc = parsed ? `+${parsed.countryCallingCode}` : e164.slice(0, 4);
+  return `${cc}${"*".repeat(Math.max(3, e164.length - cc.length - 4))}${e164.slice(-4)}`;
+}

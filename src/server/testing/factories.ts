@@ -1,0 +1,27 @@
+import { randomInt } from "node:crypto";
+import { PrivateKey } from "@wharfkit/antelope";
+import { getDb } from "../db/client";
+import { issueKycCreateToken } from "../services/kyc-tokens";
+
+/** A wallet key pair as a user's wallet would hold it. */
+export function walletKey(type: "K1" | "R1" = "K1") {
+  const privateKey = PrivateKey.generate(type);
+  const pub = privateKey.toPublic();
+  return { privateKey, publicKey: pub.toString(), legacy: type === "K1" ? pub.toLegacyString() : pub.toString() };
+}
+
+/** Signs text the way a wallet signs a payloadToSign (SHA-256 of the UTF-8 bytes). */
+export const walletSign = (privateKey: PrivateKey, text: string) => privateKey.signMessage(new TextEncoder().encode(text)).toString();
+
+/** An approved person with a fresh KYC create token (the KYC flow itself is another issue's). */
+export async function approvedPersonWithToken(orgId: string, opts: { verifiedPhone?: string } = {}) {
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    const person = await tx.person.create({ data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH", verifiedPhone: opts.verifiedPhone } });
+    const token = await issueKycCreateToken(tx, orgId, person.id);
+    return { person, token };
+  });
+}
+
+/** A valid account name that no other test will pick. */
+export const uniqueName = () => "t" + Array.from({ length: 11 }, () => "abcdefghijklmnopqrstuvwxyz12345"[randomInt(31)]).join("");
