@@ -1,4 +1,5 @@
 import { Prisma, type DbOrTx } from "../db/client";
+import { open, seal } from "../crypto/secret-box";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this with no answer is taken to be abandoned by a crashed instance. */
@@ -31,7 +32,7 @@ export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = n
       continue;
     }
     if (existing.requestHash !== input.requestHash) return { kind: "mismatch" };
-    if (existing.state === "completed") return { kind: "replay", status: existing.responseStatus!, body: existing.responseBody ?? "" };
+    if (existing.state === "completed") return { kind: "replay", status: existing.responseStatus!, body: unsealBody(existing.responseBody) };
     if (now.getTime() - existing.createdAt.getTime() > ABANDONED_AFTER_MS) {
       const taken = await db.idempotencyRecord.updateMany({
         where: { id: existing.id, state: "in_progress", createdAt: existing.createdAt },
@@ -44,9 +45,16 @@ export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = n
   return { kind: "in_progress" };
 }
 
+/**
+ * Stored answers are encrypted at rest: some replayable answers carry secrets shown once (the API
+ * key and console password of a Builder checkout), which must not sit readable in the database.
+ */
 export async function completeIdempotencyKey(db: DbOrTx, id: string, status: number, body: string): Promise<void> {
-  await db.idempotencyRecord.updateMany({ where: { id }, data: { state: "completed", responseStatus: status, responseBody: body } });
+  await db.idempotencyRecord.updateMany({ where: { id }, data: { state: "completed", responseStatus: status, responseBody: seal(body) } });
 }
+
+/** Rows written before answers were sealed hold the JSON itself. */
+const unsealBody = (stored: string | null) => (stored === null ? "" : stored.startsWith("v1.") ? open(stored) : stored);
 
 export async function releaseIdempotencyKey(db: DbOrTx, id: string): Promise<void> {
   await db.idempotencyRecord.deleteMany({ where: { id, state: "in_progress" } });

@@ -1,0 +1,117 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { PrivateKey } from "@wharfkit/antelope";
+import type { Db } from "../db/client";
+import { seal } from "../crypto/secret-box";
+import { insertApiKey } from "../services/api-keys";
+
+export type FixtureContext = { db: Db; orgId: string };
+
+/**
+ * What the security suite needs to call one route as a real tenant would. Keyed by
+ * "METHOD /path/template". A route with path parameters MUST have `params` here: the suite fails
+ * without it, so every new parameterised route proves that another organization's record is 404.
+ */
+export type RouteFixture = {
+  /** Creates a record in the given organization and returns the path parameters that address it. */
+  params?: (ctx: FixtureContext) => Promise<Record<string, string>>;
+  /** A body that would succeed, when the one derived from the zod schema would not. */
+  body?: (ctx: FixtureContext, params: Record<string, string>) => unknown;
+  /** A query that would succeed, when the derived one would not. */
+  query?: Record<string, string>;
+};
+
+const CHAIN_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz12345";
+/** A fresh 12-character chain account name (`^[a-z1-5.]{1,12}$`). */
+export const randomAccountName = () =>
+  Array.from(randomBytes(12), (b) => CHAIN_NAME_CHARS[b % CHAIN_NAME_CHARS.length]).join("");
+
+/** A real K1 public key, as a wallet would send it. */
+export const freshPublicKey = () => PrivateKey.generate("K1").toPublic().toString();
+
+async function account({ db, orgId }: FixtureContext) {
+  const name = randomAccountName();
+  const key = freshPublicKey();
+  return db.account.create({
+    data: { orgId, chain: "sandbox", name, did: `did:antelope:sandbox:${name}`, ownerPublicKey: key, activePublicKey: key },
+  });
+}
+
+async function amlCase({ db, orgId }: FixtureContext, status: "open" | "pending_approval") {
+  const person = await db.person.create({ data: { orgId, kycStatus: "approved", pepFlag: true } });
+  return db.amlCase.create({
+    data: {
+      orgId,
+      personId: person.id,
+      subjectDid: `did:web:localhost:people:${person.id}`,
+      status,
+      priority: "high",
+      reason: "fixture: PEP match",
+      openedBy: "system:fixture",
+      ...(status === "pending_approval" ? { proposedBy: "system:fixture-proposer", proposedAt: new Date(), proposeReason: "fixture" } : {}),
+    },
+  });
+}
+
+async function member({ db, orgId }: FixtureContext) {
+  const email = `member-${randomUUID().slice(0, 8)}@example.com`;
+  await db.consoleMember.create({ data: { orgId, email, role: "operator" } });
+  return { email };
+}
+
+async function webhook({ db, orgId }: FixtureContext) {
+  return db.webhook.create({ data: { orgId, url: "https://example.com/hook", events: ["*"], secretEnc: seal("whsec_fixture") } });
+}
+
+export const routeFixtures: Record<string, RouteFixture> = {
+  "POST /v1/accounts/free": { body: () => ({ ownerPublicKey: freshPublicKey() }) },
+  "DELETE /v1/admin/api-keys/{id}": {
+    params: async ({ db, orgId }) => {
+      const { key } = await db.$transaction((tx) => insertApiKey(tx, orgId, { name: "fixture key", scopes: ["read"], createdBy: "system:fixture" }));
+      return { id: key.id };
+    },
+  },
+  "PATCH /v1/admin/members/{email}": { params: member, body: () => ({ role: "viewer" }) },
+  "DELETE /v1/admin/members/{email}": { params: member },
+  "GET /v1/accounts/{did}": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
+  "GET /v1/accounts/{did}/contact": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
+  "POST /v1/aml/cases/{caseId}/approve-clear": {
+    params: async (ctx) => ({ caseId: (await amlCase(ctx, "pending_approval")).id }),
+    body: () => ({ notes: "fixture approval" }),
+  },
+  "POST /v1/aml/cases/{caseId}/confirm": {
+    params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }),
+    body: () => ({ reason: "fixture confirmation" }),
+  },
+  "POST /v1/compliance/export": {
+    body: () => ({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() }),
+  },
+  "GET /v1/compliance/export/{jobId}": {
+    params: async ({ db, orgId }) => {
+      const job = await db.exportJob.create({
+        data: { orgId, from: new Date(Date.now() - 86_400_000), to: new Date(), requestedBy: "system:fixture" },
+      });
+      return { jobId: job.id };
+    },
+  },
+  "DELETE /v1/admin/webhooks/{id}": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "POST /v1/admin/webhooks/deliveries/{id}/replay": {
+    params: async (ctx) => {
+      const hook = await webhook(ctx);
+      const delivery = await ctx.db.webhookDelivery.create({
+        data: {
+          orgId: ctx.orgId,
+          webhookId: hook.id,
+          eventId: randomUUID(),
+          event: "account.created",
+          body: JSON.stringify({ event: "account.created", payload: {} }),
+          status: "failed",
+          attempts: 3,
+          lastError: "fixture: 500 from receiver",
+        },
+      });
+      return { id: delivery.id };
+    },
+  },
+};
+
+export const fixtureKey = (method: string, path: string) => `${method} ${path}`;
