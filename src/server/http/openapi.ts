@@ -107,15 +107,22 @@ function errorResponses(r: RouteDef): Json {
   return out;
 }
 
+/** Parameters are listed property by property, so a root `$ref` (a schema with a meta id) is followed. */
+function objectSchema(schema: ZodType, components: Record<string, Json>): Json {
+  const s = toSchema(schema, "input", components);
+  const ref = typeof s.$ref === "string" ? s.$ref.replace("#/components/schemas/", "") : undefined;
+  return ref && components[ref] ? components[ref] : s;
+}
+
 function parameters(r: RouteDef, components: Record<string, Json>): Json[] {
   const out: Json[] = [];
-  const params = r.params ? toSchema(r.params, "input", components) : undefined;
+  const params = r.params ? objectSchema(r.params, components) : undefined;
   for (const name of pathParamNames(r.path)) {
     const schema = ((params?.properties as Record<string, Json> | undefined)?.[name] ?? { type: "string" }) as Json;
     out.push({ name, in: "path", required: true, schema, description: "URL-encoded." });
   }
   if (r.query) {
-    const q = toSchema(r.query, "input", components);
+    const q = objectSchema(r.query, components);
     const required = (q.required as string[] | undefined) ?? [];
     for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, Json>)) {
       out.push({ name, in: "query", required: required.includes(name), schema, ...(schema.description ? { description: schema.description } : {}) });
