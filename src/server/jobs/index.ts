@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import { logger } from "../log";
 import { purgeExpiredWindows } from "../services/rate-limit";
 import { purgeExpiredIdempotencyKeys } from "../services/idempotency";
+import { exportRunnerJob } from "./export-runner";
 
 /** A background task run every `everyMs` in the app process (or in `npm run worker`). */
 export type Job = { name: string; everyMs: number; run: (db: Db) => Promise<unknown> };
@@ -14,6 +15,7 @@ export const jobs: Job[] = [
     everyMs: 60_000,
     run: (db) => db.usedSignature.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
   },
+  exportRunnerJob,
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

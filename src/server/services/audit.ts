@@ -1,8 +1,10 @@
 import type { AuditEntry } from "@/generated/prisma/client.ts";
-import { Prisma, type DbOrTx, type Tx } from "../db/client";
+import type { DbOrTx, Prisma, Tx } from "../db/client";
 import { sha256Hex } from "../crypto/hash";
 import { jcs } from "../crypto/jcs";
-import { actorId, type Actor } from "../context";
+import { actorId, type Actor, type ServiceContext } from "../context";
+
+// Only type imports from the database layer: entryHash must stay usable by the offline export verifier.
 
 /** prevHash of the first entry of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -15,7 +17,7 @@ export type AuditInput = {
   data?: Prisma.InputJsonObject;
 };
 
-type HashFields = Pick<AuditEntry, "orgId" | "seq" | "actor" | "action" | "subjectType" | "subject" | "prevHash"> & {
+export type HashFields = Pick<AuditEntry, "orgId" | "seq" | "actor" | "action" | "subjectType" | "subject" | "prevHash"> & {
   data: unknown;
   createdAt: Date;
 };
@@ -42,14 +44,20 @@ export function entryHash(e: HashFields): string {
  * Appends one entry to the organization's chain inside the caller's transaction. The chain head
  * row is locked (FOR UPDATE) until that transaction ends, so concurrent writers queue up and the
  * chain never forks; if the caller rolls back, the entry and the head move roll back with it.
+ *
+ * createdAt never goes backwards along the chain (it is at least the previous entry's, which the
+ * head keeps in "updatedAt"), even with clock skew between instances: a time range of the log is
+ * then always one contiguous run of seq numbers, which is what exports sign.
  */
 export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor | string }, input: AuditInput): Promise<AuditEntry> {
   const { orgId } = scope;
   await tx.$executeRaw`
-    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, 0, ${GENESIS_HASH}, now())
+    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, 0, ${GENESIS_HASH}, '1970-01-01 00:00:00')
     ON CONFLICT ("orgId") DO NOTHING`;
-  const [head] = await tx.$queryRaw<{ seq: number; hash: string }[]>`
-    SELECT seq, hash FROM audit_heads WHERE "orgId" = ${orgId}::uuid FOR UPDATE`;
+  // "updatedAt" is a UTC timestamp without zone (as Prisma writes it); epoch arithmetic keeps it zone-free.
+  const [head] = await tx.$queryRaw<{ seq: number; hash: string; lastMs: number }[]>`
+    SELECT seq, hash, (extract(epoch from "updatedAt") * 1000)::float8 AS "lastMs"
+    FROM audit_heads WHERE "orgId" = ${orgId}::uuid FOR UPDATE`;
   const fields: HashFields = {
     orgId,
     seq: head!.seq + 1,
@@ -59,14 +67,14 @@ export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor |
     subject: input.subject ?? null,
     data: input.data ?? {},
     // Millisecond precision, as stored (timestamptz(3)), so the hash recomputes exactly.
-    createdAt: new Date(Date.now()),
+    createdAt: new Date(Math.max(Date.now(), Math.round(head!.lastMs))),
     prevHash: head!.hash,
   };
   const hash = entryHash(fields);
   const entry = await tx.auditEntry.create({
     data: { ...fields, data: fields.data as Prisma.InputJsonObject, hash },
   });
-  await tx.auditHead.update({ where: { orgId }, data: { seq: fields.seq, hash } });
+  await tx.auditHead.update({ where: { orgId }, data: { seq: fields.seq, hash, updatedAt: fields.createdAt } });
   return entry;
 }
 
@@ -78,38 +86,80 @@ export type VerifyResult = {
   reason?: string;
 };
 
+const VERIFY_PAGE = 1000;
+
 /**
  * Recomputes the organization's whole chain: every hash, every link, the sequence without gaps,
  * and the head row (which catches removal of the newest entries). Names the first bad entry.
+ * Given the client (not a transaction), it reads one REPEATABLE READ snapshot, so appends
+ * committing meanwhile never look like a mismatch between the head and the entries.
  */
 export async function verifyChain(db: DbOrTx, orgId: string): Promise<VerifyResult> {
+  if ("$transaction" in db) {
+    return db.$transaction((tx) => verifyChainIn(tx, orgId), { isolationLevel: "RepeatableRead", timeout: 120_000, maxWait: 10_000 });
+  }
+  return verifyChainIn(db, orgId);
+}
+
+async function verifyChainIn(db: Tx, orgId: string): Promise<VerifyResult> {
   const head = await db.auditHead.findUnique({ where: { orgId } });
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
   let count = 0;
-  let cursor: number | undefined;
-  const pageSize = 1000;
   for (;;) {
     const page = await db.auditEntry.findMany({
-      where: { orgId, ...(cursor !== undefined ? { seq: { gt: cursor } } : {}) },
+      where: { orgId, seq: { gte: expectedSeq } },
       orderBy: { seq: "asc" },
-      take: pageSize,
+      take: VERIFY_PAGE,
     });
     for (const e of page) {
       const bad = (reason: string): VerifyResult => ({ valid: false, entries: count, headHash: prevHash, firstInvalidEntryId: e.id, reason });
-      if (e.seq !== expectedSeq) return bad(e.seq > expectedSeq ? `entry ${expectedSeq} is missing before this entry` : "entry is out of order");
+      if (e.seq !== expectedSeq) return bad(`entry ${expectedSeq} is missing before this entry`);
       if (e.prevHash !== prevHash) return bad("prevHash does not match the previous entry's hash");
       if (entryHash(e) !== e.hash) return bad("hash does not match the entry's contents");
       prevHash = e.hash;
       expectedSeq++;
       count++;
     }
-    if (page.length < pageSize) break;
-    cursor = page[page.length - 1]!.seq;
+    if (page.length < VERIFY_PAGE) break;
   }
+  // Entries with seq < 1 are never written by appendAudit; the paged scan above starts at 1, so look for them separately.
+  const stray = await db.auditEntry.findFirst({ where: { orgId, seq: { lt: 1 } }, orderBy: { seq: "asc" }, select: { id: true } });
+  if (stray) return { valid: false, entries: count, headHash: prevHash, firstInvalidEntryId: stray.id, reason: "entry has a sequence number below 1" };
   const headSeq = head?.seq ?? 0;
-  if (headSeq !== count || (head && head.hash !== prevHash && headSeq > 0)) {
+  if (headSeq !== count) {
     return { valid: false, entries: count, headHash: prevHash, reason: `the chain head records ${headSeq} entries but ${count} are present` };
+  }
+  if (head && headSeq > 0 && head.hash !== prevHash) {
+    return { valid: false, entries: count, headHash: prevHash, reason: "the chain head's hash does not match the last entry" };
   }
   return { valid: true, entries: count, headHash: prevHash };
 }
+
+/** The public shape of an entry (API list and export artifact). */
+export const auditEntryView = (e: AuditEntry) => ({
+  id: e.id,
+  seq: e.seq,
+  actor: e.actor,
+  action: e.action,
+  subjectType: e.subjectType,
+  subject: e.subject,
+  data: e.data as Record<string, unknown>,
+  createdAt: e.createdAt.toISOString(),
+  prevHash: e.prevHash,
+  hash: e.hash,
+});
+
+/** Newest entries of the caller's organization first; page on with `before` = the last seq seen. */
+export async function listAudit(ctx: ServiceContext, query: { limit: number; before?: number }) {
+  const entries = await ctx.db.auditEntry.findMany({
+    where: { orgId: ctx.org.id, ...(query.before !== undefined ? { seq: { lt: query.before } } : {}) },
+    orderBy: { seq: "desc" },
+    take: query.limit,
+  });
+  const last = entries[entries.length - 1];
+  return { entries: entries.map(auditEntryView), nextBefore: entries.length === query.limit && last && last.seq > 1 ? last.seq : null };
+}
+
+/** Verifies the caller's organization's chain (a read: it writes no audit entry of its own). */
+export const verifyAudit = (ctx: ServiceContext) => verifyChain(ctx.db, ctx.org.id);
