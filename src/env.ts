@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isValidCidr } from "./server/net/cidr";
 
 const bool = (fallback: boolean) =>
   z
@@ -54,6 +55,8 @@ const EnvSchema = z
         : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
   }))
   .superRefine((e, ctx) => {
+    const badProxies = e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter((s) => s && !isValidCidr(s));
+    if (badProxies.length) ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
     if (e.BI_ENV !== "production") return;
     if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
     if (e.WEBHOOK_ALLOW_PRIVATE_URLS)

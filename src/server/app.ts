@@ -9,6 +9,8 @@ import { routes } from "./http/routes";
 import { startJobs } from "./jobs";
 import { logger } from "./log";
 import { listenOperatorSocket } from "./operator-socket";
+import { assertMessagingConfigured } from "./providers/messaging";
+import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
 
 export type StartOptions = {
   port?: number;
@@ -28,6 +30,9 @@ export type RunningServer = { url: string; port: number; close: () => Promise<vo
  */
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const e = env();
+  // Fail at start-up, naming the bad variables, rather than on the first message or chain call.
+  assertMessagingConfigured();
+  if (!usesSimulatedChain()) chainConfigFromEnv();
   const conn = await connectDb();
   const applied = await migrateDatabase();
   if (applied.length) logger().info({ applied }, "migrations applied");

@@ -4,6 +4,7 @@ import path from "node:path";
 import { env } from "@/env";
 import type { Db } from "./db/client";
 import { provisionOrganization, type ProvisionInput } from "./services/organizations";
+import { listOutbox, OutboxQuery } from "./providers/messaging/dev-outbox";
 
 /**
  * The embedded database can be opened by one process only. While the service runs on it, operator
@@ -22,10 +23,12 @@ export function listenOperatorSocket(db: Db): () => void {
       buf += chunk.toString("utf8");
       if (!buf.includes("\n")) return;
       try {
-        const msg = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { cmd: string; input: ProvisionInput };
-        if (msg.cmd !== "org:create") throw new Error("unknown command");
-        const out = await provisionOrganization(db, msg.input, { type: "system", label: "org-create" });
-        sock.end(JSON.stringify({ ok: true, result: out }) + "\n");
+        const msg = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { cmd: string; input: unknown };
+        let result: unknown;
+        if (msg.cmd === "org:create") result = await provisionOrganization(db, msg.input as ProvisionInput, { type: "system", label: "org-create" });
+        else if (msg.cmd === "outbox:list") result = await listOutbox(db, OutboxQuery.parse(msg.input));
+        else throw new Error("unknown command");
+        sock.end(JSON.stringify({ ok: true, result }) + "\n");
       } catch (err) {
         sock.end(JSON.stringify({ ok: false, error: (err as Error).message }) + "\n");
       }

@@ -11,9 +11,16 @@ export function normalizeIp(ip: string): string | null {
   }
 }
 
-/** Parses one CIDR ("10.0.0.0/8", "2001:db8::/32") or a bare address; throws on anything else. */
+/**
+ * Parses one CIDR ("10.0.0.0/8", "2001:db8::/32") or a bare address; throws on anything else,
+ * including the legacy IPv4 forms ipaddr.js would accept ("10/8" is 0.0.0.10/8, "010.0.0.1" is
+ * octal) and IPv6 zone ids, which would silently trust addresses nobody meant.
+ */
 export function parseCidr(cidr: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
   const s = cidr.trim();
+  const [addrPart = "", bits, ...rest] = s.split("/");
+  const strictAddress = ipaddr.IPv4.isValidFourPartDecimal(addrPart) || (ipaddr.IPv6.isValid(addrPart) && !addrPart.includes("%"));
+  if (!strictAddress || rest.length || (bits !== undefined && !/^\d{1,3}$/.test(bits))) throw new Error(`not a CIDR: ${s}`);
   if (!s.includes("/")) {
     const a = ipaddr.parse(s);
     return [a, a.kind() === "ipv4" ? 32 : 128];

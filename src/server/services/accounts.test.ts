@@ -34,10 +34,10 @@ describe("POST /v1/accounts/free", () => {
     const res = await api.post("/v1/accounts/free", { ownerPublicKey: key.publicKey, preferredName: name });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ accountDid: `did:antelope:sandbox:${name}`, name, lifecycle: "provisional", ownerPublicKey: key.publicKey, activePublicKey: key.publicKey });
-    const chainAccount = await db.simChainAccount.findUnique({ where: { name } });
+    const chainAccount = (await db.simChainAccount.findUnique({ where: { name } }))!;
     expect(chainAccount.ownerKeys).toEqual([key.publicKey]);
     expect(chainAccount.ownerCosigner).toBeTruthy();
-    const event = await db.outboxEvent.findFirst({ where: { orgId: org.orgId, event: "account.created" } });
+    const event = (await db.outboxEvent.findFirst({ where: { orgId: org.orgId, event: "account.created" } }))!;
     expect(event.payload).toEqual({ accountDid: res.body.accountDid, lifecycle: "provisional" });
     expect(await counts(db, org.orgId)).toEqual({ accounts: 1, events: 1, audit: 1 });
   });
@@ -96,7 +96,7 @@ describe("POST /v1/accounts/free", () => {
     const both = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, emailProofToken: proof, kycCreateToken: token });
     expect(both.status).toBe(201);
     expect(both.body.contacts).toMatchObject({ emailVerified: true, email: "g***@example.test" });
-    const row = await db.account.findFirst({ where: { orgId: org.orgId } });
+    const row = (await db.account.findFirst({ where: { orgId: org.orgId } }))!;
     expect(row.email).toBe(email);
   });
 

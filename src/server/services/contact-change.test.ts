@@ -52,14 +52,14 @@ describe("contact change", () => {
       signature: walletSign(key.privateKey, challenge.body.payloadToSign),
     });
     expect(start.status).toBe(200);
-    expect((await db.account.findFirst({ where: { did } })).email).toBe(email);
+    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(email);
     const codeMail = smtp.received.find((m) => m.envelopeTo.includes(newEmail))!;
     expect(codeMail.text).toContain(start.body.devCode);
 
     const confirm = await api.post("/v1/accounts/contact/email/confirm", { challengeId: start.body.challengeId, code: start.body.devCode });
     expect(confirm.status).toBe(200);
     expect(confirm.body).toMatchObject({ accountDid: did, channel: "email", changed: true });
-    expect((await db.account.findFirst({ where: { did } })).email).toBe(newEmail);
+    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(newEmail);
     const notice = smtp.received.find((m) => m.envelopeTo.includes(email) && /changed/i.test(m.headers.subject ?? ""));
     expect(notice).toBeDefined();
     expect(notice!.text).not.toContain(newEmail);
@@ -104,7 +104,7 @@ describe("contact change", () => {
     });
     expect(res.status).toBe(409);
     expect(res.body.error.details.reason).toBe("contact_bound_elsewhere");
-    expect((await db.account.findFirst({ where: { did } })).email).toBe(first.email);
+    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(first.email);
   });
 
   it("changes the phone number with an SMS code, signed by the account's key", async () => {
@@ -115,10 +115,10 @@ describe("contact change", () => {
     });
     expect(start.status).toBe(200);
     expect(start.body.devCode).toBeUndefined();
-    const sms = await db.devOutboxMessage.findFirst({ where: { to: "+233201234567" }, orderBy: { createdAt: "desc" } });
+    const sms = (await db.devOutboxMessage.findFirst({ where: { to: "+233201234567" }, orderBy: { createdAt: "desc" } }))!;
     const code = /(\d{6})/.exec(sms.body)![1];
     const confirm = await api.post("/v1/accounts/contact/phone/confirm", { challengeId: start.body.challengeId, code });
     expect(confirm.status).toBe(200);
-    expect((await db.account.findFirst({ where: { did } })).phone).toBe("+233201234567");
+    expect((await db.account.findFirst({ where: { did } }))!.phone).toBe("+233201234567");
   });
 });

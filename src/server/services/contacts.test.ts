@@ -10,7 +10,7 @@ async function setup() {
 
 /** The SMS went to the dev outbox (no SMS provider in this sandbox); read the code from there. */
 async function smsCode(db: any, to: string): Promise<string> {
-  const msg = await db.devOutboxMessage.findFirst({ where: { to, channel: "phone" }, orderBy: { createdAt: "desc" } });
+  const msg = (await db.devOutboxMessage.findFirst({ where: { to, channel: "phone" }, orderBy: { createdAt: "desc" } }))!;
   return /(\d{6})/.exec(msg.body)![1]!;
 }
 
@@ -22,7 +22,7 @@ describe("email one-time codes", () => {
     expect(start.status).toBe(200);
     expect(start.body.emailMasked).toBe("m***@example.test");
     expect(start.body.devCode).toMatch(/^\d{6}$/);
-    const row = await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } });
+    const row = (await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } }))!;
     expect(row.address).toBe(email.toLowerCase());
     expect(row.codeHash).not.toContain(start.body.devCode);
     expect(new Date(start.body.expiresAt).getTime() - Date.now()).toBeGreaterThan(9 * 60 * 1000);
@@ -44,7 +44,7 @@ describe("email one-time codes", () => {
     const last = await api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: right });
     expect(last.status).toBe(429);
     expect(last.body.error.code).toBe("RATE_LIMITED");
-    const row = await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } });
+    const row = (await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } }))!;
     expect(row.attempts).toBe(5);
     expect(row.consumedAt).toBeNull();
   });

@@ -16,7 +16,9 @@ export const canonicalString = (timestampMs: string, method: string, path: strin
 export function requestSigning(now: () => number = Date.now): Middleware {
   return async (state, next) => {
     const org = state.org;
-    if (!org?.signingEnabled || !org.signingSecretEnc) return next();
+    if (!org?.signingEnabled) return next();
+    // Signing on without a stored secret can only be a broken state: refuse rather than let unsigned requests in.
+    if (!org.signingSecretEnc) throw unauthorized("signature_required", "Request signing is enabled but not set up; enable it again to get a secret.");
     const ts = state.req.headers.get("x-bi-timestamp");
     const sig = state.req.headers.get("x-bi-signature");
     if (!ts || !sig) throw unauthorized("signature_required", "This organization requires signed requests: send X-BI-Timestamp and X-BI-Signature.");
