@@ -1,0 +1,30 @@
+import { defineConfig } from "@playwright/test";
+import os from "node:os";
+import path from "node:path";
+
+const port = Number(process.env.E2E_PORT ?? 3107);
+const dataDir = path.join(os.tmpdir(), `bi-e2e-${process.pid}`);
+
+// Pages are tested in Debian's Chromium (a browser download cannot work on these machines),
+// against the service started as `npm run serve` on a throwaway embedded database.
+export default defineConfig({
+  testDir: "e2e",
+  timeout: 60_000,
+  retries: 0,
+  workers: 1,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: {
+    command: "npm run build && npm run serve",
+    url: `http://127.0.0.1:${port}/v1/ready`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    env: { PORT: String(port), BI_DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
