@@ -16,13 +16,19 @@ const paths = SENSITIVE_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k
 
 const g = globalThis as unknown as { __biLog?: pino.Logger };
 
-export function logger(): pino.Logger {
-  g.__biLog ??= pino({
-    level: process.env.VITEST && !process.env.LOG_LEVEL ? "silent" : env().LOG_LEVEL,
+/** A logger with the service's redaction rules; `destination` lets tests read what would be written. */
+export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream): pino.Logger {
+  const options: pino.LoggerOptions = {
+    level,
     base: { service: "bind-identity", env: env().BI_ENV },
     redact: { paths, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+export function logger(): pino.Logger {
+  g.__biLog ??= createLogger(process.env.VITEST && !process.env.LOG_LEVEL ? "silent" : env().LOG_LEVEL);
   return g.__biLog;
 }
 

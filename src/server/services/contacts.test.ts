@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
 import { client, createTestOrg, testServer } from "../testing/harness";
-import { uniqueName } from "../testing/factories";
+import { uniqueName, walletKey } from "../testing/factories";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -56,6 +57,40 @@ describe("email one-time codes", () => {
     const sixth = await api.post("/v1/email/otp/start", { email });
     expect(sixth.status).toBe(429);
     expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("caps sends at 20 per client IP per hour, across addresses", async () => {
+    const { api } = await setup();
+    for (let i = 0; i < 20; i++) expect((await api.post("/v1/email/otp/start", { email: `ip${i}-${uniqueName()}@example.test` })).status).toBe(200);
+    const over = await api.post("/v1/email/otp/start", { email: `ip-over-${uniqueName()}@example.test` });
+    expect(over.status).toBe(429);
+    expect(over.body.error.details.retryAfterSec).toBeGreaterThan(0);
+  });
+
+  it("returns no devCode when BI_DEV_CODES is off", async () => {
+    const { api } = await setup();
+    process.env.BI_DEV_CODES = "false";
+    resetEnvCache();
+    try {
+      const res = await api.post("/v1/email/otp/start", { email: `nodev-${uniqueName()}@example.test` });
+      expect(res.status).toBe(200);
+      expect(res.body.devCode).toBeUndefined();
+    } finally {
+      delete process.env.BI_DEV_CODES;
+      resetEnvCache();
+    }
+  });
+
+  it("refuses an expired proof token at free create", async () => {
+    const { db, org, api } = await setup();
+    await db.organization.update({ where: { id: org.orgId }, data: { requireEmailProofBeforeFreeCreate: true } });
+    const start = await api.post("/v1/email/otp/start", { email: `exp-${uniqueName()}@example.test` });
+    const proof = await api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: start.body.devCode });
+    await db.proofToken.updateMany({ where: { challengeId: start.body.challengeId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const res = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, emailProofToken: proof.body.emailProofToken });
+    expect(res.status).toBe(403);
+    expect(res.body.error.details.reason).toBe("email_not_verified");
+    expect(await db.account.count({ where: { orgId: org.orgId } })).toBe(0);
   });
 
   it("rejects a malformed address and an unknown challenge in the envelope", async () => {

@@ -41,7 +41,8 @@ export async function startChallenge(db: DbOrTx, input: StartInput) {
   const now = new Date();
   const perAddress = await hitWindow(db, `otp-send:${input.channel}:${sha256Hex(input.address)}`, OTP.sendsPerAddressPerHour, 3600, now);
   if (perAddress.exceeded) throw rateLimited(perAddress.resetSec, "Too many codes were sent to this address; retry later.");
-  const perIp = await hitWindow(db, `otp-send:ip:${input.clientIp}`, OTP.sendsPerIpPerHour, 3600, now);
+  // Counted per organization too: tenants behind one NAT or proxy must not share a budget.
+  const perIp = await hitWindow(db, `otp-send:ip:${input.orgId ?? "public"}:${input.clientIp}`, OTP.sendsPerIpPerHour, 3600, now);
   if (perIp.exceeded) throw rateLimited(perIp.resetSec, "Too many codes were requested from this address; retry later.");
 
   const id = randomUUID();
