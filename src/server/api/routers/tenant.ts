@@ -1,0 +1,8 @@
+import * as tenant from "../../services/tenant";
+import { PolicyPatchInput } from "../../schemas/tenant";
+import { consoleProcedure, router } from "../trpc";
+
+export const tenantRouter = router({
+  get: consoleProcedure("viewer").query(({ ctx }) => tenant.getTenant(ctx.svc)),
+  updatePolicy: consoleProcedure("admin").input(PolicyPatchInput).mutation(({ ctx, input }) => tenant.updatePolicy(ctx.svc, input)),
+});

@@ -1,0 +1,48 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import type { MemberRole } from "@/generated/prisma/enums.ts";
+import { ERRORS, isAppError } from "../errors";
+import type { ServiceContext } from "../context";
+
+/**
+ * The console's door. Its context is the same ServiceContext the /v1 pipeline builds, with the
+ * signed-in member as actor; procedures parse with the shared zod schemas and call one service
+ * function, exactly like a /v1 route.
+ */
+export type ConsoleContext = { svc: ServiceContext | null };
+
+/** Roles weakest first (interface spec, Console member). */
+export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, compliance_officer: 2, admin: 3, owner: 4 };
+
+const t = initTRPC.context<ConsoleContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    return isAppError(cause) ? { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } } : shape;
+  },
+});
+
+/** AppError -> TRPCError through the one table in errors.ts; anything else is an internal error with no detail. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isAppError(result.error.cause)) {
+    const err = result.error.cause;
+    throw new TRPCError({ code: ERRORS[err.code].trpc as TRPCError["code"], message: err.message, cause: err });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** A procedure for members holding at least `minRole`; the service sees the member as actor. */
+export function consoleProcedure(minRole: MemberRole) {
+  return t.procedure.use(mapErrors).use(({ ctx, next }) => {
+    const svc = ctx.svc;
+    if (!svc || svc.actor.type !== "member") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to the console." });
+    if (ROLE_RANK[svc.actor.role as MemberRole] < ROLE_RANK[minRole]) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minRole} role or higher.` });
+    }
+    return next({ ctx: { svc } });
+  });
+}
