@@ -25,28 +25,24 @@ export function issuerDidDocument() {
   };
 }
 
+/** A subject's document: its did:web id under the issuer, the issuer as controller, and one status field. */
+const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<string, string>) => ({
+  "@context": ["https://www.w3.org/ns/did/v1"],
+  id: `${issuerDid()}:${kind}:${id}`,
+  controller: issuerDid(),
+  ...status,
+});
+
 /** A person's document exposes the KYC status only: no name, country, flags or accounts. */
 export async function personDidDocument(db: Db, personId: string) {
-  if (!UUID.test(personId)) throw notFound("Person");
-  const person = await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } });
+  const person = UUID.test(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
   if (!person) throw notFound("Person");
-  return {
-    "@context": ["https://www.w3.org/ns/did/v1"],
-    id: `${issuerDid()}:people:${person.id}`,
-    controller: issuerDid(),
-    kycStatus: person.kycStatus,
-  };
+  return subjectDocument("people", person.id, { kycStatus: person.kycStatus });
 }
 
 /** An organization's document exposes the KYB status only. */
 export async function orgDidDocument(db: Db, orgId: string) {
-  if (!UUID.test(orgId)) throw notFound("Organization");
-  const org = await db.organization.findUnique({ where: { id: orgId }, select: { id: true, kybStatus: true } });
+  const org = UUID.test(orgId) ? await db.organization.findUnique({ where: { id: orgId }, select: { id: true, kybStatus: true } }) : null;
   if (!org) throw notFound("Organization");
-  return {
-    "@context": ["https://www.w3.org/ns/did/v1"],
-    id: `${issuerDid()}:orgs:${org.id}`,
-    controller: issuerDid(),
-    kybStatus: org.kybStatus,
-  };
+  return subjectDocument("orgs", org.id, { kybStatus: org.kybStatus });
 }
