@@ -40,7 +40,8 @@ export async function authenticateApiKey(db: Db, raw: string, deployment: Enviro
   }
   const { org, ...key } = found;
   touchLastUsed(db, key);
-  return { key, org };
+  // The hash has done its job; nothing downstream needs it, so it does not travel further.
+  return { key: { ...key, keyHash: "" }, org };
 }
 
 /** Records last use at most once a minute per key, off the request's critical path. */

@@ -45,3 +45,25 @@ describe("DID documents", () => {
     expect(JSON.stringify(res.body)).not.toContain("GH");
   });
 });
+
+describe("issuer key rotation", () => {
+  it("keeps previous issuer keys resolvable in the DID document after rotation", async () => {
+    const { url } = await testServer();
+    const { ed25519: ed } = await import("@noble/curves/ed25519.js");
+    const { publicKeyMultibase } = await import("../crypto/issuer-keys");
+    const { resetEnvCache } = await import("@/env");
+    const retired = publicKeyMultibase(ed.getPublicKey(ed.utils.randomSecretKey()));
+    process.env.BI_ISSUER_PREVIOUS_KEYS = retired;
+    resetEnvCache();
+    try {
+      const res = await client(url).get("/.well-known/did.json");
+      const keys = res.body.verificationMethod.map((m: { publicKeyMultibase: string }) => m.publicKeyMultibase);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(retired);
+      expect(res.body.assertionMethod).toContain(`did:web:localhost%3A3000#${retired}`);
+    } finally {
+      delete process.env.BI_ISSUER_PREVIOUS_KEYS;
+      resetEnvCache();
+    }
+  });
+});
