@@ -59,10 +59,12 @@ export async function getAdminTenant(ctx: ServiceContext) {
 
 /**
  * Locks the organization row for the rest of `tx`: concurrent admin changes queue up, so each
- * audit entry's `before` is exactly what its change replaced.
+ * audit entry's `before` is exactly what its change replaced. NO KEY UPDATE, not UPDATE: it does
+ * not block the foreign-key checks (KEY SHARE) of other writers' inserts that reference this
+ * organization, so an admin change never stalls account creation or audit appends.
  */
 async function lockedOrg(tx: Tx, orgId: string): Promise<Organization> {
-  await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR UPDATE`;
+  await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${orgId}::uuid FOR NO KEY UPDATE`;
   return tx.organization.findUniqueOrThrow({ where: { id: orgId } });
 }
 
