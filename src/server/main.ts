@@ -17,7 +17,12 @@ startServer({ withNext: !args.has("--api-only"), dev: args.has("--dev") })
     process.once("SIGTERM", stop);
   })
   .catch((err: Error) => {
-    logger().fatal({ err: { message: err.message } }, "failed to start");
-    console.error(err.message);
+    // An invalid environment cannot build a logger either, so the reason goes to stderr plainly.
+    try {
+      logger().fatal({ err: { message: err.message } }, "failed to start");
+    } catch {
+      // fall through to stderr
+    }
+    console.error(`Cannot start: ${err.message}`);
     process.exit(1);
   });
