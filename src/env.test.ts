@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+const prod = { BI_ENV: "production", DATABASE_URL: "postgresql://x@db/y", BI_ENCRYPTION_KEY: "k1:" + Buffer.alloc(32).toString("base64"), BI_ISSUER_SIGNING_KEY: "seed-value-123" };
+
+describe("the environment", () => {
+  it("defaults to a sandbox with dev codes on and the embedded database", () => {
+    const e = parseEnv({});
+    expect(e).toMatchObject({ BI_ENV: "sandbox", BI_DEV_CODES: true, DATABASE_URL: undefined, PORT: 3000, WEBHOOK_MAX_ATTEMPTS: 8 });
+  });
+
+  it("refuses dev codes and private webhook URLs in production, naming the variables but never their values", () => {
+    expect(() => parseEnv({ ...prod, BI_DEV_CODES: "true", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })).toThrow(/BI_DEV_CODES[\s\S]*WEBHOOK_ALLOW_PRIVATE_URLS|WEBHOOK_ALLOW_PRIVATE_URLS[\s\S]*BI_DEV_CODES/);
+    expect(parseEnv(prod).BI_DEV_CODES).toBe(false);
+  });
+
+  it("requires the database, encryption key and issuer key in production", () => {
+    let message = "";
+    try {
+      parseEnv({ BI_ENV: "production" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    for (const v of ["DATABASE_URL", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY"]) expect(message).toContain(v);
+  });
+
+  it("refuses TRUSTED_PROXIES entries that are not CIDRs, without echoing them", () => {
+    let message = "";
+    try {
+      parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8, 10/8, secret-host" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain("TRUSTED_PROXIES");
+    expect(message).not.toContain("secret-host");
+    expect(parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8,::1" }).TRUSTED_PROXIES).toBe("10.0.0.0/8,::1");
+  });
+});
