@@ -3,9 +3,9 @@ import { errorResponse } from "../respond";
 import type { Middleware } from "../types";
 
 /**
- * Counts every answer, errors included, by route template (never the raw path, which would
- * explode cardinality and could carry identifiers). Errors are rendered here so they are counted
- * with the status the caller sees.
+ * Counts and logs every answer, errors included, by route template (never the raw path, which
+ * would explode cardinality and can carry personal data such as a member's email). Errors are
+ * rendered here so they are counted with the status the caller sees.
  */
 export function requestMetrics(): Middleware {
   return async (state, next) => {
@@ -18,7 +18,12 @@ export function requestMetrics(): Middleware {
     const route = state.route?.path ?? "unmatched";
     const m = metrics();
     m.requests.inc({ method: state.req.method, route, status: String(res.status) });
-    m.duration.observe({ method: state.req.method, route }, (performance.now() - state.startedAt) / 1000);
+    const seconds = (performance.now() - state.startedAt) / 1000;
+    m.duration.observe({ method: state.req.method, route }, seconds);
+    state.log.info(
+      { method: state.req.method, route, status: res.status, ms: Math.round(seconds * 1000), orgId: state.org?.id, clientIp: state.clientIp },
+      "request",
+    );
     return res;
   };
 }
