@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
 import { smtpEmail } from "./smtp";
 import { startTestSmtpServer, type TestSmtpServer } from "./smtp-test-server";
+import { appErrorOf } from "../../testing/rejection";
 
 const FROM = "Bind Identity <no-reply@bind.example>";
 let smtp: TestSmtpServer;
@@ -15,16 +16,6 @@ afterAll(async () => {
   await smtp.close();
 });
 
-async function sendFailure(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => {
-      throw new Error("expected the send to fail");
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 /** A port nothing listens on: bind, note it, release it. */
 async function freePort(): Promise<number> {
@@ -67,7 +58,7 @@ describe("smtpEmail against a real SMTP server", () => {
   it("maps a rejected recipient to PROVIDER_FAILURE without the address or body", async () => {
     const before = smtp.received.length;
     const mail = smtpEmail({ url: smtp.url, from: FROM, timeoutMs: 5000 });
-    const err = await sendFailure(mail.sendEmail({ to: "reject-me@example.com", subject: "S", text: "secret 654321" }));
+    const err = await appErrorOf(mail.sendEmail({ to: "reject-me@example.com", subject: "S", text: "secret 654321" }));
 
     expect(err.code).toBe("PROVIDER_FAILURE");
     expect(err.details).toMatchObject({ provider: "smtp", reason: "recipient_rejected", smtpCode: 550 });
@@ -77,7 +68,7 @@ describe("smtpEmail against a real SMTP server", () => {
 
   it("maps a temporary recipient refusal (4xx) to PROVIDER_UNAVAILABLE", async () => {
     const mail = smtpEmail({ url: smtp.url, from: FROM, timeoutMs: 5000 });
-    const err = await sendFailure(mail.sendEmail({ to: "defer-me@example.com", subject: "S", text: "T" }));
+    const err = await appErrorOf(mail.sendEmail({ to: "defer-me@example.com", subject: "S", text: "T" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.details).toMatchObject({ reason: "deferred", smtpCode: 451 });
     expect(err.message).not.toContain("defer-me");
@@ -85,7 +76,7 @@ describe("smtpEmail against a real SMTP server", () => {
 
   it("maps refused credentials to PROVIDER_FAILURE", async () => {
     const mail = smtpEmail({ url: `smtp://mailer:wrong@127.0.0.1:${smtp.port}`, from: FROM, timeoutMs: 5000 });
-    const err = await sendFailure(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
+    const err = await appErrorOf(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
     expect(err.code).toBe("PROVIDER_FAILURE");
     expect(err.details).toMatchObject({ reason: "auth_failed" });
     expect(err.message).not.toContain("wrong");
@@ -93,7 +84,7 @@ describe("smtpEmail against a real SMTP server", () => {
 
   it("maps no server listening to PROVIDER_UNAVAILABLE", async () => {
     const mail = smtpEmail({ url: `smtp://mailer:x@127.0.0.1:${await freePort()}`, from: FROM, timeoutMs: 5000 });
-    const err = await sendFailure(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
+    const err = await appErrorOf(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.status).toBe(503);
     expect(err.details).toMatchObject({ provider: "smtp", reason: "unreachable" });
@@ -106,7 +97,7 @@ describe("smtpEmail against a real SMTP server", () => {
       const port = (silent.address() as AddressInfo).port;
       const mail = smtpEmail({ url: `smtp://mailer:x@127.0.0.1:${port}`, from: FROM, timeoutMs: 300 });
       const started = Date.now();
-      const err = await sendFailure(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
+      const err = await appErrorOf(mail.sendEmail({ to: "ama@example.com", subject: "S", text: "T" }));
       expect(err.code).toBe("PROVIDER_UNAVAILABLE");
       expect(Date.now() - started).toBeLessThan(4000);
     } finally {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
 import { startFakeSmsGateway, type FakeSmsGateway } from "../../testing/fake-sms-gateway";
 import { twilioSms, type TwilioOptions } from "./twilio";
+import { appErrorOf } from "../../testing/rejection";
 
 let gw: FakeSmsGateway;
 const FROM = "+15005550006";
@@ -21,16 +22,6 @@ beforeEach(() => {
 const adapter = (over: Partial<TwilioOptions> = {}) =>
   twilioSms({ apiUrl: gw.url, accountSid: gw.accountSid, authToken: gw.authToken, from: FROM, timeoutMs: 3000, ...over });
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const err = await promise.then(
-    () => {
-      throw new Error("expected the send to fail");
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe("twilioSms against the fake Twilio gateway", () => {
   it("posts the form to the account's Messages resource with Basic auth and returns the sid", async () => {
@@ -59,7 +50,7 @@ describe("twilioSms against the fake Twilio gateway", () => {
 
   it("maps Twilio's 400 (21211 invalid To) to PROVIDER_FAILURE without the number or body", async () => {
     gw.setMode("invalid_to");
-    const err = await failure(adapter().sendSms({ to: "+233241234567", text: "code 998877" }));
+    const err = await appErrorOf(adapter().sendSms({ to: "+233241234567", text: "code 998877" }));
 
     expect(gw.requests[0]?.status).toBe(400);
     expect(err.code).toBe("PROVIDER_FAILURE");
@@ -72,7 +63,7 @@ describe("twilioSms against the fake Twilio gateway", () => {
 
   it("maps 503 to PROVIDER_UNAVAILABLE", async () => {
     gw.setMode("unavailable");
-    const err = await failure(adapter().sendSms({ to: "+233241234567", text: "x" }));
+    const err = await appErrorOf(adapter().sendSms({ to: "+233241234567", text: "x" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.status).toBe(503);
     expect(err.details).toMatchObject({ provider: "twilio", reason: "server_error" });
@@ -80,14 +71,14 @@ describe("twilioSms against the fake Twilio gateway", () => {
 
   it("maps 429 to PROVIDER_UNAVAILABLE carrying Retry-After", async () => {
     gw.setMode("rate_limited");
-    const err = await failure(adapter().sendSms({ to: "+233241234567", text: "x" }));
+    const err = await appErrorOf(adapter().sendSms({ to: "+233241234567", text: "x" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.details).toMatchObject({ reason: "rate_limited", retryAfterSec: 7 });
     expect(err.headers).toEqual({ "Retry-After": "7" });
   });
 
   it("maps a wrong auth token (401, 20003) to PROVIDER_FAILURE", async () => {
-    const err = await failure(adapter({ authToken: "not-the-token" }).sendSms({ to: "+233241234567", text: "x" }));
+    const err = await appErrorOf(adapter({ authToken: "not-the-token" }).sendSms({ to: "+233241234567", text: "x" }));
     expect(gw.requests[0]?.status).toBe(401);
     expect(err.code).toBe("PROVIDER_FAILURE");
     expect(err.details).toMatchObject({ httpStatus: 401, providerCode: 20003 });
@@ -97,7 +88,7 @@ describe("twilioSms against the fake Twilio gateway", () => {
   it("maps a gateway that never answers to PROVIDER_UNAVAILABLE after the timeout", async () => {
     gw.setMode("hang");
     const started = Date.now();
-    const err = await failure(adapter({ timeoutMs: 300 }).sendSms({ to: "+233241234567", text: "x" }));
+    const err = await appErrorOf(adapter({ timeoutMs: 300 }).sendSms({ to: "+233241234567", text: "x" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.details).toMatchObject({ reason: "timeout" });
     expect(Date.now() - started).toBeLessThan(3000);
@@ -105,7 +96,7 @@ describe("twilioSms against the fake Twilio gateway", () => {
   });
 
   it("maps nothing listening to PROVIDER_UNAVAILABLE", async () => {
-    const err = await failure(adapter({ apiUrl: "http://127.0.0.1:1" }).sendSms({ to: "+233241234567", text: "x" }));
+    const err = await appErrorOf(adapter({ apiUrl: "http://127.0.0.1:1" }).sendSms({ to: "+233241234567", text: "x" }));
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.details).toMatchObject({ reason: "unreachable" });
   });
