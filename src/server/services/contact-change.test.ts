@@ -92,6 +92,17 @@ describe("contact change", () => {
     expect(second.body.error.details.reason).toBe("nonce_used");
   });
 
+  it("gives the nonce back when the code cannot be sent, so the signed request can be retried", async () => {
+    const { api, key, did } = await accountWithEmail();
+    const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
+    const signed = { accountDid: did, nonce: challenge.body.nonce, signature: walletSign(key.privateKey, challenge.body.payloadToSign) };
+    const refused = await api.post("/v1/accounts/contact/email/start", { ...signed, email: `reject-${uniqueName()}@example.test` });
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.code).toBe("PROVIDER_FAILURE");
+    const retry = await api.post("/v1/accounts/contact/email/start", { ...signed, email: `ok-${uniqueName()}@example.test` });
+    expect(retry.status).toBe(200);
+  });
+
   it("answers 409 contact_bound_elsewhere for an address on another account, and changes nothing", async () => {
     const first = await accountWithEmail();
     const { api, key, did, db } = first;

@@ -61,8 +61,8 @@ export async function startContactChange(
   if (row.consumedAt) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
   if (row.expiresAt <= new Date()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
 
-  const chainAccount = await chainAdapter(ctx.db).getAccount(account.name);
   const chain = chainAdapter(ctx.db);
+  const chainAccount = await chain.getAccount(account.name);
   const valid = (chainAccount?.activeKeys ?? []).some((publicKey) => chain.verifySignature({ message: row.payloadToSign, signature: input.signature, publicKey }));
   if (!valid) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's active key.");
 
@@ -73,7 +73,7 @@ export async function startContactChange(
   const spent = await ctx.db.signatureNonce.updateMany({ where: { id: row.id, consumedAt: null }, data: { consumedAt: new Date() } });
   if (spent.count === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
 
-  const { challenge, devCode } = await startChallenge(ctx.db, {
+  const started = startChallenge(ctx.db, {
     orgId: ctx.org.id,
     purpose: "contact_change",
     channel,
@@ -84,6 +84,11 @@ export async function startContactChange(
       subject: `Your verification code: ${code}`,
       text: `Your code to make this the ${channel === "email" ? "email address" : "phone number"} of account ${account.name} is ${code}. It expires in 10 minutes.`,
     }),
+  });
+  // No code went out (send cap, provider refusal): give the nonce back so the signed request can be retried.
+  const { challenge, devCode } = await started.catch(async (err: unknown) => {
+    await ctx.db.signatureNonce.updateMany({ where: { id: row.id }, data: { consumedAt: null } });
+    throw err;
   });
   return { challengeId: challenge.id, expiresAt: challenge.expiresAt.toISOString(), [field(channel)]: mask(channel, address), ...(devCode ? { devCode } : {}) };
 }
