@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "./env";
 
+/** The message parseEnv throws for `source` ("" when it accepts it). */
+function problemsOf(source: Record<string, string>): string {
+  try {
+    parseEnv(source);
+    return "";
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 const prod = { BI_ENV: "production", DATABASE_URL: "postgresql://x@db/y", BI_ENCRYPTION_KEY: "k1:" + Buffer.alloc(32).toString("base64"), BI_ISSUER_SIGNING_KEY: "seed-value-123" };
 
 describe("the environment", () => {
@@ -16,22 +26,12 @@ describe("the environment", () => {
   });
 
   it("requires the database, encryption key and issuer key in production", () => {
-    let message = "";
-    try {
-      parseEnv({ BI_ENV: "production" });
-    } catch (err) {
-      message = (err as Error).message;
-    }
+    const message = problemsOf({ BI_ENV: "production" });
     for (const v of ["DATABASE_URL", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY"]) expect(message).toContain(v);
   });
 
   it("refuses TRUSTED_PROXIES entries that are not CIDRs, without echoing them", () => {
-    let message = "";
-    try {
-      parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8, 10/8, secret-host" });
-    } catch (err) {
-      message = (err as Error).message;
-    }
+    const message = problemsOf({ TRUSTED_PROXIES: "10.0.0.0/8, 10/8, secret-host" });
     expect(message).toContain("TRUSTED_PROXIES");
     expect(message).not.toContain("secret-host");
     expect(parseEnv({ TRUSTED_PROXIES: "10.0.0.0/8,::1" }).TRUSTED_PROXIES).toBe("10.0.0.0/8,::1");

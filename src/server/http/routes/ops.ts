@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { isDatabaseReady } from "../../db/client";
+import * as ops from "../../services/ops";
 import { metrics } from "../../metrics";
-import { AppError } from "../../errors";
 import { replyText, route } from "../route";
 
 export const opsRoutes = [
@@ -22,10 +21,7 @@ export const opsRoutes = [
     summary: "Readiness: 200 once the database answers and every migration is applied, else 503.",
     response: z.object({ status: z.literal("ready") }),
     errors: ["NOT_READY"],
-    handler: async () => {
-      if (!(await isDatabaseReady())) throw new AppError("NOT_READY", "The database is not reachable or migrations are pending.");
-      return { status: "ready" };
-    },
+    handler: () => ops.readiness(),
   }),
   route({
     method: "GET",
