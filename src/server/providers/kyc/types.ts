@@ -1,0 +1,124 @@
+/**
+ * What the KYC and KYB services need from an identity verification provider. One type, three
+ * implementations (sandbox, Sumsub, Veriff), chosen by KYC_PROVIDERS; the services never see a
+ * provider's wire format. Identity documents stay at the provider: a review carries the decision,
+ * labels, country and a hash of the identity attributes, plus the attributes themselves in memory
+ * only (for sanctions screening at approval), never stored.
+ */
+
+export type ProviderName = "sandbox" | "sumsub" | "veriff";
+
+/** Our view of a review (decisions §3 KYC statuses, without `not_started`). */
+export type ReviewStatus = "pending" | "in_review" | "approved" | "rejected" | "retry";
+
+/** Identity attributes as the provider extracted them. Used in memory for screening; only hashed at rest. */
+export type IdentityAttributes = {
+  fullName?: string | null;
+  /** YYYY-MM-DD */
+  birthDate?: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country?: string | null;
+};
+
+export type KycReview = {
+  provider: ProviderName;
+  /** The provider's applicant (Sumsub) or session (Veriff) id. */
+  applicantId: string;
+  /** Our person id (or organization id for KYB) as sent to the provider (externalUserId / vendorData). */
+  externalId: string;
+  status: ReviewStatus;
+  /** Provider labels (reject labels, risk labels), upper-case strings such as "FORGERY", "PEP", "SANCTIONS". */
+  labels: string[];
+  /** The provider said the applicant matched a PEP list / a sanctions list. */
+  pep: boolean;
+  sanctions: boolean;
+  country: string | null;
+  identity: IdentityAttributes;
+  /** Provider-side review time, ISO 8601, when given. */
+  reviewedAt: string | null;
+};
+
+export type StartKycInput = {
+  /** Our person id; sent as externalUserId / vendorData and echoed back in callbacks. */
+  externalId: string;
+  levelName: string;
+  /** Where the hosted flow returns the applicant (already checked by the service). */
+  redirectUrl?: string | null;
+  /** Public origin of this deployment, for callback URLs and the sandbox page. */
+  publicUrl: string;
+};
+
+export type StartedSession = {
+  provider: ProviderName;
+  applicantId: string;
+  verificationUrl: string;
+  /** Token for the provider's SDK (Sumsub access token, Veriff session token). */
+  accessToken: string;
+  expiresAt: Date;
+};
+
+export type StartKybInput = {
+  /** Our organization id. */
+  externalId: string;
+  levelName: string;
+  legalName: string;
+  registrationNumber: string;
+  /** ISO alpha-2 */
+  country: string;
+  address: { line1: string; line2?: string | null; city: string; postalCode?: string | null; country: string };
+  publicUrl: string;
+};
+
+export type KybReview = {
+  provider: ProviderName;
+  applicantId: string;
+  externalId: string;
+  status: ReviewStatus;
+  labels: string[];
+};
+
+export type StartedKyb = { provider: ProviderName; applicantId: string; verificationUrl: string | null; review: KybReview | null };
+
+/** A provider callback whose signature verified. */
+export type VerifiedCallback =
+  | {
+      kind: "kyc_review";
+      /** The provider's event id (or a digest of the body when the provider has none): callbacks are idempotent on it. */
+      eventId: string;
+      review: KycReview;
+    }
+  | { kind: "kyb_review"; eventId: string; review: KybReview }
+  /** A signed event we do not act on (applicantCreated, started…): answered 200, nothing written. */
+  | { kind: "ignored"; eventId: string; type: string };
+
+export type KycProvider = {
+  name: ProviderName;
+  startKyc(input: StartKycInput): Promise<StartedSession>;
+  /** The current review, pulled from the provider (GET /v1/kyc/status?refresh=1). */
+  fetchReview(applicantId: string, externalId: string): Promise<KycReview>;
+  startKyb(input: StartKybInput): Promise<StartedKyb>;
+  /**
+   * Checks the callback's signature over the exact raw bytes and parses it. Returns null when the
+   * signature is missing or wrong (the route answers 401 and writes nothing); throws
+   * ProviderError("permanent") only for a correctly signed body it cannot understand.
+   */
+  verifyCallback(rawBody: Buffer, headers: Headers): VerifiedCallback | null;
+};
+
+/**
+ * A provider call that failed. `transient` (network, timeout, 429, 5xx) is retried with backoff
+ * and then failed over; `permanent` (bad level name, credentials, plan: 4xx) is PROVIDER_FAILURE at
+ * once, with no failover, so the same request always gets the same answer.
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: "transient" | "permanent",
+    readonly provider: ProviderName,
+    message: string,
+    /** Seconds from the provider's Retry-After, when it named a window. */
+    readonly retryAfterSec?: number,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}
