@@ -7,6 +7,7 @@ import { docsRoutes } from "./docs";
 import { didRoutes } from "./did";
 import { accountRoutes } from "./accounts";
 import { contactRoutes } from "./contacts";
+import { memberRoutes } from "./members";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes];
