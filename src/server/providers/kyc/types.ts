@@ -93,6 +93,8 @@ export type VerifiedCallback =
 
 export type KycProvider = {
   name: ProviderName;
+  /** Whether startKyb works here; withFailover(…, { kyb: true }) skips providers without it (Veriff). */
+  supportsKyb: boolean;
   startKyc(input: StartKycInput): Promise<StartedSession>;
   /** The current review, pulled from the provider (GET /v1/kyc/status?refresh=1). */
   fetchReview(applicantId: string, externalId: string): Promise<KycReview>;
@@ -117,6 +119,8 @@ export class ProviderError extends Error {
     message: string,
     /** Seconds from the provider's Retry-After, when it named a window. */
     readonly retryAfterSec?: number,
+    /** The provider's own error code or HTTP status (never its message text, which may echo personal data). */
+    readonly providerCode?: string,
   ) {
     super(message);
     this.name = "ProviderError";

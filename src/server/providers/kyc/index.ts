@@ -1,0 +1,75 @@
+import { AppError } from "../../errors";
+import { kycConfigFromEnv, type KycConfig } from "./config";
+import { runWithFailover, type FailoverOptions } from "./failover";
+import { sandboxProvider } from "./sandbox";
+import { sumsubProvider } from "./sumsub";
+import type { KycProvider, ProviderName } from "./types";
+import { veriffProvider } from "./veriff";
+
+export * from "./types";
+export { kycConfigFromEnv, type KycConfig } from "./config";
+export { runWithFailover, type FailoverOptions, type RetryPolicy } from "./failover";
+export { sandboxCallback, sandboxKybStatus, SANDBOX_IDENTITIES, type SandboxOutcome } from "./sandbox";
+
+let cached: { config: KycConfig; providers: KycProvider[] } | undefined;
+
+/** Builds the configured providers, in failover order. */
+export function buildKycProviders(config: KycConfig): KycProvider[] {
+  const http = { timeoutMs: config.timeoutMs };
+  return config.providers.map((name) => {
+    switch (name) {
+      case "sandbox":
+        return sandboxProvider();
+      case "sumsub":
+        return sumsubProvider({ ...config.sumsub!, ...http });
+      case "veriff":
+        return veriffProvider({ ...config.veriff!, ...http });
+    }
+  });
+}
+
+function state() {
+  if (!cached) {
+    const config = kycConfigFromEnv();
+    cached = { config, providers: buildKycProviders(config) };
+  }
+  return cached;
+}
+
+/** For start-up: throws naming every bad KYC variable (never values), so a bad deployment fails before serving. */
+export function assertKycConfigured(): void {
+  state();
+}
+
+/** The configured providers, in failover order (KYC_PROVIDERS). */
+export const kycProviders = (): KycProvider[] => [...state().providers];
+
+/**
+ * The provider a session was started with, for its callbacks and refreshes. Throws when that
+ * provider is no longer configured: its callbacks cannot be verified without its secrets.
+ */
+export function kycProvider(name: ProviderName): KycProvider {
+  const p = state().providers.find((x) => x.name === name);
+  if (!p)
+    throw new AppError("PROVIDER_FAILURE", `The identity provider ${name} is not configured on this deployment.`, { provider: name, reason: "not_configured" });
+  return p;
+}
+
+/** Whether KYC_PROVIDERS names this provider (a callback route for another one can answer 404). */
+export const isKycProviderConfigured = (name: ProviderName): boolean => state().providers.some((x) => x.name === name);
+
+/** Tests change the environment between cases; production code never calls this. */
+export function resetKycConfigCache(): void {
+  cached = undefined;
+}
+
+/**
+ * Runs `fn` against the configured providers with retry and failover (see runWithFailover):
+ * PROVIDER_FAILURE for a permanent refusal, PROVIDER_UNAVAILABLE (with retryAfterSec and a
+ * Retry-After header when a provider named a window) when every provider failed. Pass
+ * `{ kyb: true }` for KYB so providers without it (Veriff) are skipped.
+ */
+export function withFailover<T>(op: string, fn: (p: KycProvider) => Promise<T>, opts: FailoverOptions = {}) {
+  const { config, providers } = state();
+  return runWithFailover(providers, config, op, fn, opts);
+}
