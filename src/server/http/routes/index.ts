@@ -8,6 +8,8 @@ import { didRoutes } from "./did";
 import { accountRoutes } from "./accounts";
 import { contactRoutes } from "./contacts";
 import { memberRoutes } from "./members";
+import { kycRoutes } from "./kyc";
+import { bindRoutes } from "./bind";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes];

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+const did = z.string().min(1).max(300);
+
+export const BindChallengeInput = z.object({ accountDid: did, personDid: did }).strict();
+
+export const BindChallenge = z.object({ nonce: z.string(), payloadToSign: z.string(), expiresAt: z.iso.datetime() });
+
+export const BindConfirmInput = z
+  .object({
+    accountDid: did,
+    personDid: did,
+    nonce: z.string().min(1).max(200),
+    signature: z.string().regex(/^SIG_(K1|R1)_[1-9A-HJ-NP-Za-km-z]{20,200}$/, "must be a SIG_K1_ or SIG_R1_ signature"),
+    deviceFingerprint: z.string().min(1).max(512).optional(),
+  })
+  .strict();
+
+export const DataIntegrityProofView = z.object({
+  type: z.literal("DataIntegrityProof"),
+  cryptosuite: z.literal("eddsa-jcs-2022"),
+  created: z.string(),
+  verificationMethod: z.string(),
+  proofPurpose: z.string(),
+  proofValue: z.string(),
+});
+
+export const AccountBindingCredential = z
+  .object({
+    "@context": z.array(z.string()),
+    id: z.string(),
+    type: z.array(z.string()),
+    issuer: z.string(),
+    validFrom: z.string(),
+    credentialSubject: z.object({ id: z.string(), account: z.string(), kycLevel: z.string() }),
+    proof: DataIntegrityProofView,
+  })
+  .loose();
+
+export const BindConfirmed = z.object({
+  bound: z.literal(true),
+  accountDid: z.string(),
+  personDid: z.string(),
+  bindingVcHash: z.string(),
+  lifecycle: z.literal("bound"),
+  credential: AccountBindingCredential,
+});
+
+export const UnlockInput = z.object({ accountDid: did }).strict();
+export const Unlocked = z.object({ accountDid: z.string(), lifecycle: z.literal("unlocked"), transactionId: z.string().nullable() });
