@@ -7,7 +7,7 @@ const DOCUMENTS = [
   { outcome: "rejected", title: "Forged identity card", detail: "The review rejects the applicant for good." },
   { outcome: "retry", title: "Blurred driving licence", detail: "The provider asks for a resubmission." },
   { outcome: "pep", title: "Passport of a politically exposed person", detail: "Approved, and screening raises a PEP alert." },
-  { outcome: "sanctions", title: "Passport of a sanctioned person", detail: "Approved by the provider; screening raises a sanctions hit." },
+  { outcome: "sanctions", title: "Passport of a sanctioned person", detail: "The review fails on a sanctions match and a compliance case opens." },
 ] as const;
 
 type Outcome = (typeof DOCUMENTS)[number]["outcome"];

@@ -33,7 +33,9 @@ export function nextKycStatus(current: KycStatus, next: KycReview["status"]): Ky
   if (current === "approved" || current === "rejected") return null;
   if (next === "approved" || next === "rejected" || next === "retry") return next;
   if (next === "in_review") return current === "in_review" ? null : "in_review";
-  return current === "not_started" || current === "retry" ? "pending" : null;
+  // "pending" carries no news (a sandbox refresh, an applicant who has not submitted): it never
+  // undoes a retry; a resubmission shows up as in_review.
+  return current === "not_started" ? "pending" : null;
 }
 
 const providerActor = (provider: ProviderName) => `system:kyc-provider:${provider}`;
