@@ -63,6 +63,17 @@ async function webhook({ db, orgId }: FixtureContext) {
 }
 
 export const routeFixtures: Record<string, RouteFixture> = {
+  "POST /v1/kyb/start": {
+    body: () => ({ legalName: "Fixture Ltd", registrationNumber: "CS-123457", country: "GH", address: { line1: "1 Fixture Road", city: "Accra", country: "GH" } }),
+  },
+  "POST /v1/bind/confirm": {
+    body: () => ({
+      accountDid: "did:antelope:sandbox:fixturefixtu",
+      personDid: `did:web:localhost%3A3000:people:${randomUUID()}`,
+      nonce: "fixture-nonce",
+      signature: PrivateKey.generate("K1").signMessage(new TextEncoder().encode("fixture")).toString(),
+    }),
+  },
   "POST /v1/accounts/free": { body: () => ({ ownerPublicKey: freshPublicKey() }) },
   "DELETE /v1/admin/api-keys/{id}": {
     params: async ({ db, orgId }) => {
