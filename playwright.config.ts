@@ -3,7 +3,10 @@ import os from "node:os";
 import path from "node:path";
 
 const port = Number(process.env.E2E_PORT ?? 3107);
-const dataDir = path.join(os.tmpdir(), `bi-e2e-${process.pid}`);
+// Set once in the runner and inherited by its workers, so specs can reach the same embedded
+// database (org:create talks to the running service over the operator socket in this folder).
+process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `bi-e2e-${process.pid}`);
+const dataDir = process.env.E2E_DATA_DIR;
 
 // Pages are tested in Debian's Chromium (a browser download cannot work on these machines),
 // against the service started as `npm run serve` on a throwaway embedded database.
@@ -25,6 +28,6 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/v1/ready`,
     timeout: 240_000,
     reuseExistingServer: false,
-    env: { PORT: String(port), BI_DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { PORT: String(port), BI_DATA_DIR: dataDir, BI_PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" },
   },
 });
