@@ -11,6 +11,7 @@ import { appendAudit } from "./audit";
 import { maskEmail, maskPhone } from "./contact-address";
 import { spendKycCreateToken } from "./kyc-tokens";
 import { emitEvent } from "./outbox";
+import { assessRisk } from "./risk";
 import { spendProofToken } from "./otp";
 
 export function accountView(a: Account, bindings: AccountBinding[] = []) {
@@ -60,6 +61,11 @@ export async function createFreeAccount(ctx: ServiceContext, input: FreeAccountI
   if (!isValidAccountName(name)) throw new AppError("VALIDATION_ERROR", "preferredName is not a valid account name.");
   const requestedPersonId = input.personDid ? personIdFromDid(issuerDid(), input.personDid) : null;
   if (input.personDid && !requestedPersonId) throw notFound("Person");
+  // Risk first, its event committed on its own: a refused or failed attempt still counts towards velocity.
+  const risk = await assessRisk(ctx.db, ctx, { deviceFingerprint: input.deviceFingerprint, subjectRef: input.personDid }, "free_create");
+  if (risk.decision === "deny") {
+    throw new AppError("FORBIDDEN", "The anti-abuse risk assessment refused this request.", { reason: "risk_denied", assessmentId: risk.assessmentId });
+  }
 
   try {
     return await ctx.db.$transaction(
@@ -102,6 +108,8 @@ export async function createFreeAccount(ctx: ServiceContext, input: FreeAccountI
             emailVerified: !!email,
             phoneVerified: !!phone,
             kycGate: org.requireKycBeforeFreeCreate,
+            riskAssessmentId: risk.assessmentId,
+            riskDecision: risk.decision,
           },
         });
         return { ...accountView(account), transactionId };

@@ -10,6 +10,9 @@ import { contactRoutes } from "./contacts";
 import { memberRoutes } from "./members";
 import { kycRoutes } from "./kyc";
 import { bindRoutes } from "./bind";
+import { amlRoutes } from "./aml";
+import { riskRoutes } from "./risk";
+import { adminListRoutes } from "./admin-lists";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes];
