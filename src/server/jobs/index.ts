@@ -3,9 +3,17 @@ import { logger } from "../log";
 import { purgeExpiredWindows } from "../services/rate-limit";
 import { purgeExpiredIdempotencyKeys } from "../services/idempotency";
 import { exportRunnerJob } from "./export-runner";
+import { webhookDeliveryJob } from "./webhook-delivery";
+import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
 
 /** A background task run every `everyMs` in the app process (or in `npm run worker`). */
-export type Job = { name: string; everyMs: number; run: (db: Db) => Promise<unknown> };
+export type Job = {
+  name: string;
+  everyMs: number;
+  run: (db: Db) => Promise<unknown>;
+  /** Work a run started but did not wait for (webhook attempts in flight), awaited on stop. */
+  stop?: () => Promise<void>;
+};
 
 export const jobs: Job[] = [
   { name: "purge-rate-limit-windows", everyMs: 60_000, run: (db) => purgeExpiredWindows(db) },
@@ -16,6 +24,9 @@ export const jobs: Job[] = [
     run: (db) => db.usedSignature.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
   },
   exportRunnerJob,
+  webhookDispatcherJob,
+  webhookDeliveryJob,
+  webhookRetentionJob,
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */
@@ -42,5 +53,6 @@ export function startJobs(db: Db, list: Job[] = jobs): () => Promise<void> {
     stopped = true;
     timers.forEach(clearInterval);
     await Promise.allSettled([...running]);
+    await Promise.allSettled(list.map((job) => job.stop?.()));
   };
 }

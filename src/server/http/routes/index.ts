@@ -13,6 +13,7 @@ import { bindRoutes } from "./bind";
 import { amlRoutes } from "./aml";
 import { riskRoutes } from "./risk";
 import { adminListRoutes } from "./admin-lists";
+import { webhookRoutes } from "./webhooks";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes];

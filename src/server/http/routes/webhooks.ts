@@ -1,0 +1,81 @@
+import * as webhooks from "../../services/webhooks";
+import { webhookMetrics } from "../../services/webhooks-metrics";
+import {
+  DeliveryIdParams,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryView,
+  RegisterWebhookInput,
+  RegisteredWebhook,
+  WebhookIdParams,
+  WebhookList,
+  WebhookView,
+} from "../../schemas/webhooks";
+import { route } from "../route";
+import type { RouteDef } from "../types";
+
+const auth = { scope: "webhook_manage" } as const;
+const tag = "Webhooks";
+
+// Registered with the routes so /v1/metrics shows webhook figures whichever process sends.
+webhookMetrics();
+
+/** /v1/admin/webhooks*: receivers, their deliveries and replay (scope `webhook_manage`). */
+export const webhookRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/v1/admin/webhooks",
+    auth,
+    tag,
+    summary: "The organization's webhooks, deactivated ones included; never their signing secrets.",
+    response: WebhookList,
+    handler: ({ ctx }) => webhooks.listWebhooks(ctx),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/admin/webhooks",
+    auth,
+    tag,
+    summary:
+      "Registers a receiver: a public HTTPS URL (a host resolving to a private, loopback, link-local or otherwise internal address is refused, now and at every delivery) and event names or [\"*\"] for every event including later ones. Unknown names are accepted and never fire. The signing secret is returned once.",
+    body: RegisterWebhookInput,
+    response: RegisteredWebhook,
+    successStatus: 201,
+    errors: ["VALIDATION_ERROR", "CONFLICT"],
+    handler: ({ ctx, body }) => webhooks.registerWebhook(ctx, body),
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/admin/webhooks/{id}",
+    auth,
+    tag,
+    summary: "Deactivates a webhook; it and its delivery history are kept, and its waiting deliveries end as dead. Deactivating again answers the first deactivation.",
+    params: WebhookIdParams,
+    response: WebhookView,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    handler: ({ ctx, params }) => webhooks.deactivateWebhook(ctx, params.id),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/admin/webhooks/deliveries",
+    auth,
+    tag,
+    summary: "Recent deliveries of the organization's webhooks, newest first, with status, attempts and the last error; filter by status.",
+    query: DeliveryListQuery,
+    response: DeliveryList,
+    errors: ["VALIDATION_ERROR"],
+    handler: ({ ctx, query }) => webhooks.listDeliveries(ctx, query),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/admin/webhooks/deliveries/{id}/replay",
+    auth,
+    tag,
+    summary:
+      "Queues a failed or dead delivery again (pending, attempts 0): the same stored body and delivery id, signed with a fresh timestamp. 409 already_delivered, payload_unavailable (body past retention) or webhook_inactive.",
+    params: DeliveryIdParams,
+    response: DeliveryView,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+    handler: ({ ctx, params }) => webhooks.replayDelivery(ctx, params.id),
+  }),
+];

@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/** Event names are not checked against the known list (an unknown one is kept and never fires). */
+const EventName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*)$/, "must be an event name such as account.created, or *");
+
+export const RegisterWebhookInput = z.strictObject({
+  /** Public HTTPS URL; re-checked (resolved again) at every delivery attempt. */
+  url: z.string().trim().min(1).max(2048),
+  /** Event names, or ["*"] for every event including ones added later. */
+  events: z.array(EventName).min(1).max(50),
+});
+export type RegisterWebhookInput = z.output<typeof RegisterWebhookInput>;
+
+export const WebhookIdParams = z.object({ id: z.uuid() });
+export const DeliveryIdParams = z.object({ id: z.uuid() });
+
+export const WebhookView = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  active: z.boolean(),
+  createdAt: z.iso.datetime(),
+  deactivatedAt: z.iso.datetime().nullable(),
+});
+
+export const RegisteredWebhook = WebhookView.extend({
+  /** HMAC-SHA256 key of X-BI-Signature, used as this exact string; shown in this answer only. */
+  secret: z.string(),
+  warning: z.string(),
+});
+
+export const WebhookList = z.object({ webhooks: z.array(WebhookView) });
+
+export const DeliveryStatus = z.enum(["pending", "failed", "delivered", "dead"]);
+
+export const DeliveryListQuery = z.object({
+  status: DeliveryStatus.optional(),
+  limit: z.coerce.number<string>().pipe(z.int().min(1).max(100)).default(50),
+});
+export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
+
+export const DeliveryView = z.object({
+  id: z.uuid(),
+  webhookId: z.uuid(),
+  eventId: z.uuid(),
+  event: z.string(),
+  status: DeliveryStatus,
+  attempts: z.int(),
+  lastError: z.string().nullable(),
+  lastStatusCode: z.int().nullable(),
+  /** When the next automatic attempt is due (pending or failed only). */
+  nextAttemptAt: z.iso.datetime().nullable(),
+  deliveredAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+export const DeliveryList = z.object({ deliveries: z.array(DeliveryView) });

@@ -1,0 +1,37 @@
+import type { Db } from "../db/client";
+import { env, resetEnvCache } from "@/env";
+import type { Resolver } from "../net/ssrf-request";
+import { dispatchOutboxEvents } from "../services/webhooks-dispatch";
+import { createDeliveryWorker } from "../services/webhooks-worker";
+
+/** Sets webhook knobs for a test file (loopback receivers, short backoff and timeout). */
+export function webhookTestEnv(vars: Partial<Record<"WEBHOOK_ALLOW_PRIVATE_URLS" | "WEBHOOK_BACKOFF_BASE_MS" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_MAX_ATTEMPTS", string>>) {
+  for (const [k, v] of Object.entries(vars)) process.env[k] = v;
+  resetEnvCache();
+  return env();
+}
+
+/**
+ * Runs the dispatcher and a delivery worker for one organization, as the jobs would (but every
+ * 10 ms), until `done` holds; then waits for the attempts in flight.
+ */
+export async function driveWebhooks(
+  db: Db,
+  orgId: string,
+  done: () => boolean | Promise<boolean>,
+  opts: { timeoutMs?: number; resolver?: Resolver; concurrency?: number } = {},
+): Promise<void> {
+  const worker = createDeliveryWorker({ orgIds: [orgId], resolver: opts.resolver, concurrency: opts.concurrency });
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  try {
+    for (;;) {
+      await dispatchOutboxEvents(db, { orgId });
+      await worker.tick(db);
+      if (await done()) return;
+      if (Date.now() > deadline) throw new Error("webhook deliveries did not reach the expected state in time");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await worker.drain();
+  }
+}
