@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
  * exact bytes to a handler, failure modes that answer like a struggling provider, and a sender
  * for provider callbacks.
  */
-export type FakeFailureMode = "ok" | "unavailable" | "rate_limited" | "hang";
+/** unavailable: 503 with Retry-After; server_error: 500 without one; rate_limited: 429 with Retry-After 7; hang: never answers. */
+export type FakeFailureMode = "ok" | "unavailable" | "server_error" | "rate_limited" | "hang";
 
 export type FakeAnswer = { status: number; json: unknown; headers?: Record<string, string> };
 export type FakeRequest = { method: string; path: string; headers: http.IncomingHttpHeaders; raw: string };

@@ -119,6 +119,7 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
   function failure(mode: FakeFailureMode): FakeAnswer | null | undefined {
     if (mode === "hang") return null;
     if (mode === "unavailable") return { ...sumsubError(503, "Service unavailable"), headers: { "retry-after": new Date(Date.now() + 30_000).toUTCString() } };
+    if (mode === "server_error") return sumsubError(500, "Internal error");
     if (mode === "rate_limited") return { ...sumsubError(429, "Too many requests"), headers: { "retry-after": "7" } };
     return undefined;
   }

@@ -118,6 +118,7 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     let out: FakeAnswer | null;
     if (mode === "hang") out = null;
     else if (mode === "unavailable") out = { ...fail(503, "5000", "Service unavailable"), headers: { "retry-after": "12" } };
+    else if (mode === "server_error") out = fail(500, "5000", "Internal error");
     else if (mode === "rate_limited") out = { ...fail(429, "1429", "Too many requests"), headers: { "retry-after": "7" } };
     else out = route(r, body);
     requests.push({ method: r.method, path: r.path, body, status: out?.status ?? 0 });
