@@ -14,7 +14,7 @@ const SENSITIVE_KEYS = [
 
 const paths = SENSITIVE_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`]);
 
-const g = globalThis as unknown as { __biLog?: pino.Logger };
+const g = globalThis as unknown as { __biLog?: pino.Logger; __biLogDest?: ReturnType<typeof pino.destination> };
 
 /** A logger with the service's redaction rules; `destination` lets tests read what would be written. */
 export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream): pino.Logger {
@@ -27,9 +27,30 @@ export function createLogger(level: pino.LevelWithSilent, destination?: pino.Des
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * Standard output through pino's asynchronous destination (issue 11): a line is queued and
+ * written by the event loop in batches, not by one write(2) per line on the request's path.
+ * minLength 0 keeps a quiet server's lines immediate; shutdown calls `flushLogs` (and pino's own
+ * exit hook flushes too), so a normal exit loses nothing.
+ */
 export function logger(): pino.Logger {
-  g.__biLog ??= createLogger(process.env.VITEST && !process.env.LOG_LEVEL ? "silent" : env().LOG_LEVEL);
+  if (!g.__biLog) {
+    const level = process.env.VITEST && !process.env.LOG_LEVEL ? "silent" : env().LOG_LEVEL;
+    g.__biLogDest = pino.destination({ dest: 1, sync: false, minLength: 0 });
+    g.__biLog = createLogger(level, g.__biLogDest);
+  }
   return g.__biLog;
+}
+
+/** Writes out every queued line, synchronously: call before the process exits. */
+export function flushLogs(): void {
+  const dest = g.__biLogDest;
+  if (!dest) return;
+  try {
+    dest.flushSync();
+  } catch {
+    // nothing queued yet, or stdout already closed: nothing more can be written
+  }
 }
 
 /** A child logger carrying the request's correlation id. */

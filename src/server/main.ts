@@ -1,17 +1,36 @@
 import { startServer } from "./app";
 import { disconnectDb } from "./db/client";
-import { logger } from "./log";
+import { flushLogs, logger } from "./log";
+import { stopDefaultAuthCache } from "./services/auth-cache-listener";
+import { flushBatchedWindows } from "./services/rate-limit-batch";
+import { installBenchQueryCounter } from "../../bench/lib/query-counter";
 
 // Entry point of `npm start` / `npm run dev`: one instance serving the API, the DID documents
 // and the console. `--api-only` skips Next (an API-only deployment, and what tests spawn).
 const args = new Set(process.argv.slice(2));
 
+// `npm run bench` only: counts database round trips (see bench/lib/query-counter.ts).
+if (process.env.BI_BENCH_COUNT_QUERIES === "1") installBenchQueryCounter();
+
 startServer({ withNext: !args.has("--api-only"), dev: args.has("--dev") })
   .then((srv) => {
+    let stopping = false;
     const stop = async () => {
-      await srv.close();
-      await disconnectDb();
-      process.exit(0);
+      if (stopping) return;
+      stopping = true;
+      try {
+        // In-flight requests finish first (their access-log lines and rate-limit hits included),
+        // then the counted hits are written, then the log is flushed: a normal exit loses nothing.
+        await srv.close();
+        await flushBatchedWindows();
+        await stopDefaultAuthCache();
+        await disconnectDb();
+      } catch (err) {
+        logger().error({ err: { message: (err as Error).message } }, "error while stopping");
+      } finally {
+        flushLogs();
+        process.exit(0);
+      }
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -20,6 +39,7 @@ startServer({ withNext: !args.has("--api-only"), dev: args.has("--dev") })
     // An invalid environment cannot build a logger either, so the reason goes to stderr plainly.
     try {
       logger().fatal({ err: { message: err.message } }, "failed to start");
+      flushLogs();
     } catch {
       // fall through to stderr
     }

@@ -18,6 +18,8 @@ type Connection = {
   /** Raw SQL access for migrations and readiness checks. */
   sql: SqlExecutor;
   kind: "postgres" | "embedded";
+  /** Embedded only: LISTEN on the one in-process database (PostgreSQL needs a dedicated client, see auth-cache-listener.ts). */
+  listen?: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
   close(): Promise<void>;
 };
 
@@ -69,6 +71,7 @@ async function openEmbedded(dir: string): Promise<Connection> {
     prisma,
     sql,
     kind: "embedded",
+    listen: (channel, onPayload) => lite.listen(channel, onPayload),
     async close() {
       await prisma.$disconnect();
       await lite.close();

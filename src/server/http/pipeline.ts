@@ -6,7 +6,11 @@ import { errorResponse, jsonResponse } from "./respond";
 import { correlationId } from "./middleware/correlation-id";
 import { clientIp } from "./middleware/client-ip";
 import { routeMatch } from "./middleware/route-match";
-import { ipBackstop, planLimit } from "./middleware/rate-limit";
+import { ipBackstop, planLimit, rateLimitFactor } from "./middleware/rate-limit";
+import { planLimitPerMinute } from "../plans";
+import type { AuthCache } from "../services/auth-cache";
+import { defaultAuthCache } from "../services/auth-cache-listener";
+import { batchedWindows, type BatchedWindows } from "../services/rate-limit-batch";
 import { apiKeyAuth, requireScope } from "./middleware/api-key";
 import { ipAllowlist } from "./middleware/ip-allowlist";
 import { requestSigning } from "./middleware/signing";
@@ -62,19 +66,29 @@ async function invoke(state: PipelineState): Promise<HttpResponse> {
  * per-IP backstop; API key; IP allowlist; request signing; plan quota; scope; input validation;
  * idempotency; the route's one service call.
  */
-export function createPipeline(routes: RouteDef[], db: Db) {
+export type PipelineOptions = {
+  /** The instance's key cache (default: the process's, with its invalidation feed). */
+  authCache?: AuthCache;
+  /** The instance's in-process rate-limit counters (default: the process's). */
+  windows?: BatchedWindows;
+};
+
+export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions = {}) {
   const e = env();
+  const factor = rateLimitFactor();
+  const windows = opts.windows ?? batchedWindows();
+  const authCache = opts.authCache ?? defaultAuthCache();
   const chain = compose(
     [
       correlationId(),
       requestMetrics(),
       clientIp(e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)),
       routeMatch(routes),
-      ipBackstop(IP_BACKSTOP_PER_MINUTE),
-      apiKeyAuth(),
+      ipBackstop(IP_BACKSTOP_PER_MINUTE * factor, windows),
+      apiKeyAuth(authCache),
       ipAllowlist(),
       requestSigning(),
-      planLimit(),
+      planLimit(windows, (plan) => planLimitPerMinute(plan) * factor),
       requireScope(),
       validateInput(),
       idempotency(),

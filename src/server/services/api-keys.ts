@@ -7,6 +7,7 @@ import { notFound, unauthorized } from "../errors";
 import { SCOPES, type Scope } from "../scopes";
 import { actorId, type ServiceContext } from "../context";
 import { appendAudit } from "./audit";
+import { apiKeyChanged, type AuthCache } from "./auth-cache";
 
 const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };
 /** Characters of the key shown in lists: the environment prefix plus 8 random characters. */
@@ -24,7 +25,7 @@ export function generateApiKey(environment: Environment): { raw: string; prefix:
  * Resolves a raw key to its key row and organization. A key of the other environment is refused
  * before any lookup; the stored hash is compared in constant time; revoked keys are refused.
  */
-export async function authenticateApiKey(db: Db, raw: string, deployment: Environment): Promise<{ key: ApiKey; org: Organization }> {
+export async function authenticateApiKey(db: Db, raw: string, deployment: Environment, cache?: AuthCache): Promise<{ key: ApiKey; org: Organization }> {
   const keyEnv = environmentOfKey(raw);
   if (!keyEnv) throw unauthorized("invalid_key", "The API key is not valid.");
   if (keyEnv !== deployment) {
@@ -34,23 +35,36 @@ export async function authenticateApiKey(db: Db, raw: string, deployment: Enviro
     );
   }
   const hash = sha256Hex(raw);
-  const found = await db.apiKey.findUnique({ where: { keyHash: hash }, include: { org: true } });
-  if (!found || !constantTimeEqual(found.keyHash, hash) || found.revokedAt || found.environment !== deployment) {
+  const load = async () => {
+    const row = await db.apiKey.findUnique({ where: { keyHash: hash }, include: { org: true } });
+    if (!row) return null;
+    const { org, ...key } = row;
+    return { key, org };
+  };
+  // The cache (issue 11) only saves the read: every check below runs on every request.
+  const found = cache ? await cache.lookup(hash, load) : await load();
+  if (!found || !constantTimeEqual(found.key.keyHash, hash) || found.key.revokedAt || found.key.environment !== deployment) {
     throw unauthorized("invalid_key", "The API key is not valid, or has been revoked.");
   }
-  const { org, ...key } = found;
-  touchLastUsed(db, key);
+  const { org, key } = found;
+  touchLastUsed(db, key, cache);
   // The hash has done its job; nothing downstream needs it, so it does not travel further.
   return { key: { ...key, keyHash: "" }, org };
 }
 
-/** Records last use at most once a minute per key, off the request's critical path. */
-function touchLastUsed(db: Db, key: ApiKey) {
+/** Per instance, when each key's lastUsedAt was last written: a cached row would otherwise look stale forever. */
+const lastTouched = new Map<string, number>();
+
+/** Records last use at most once a minute per key and instance, off the request's critical path. */
+function touchLastUsed(db: Db, key: ApiKey, cache?: AuthCache) {
   const now = Date.now();
-  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < 60_000) return;
-  void db.apiKey
-    .updateMany({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
-    .catch(() => undefined);
+  const last = Math.max(key.lastUsedAt?.getTime() ?? 0, lastTouched.get(key.id) ?? 0);
+  if (now - last < 60_000) return;
+  if (lastTouched.size > 100_000) lastTouched.clear();
+  lastTouched.set(key.id, now);
+  const at = new Date(now);
+  cache?.touch(key.keyHash, at);
+  void db.apiKey.updateMany({ where: { id: key.id }, data: { lastUsedAt: at } }).catch(() => undefined);
 }
 
 export const apiKeyView = (k: ApiKey) => ({
@@ -87,10 +101,12 @@ export const FULL_ACCESS_NOTICE =
  * same transaction. A key to revoke that is not in this organization is 404 and nothing is minted.
  */
 export async function mintApiKey(ctx: ServiceContext, input: { name: string; scopes?: Scope[]; revokeKeyId?: string }) {
-  return ctx.db.$transaction(async (tx) => {
+  let revokedHash: string | null = null;
+  const out = await ctx.db.$transaction(async (tx) => {
     if (input.revokeKeyId) {
       const old = await tx.apiKey.findFirst({ where: { id: input.revokeKeyId, orgId: ctx.org.id } });
       if (!old) throw notFound("The API key to revoke");
+      revokedHash = old.keyHash;
     }
     // Stored in the canonical order, once each, whatever order the caller listed them in.
     const scopes = input.scopes ? SCOPES.filter((s) => input.scopes!.includes(s)) : [...SCOPES];
@@ -127,13 +143,18 @@ export async function mintApiKey(ctx: ServiceContext, input: { name: string; sco
       ...(input.scopes ? {} : { scopeNotice: FULL_ACCESS_NOTICE }),
     };
   });
+  // Committed: the rotated-out key stops working on this instance before the answer leaves.
+  if (revokedHash) apiKeyChanged(revokedHash, ctx.org.id);
+  return out;
 }
 
 /** Revokes a key of this organization (404 otherwise); revoking again answers the first revocation. */
 export async function revokeApiKey(ctx: ServiceContext, id: string) {
-  return ctx.db.$transaction(async (tx) => {
+  let revokedHash: string | null = null;
+  const out = await ctx.db.$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id, orgId: ctx.org.id } });
     if (!key) throw notFound("API key");
+    revokedHash = key.keyHash;
     const at = ctx.now();
     // Conditional on revokedAt so that two concurrent revocations write one audit entry.
     const r = key.revokedAt ? { count: 0 } : await tx.apiKey.updateMany({ where: { id, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: at } });
@@ -149,4 +170,7 @@ export async function revokeApiKey(ctx: ServiceContext, id: string) {
     const current = await tx.apiKey.findUniqueOrThrow({ where: { id } });
     return { id, revoked: true as const, revokedAt: (current.revokedAt ?? at).toISOString() };
   });
+  // Committed: refused on this instance from the moment this answer leaves (others: NOTIFY).
+  if (revokedHash) apiKeyChanged(revokedHash, ctx.org.id);
+  return out;
 }

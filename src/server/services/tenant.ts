@@ -9,6 +9,7 @@ import { canonicalCidr } from "../schemas/cidr";
 import type { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../schemas/tenant";
 import type { ServiceContext } from "../context";
 import { appendAudit } from "./audit";
+import { orgChanged } from "./auth-cache";
 import { isCountryCode } from "./countries";
 
 const POLICY_FLAGS = [
@@ -71,11 +72,23 @@ async function lockedOrg(tx: Tx, orgId: string): Promise<Organization> {
 const auditOrg = (tx: Tx, ctx: ServiceContext, action: string, data: Prisma.InputJsonObject) =>
   appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, { action, subjectType: "organization", subject: ctx.org.id, data });
 
+/**
+ * Drops this organization's cached posture (auth-cache.ts) once the change has committed, so this
+ * instance answers the next request with it; other instances hear the database's NOTIFY.
+ */
+async function afterOrgChange<T>(ctx: ServiceContext, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } finally {
+    orgChanged(ctx.org.id);
+  }
+}
+
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Sets the given policy flags; a request that changes nothing writes nothing. */
 export async function updatePolicy(ctx: ServiceContext, input: PolicyPatchInput) {
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     const before = policyView(org);
     const changes: Partial<Record<(typeof POLICY_FLAGS)[number], boolean>> = {};
@@ -87,7 +100,7 @@ export async function updatePolicy(ctx: ServiceContext, input: PolicyPatchInput)
     const after = policyView(await tx.organization.update({ where: { id: org.id }, data: changes }));
     await auditOrg(tx, ctx, "policy.updated", { before, after, changed: Object.keys(changes) });
     return after;
-  });
+  }));
 }
 
 /**
@@ -109,13 +122,13 @@ export async function setIpAllowlist(ctx: ServiceContext, input: IpAllowlistInpu
       ? { warning: `Your address ${ctx.clientIp} is not on this list: from your next request on, calls from it are refused with 403.` }
       : {}),
   };
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     if (sameList(org.ipAllowlist, cidrs)) return answer;
     await tx.organization.update({ where: { id: org.id }, data: { ipAllowlist: cidrs } });
     await auditOrg(tx, ctx, "ip_allowlist.updated", { before: org.ipAllowlist, after: cidrs });
     return answer;
-  });
+  }));
 }
 
 const normaliseCountries = (list?: string[]) => (list ? [...new Set(list.map((c) => c.toUpperCase()))].sort() : undefined);
@@ -132,7 +145,7 @@ export async function setCountryPolicy(ctx: ServiceContext, input: CountryPolicy
   if (invalid.length) {
     throw new AppError("INVALID_COUNTRY_CODE", `Not assigned ISO 3166-1 alpha-2 codes: ${invalid.join(", ")}.`, { invalid });
   }
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     const before = countryPolicyView(org);
     const after = { allowedCountries: allowed ?? before.allowedCountries, blockedCountries: blocked ?? before.blockedCountries };
@@ -140,7 +153,7 @@ export async function setCountryPolicy(ctx: ServiceContext, input: CountryPolicy
     await tx.organization.update({ where: { id: org.id }, data: after });
     await auditOrg(tx, ctx, "country_policy.updated", { before, after });
     return after;
-  });
+  }));
 }
 
 export const SIGNING_SECRET_WARNING =
@@ -153,34 +166,34 @@ export const SIGNING_SECRET_WARNING =
 export async function enableSigning(ctx: ServiceContext) {
   // Not "bi_": a pasted secret must never look like an API key.
   const signingSecret = `bisig_${randomToken(32)}`;
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: true, signingSecretEnc: seal(signingSecret) } });
     await auditOrg(tx, ctx, "signing.enabled", { rotated: org.signingEnabled });
     return { signingEnabled: true as const, signingSecret, warning: SIGNING_SECRET_WARNING };
-  });
+  }));
 }
 
 /** Turns request signing off and forgets the secret; already off writes nothing. */
 export async function disableSigning(ctx: ServiceContext) {
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     if (org.signingEnabled || org.signingSecretEnc) {
       await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: false, signingSecretEnc: null } });
       await auditOrg(tx, ctx, "signing.disabled", { wasEnabled: org.signingEnabled });
     }
     return { signingEnabled: false as const };
-  });
+  }));
 }
 
 /** Records acceptance of the data processing agreement once; later calls answer the first time. */
 export async function acceptDpa(ctx: ServiceContext) {
-  return ctx.db.$transaction(async (tx) => {
+  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
     const org = await lockedOrg(tx, ctx.org.id);
     if (org.dpaAcceptedAt) return { dpaAcceptedAt: org.dpaAcceptedAt.toISOString() };
     const at = ctx.now();
     await tx.organization.update({ where: { id: org.id }, data: { dpaAcceptedAt: at } });
     await auditOrg(tx, ctx, "dpa.accepted", { dpaAcceptedAt: at.toISOString() });
     return { dpaAcceptedAt: at.toISOString() };
-  });
+  }));
 }

@@ -1,19 +1,21 @@
 import { env } from "@/env";
 import { forbidden, unauthorized } from "../../errors";
 import { authenticateApiKey } from "../../services/api-keys";
+import type { AuthCache } from "../../services/auth-cache";
 import type { Middleware } from "../types";
 
 /**
  * Bearer API key: a key of the other environment is refused without a lookup; otherwise the
- * SHA-256 of the key is looked up and compared in constant time. Revoked or unknown keys are 401.
+ * SHA-256 of the key is looked up (in the instance's cache when given: services/auth-cache.ts) and
+ * compared in constant time. Revoked or unknown keys are 401.
  */
-export function apiKeyAuth(): Middleware {
+export function apiKeyAuth(cache?: AuthCache): Middleware {
   return async (state, next) => {
     if (state.route?.auth === "public") return next();
     const header = state.req.headers.get("authorization") ?? "";
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw unauthorized("missing_key", "A bearer API key is missing: send Authorization: Bearer <API_KEY>.");
-    const { key, org } = await authenticateApiKey(state.db, m[1]!, env().BI_ENV);
+    const { key, org } = await authenticateApiKey(state.db, m[1]!, env().BI_ENV, cache);
     state.apiKey = key;
     state.org = org;
     return next();

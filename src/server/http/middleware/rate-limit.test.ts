@@ -1,64 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { logger } from "../../log";
 import { createTestOrg, type TestOrg } from "../../testing/harness";
+import { startInstance, stopInstance, type Instance } from "../../testing/instance";
+import { FLUSH_INTERVAL_MS, maxUnsynced } from "../../services/rate-limit-batch";
 import { compose } from "../pipeline";
 import type { PipelineState, RouteDef } from "../types";
 import { ipBackstop } from "./rate-limit";
-
-type Instance = { base: string; child: ChildProcess; output: string };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** A real `--api-only` instance on the test database, as a second machine behind a load balancer would run it. */
-async function startInstance(): Promise<Instance> {
-  const port = await freePort();
-  const child = spawn("node_modules/.bin/tsx", ["src/server/main.ts", "--api-only"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: process.env.DATABASE_URL,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BI_RUN_JOBS: "false",
-      BI_DATA_DIR: process.env.BI_DATA_DIR,
-      LOG_LEVEL: "silent",
-    },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const inst: Instance = { base: `http://127.0.0.1:${port}`, child, output: "" };
-  child.stdout!.on("data", (d) => (inst.output += d));
-  child.stderr!.on("data", (d) => (inst.output += d));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`instance exited early:\n${inst.output.slice(-2000)}`);
-    try {
-      if ((await fetch(`${inst.base}/v1/health`)).ok) return inst;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`instance did not answer in time:\n${inst.output.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function stopInstance(inst: Instance | undefined) {
-  if (!inst?.child.pid || inst.child.exitCode !== null) return;
-  try {
-    process.kill(-inst.child.pid, "SIGTERM"); // the process group this test started (tsx and its node child)
-  } catch {
-    // already gone
-  }
-}
 
 /** Fixed one-minute windows: start early in a minute so all requests land in the same window. */
 async function awaitFreshWindow(minimumMs = 15_000) {
@@ -82,6 +30,14 @@ async function pool<T>(n: number, concurrency: number, task: (i: number) => Prom
   return out;
 }
 
+const settle = () => new Promise((r) => setTimeout(r, FLUSH_INTERVAL_MS * 3));
+
+async function windowCount(bucket: string): Promise<number[]> {
+  const db = await getDb();
+  const windows = await db.rateLimitWindow.findMany({ where: { bucket } });
+  return windows.map((w) => w.count);
+}
+
 describe("plan rate limit across two instances", () => {
   let a: Instance | undefined;
   let b: Instance | undefined;
@@ -93,9 +49,7 @@ describe("plan rate limit across two instances", () => {
   }, 120_000);
 
   afterAll(async () => {
-    stopInstance(a);
-    stopInstance(b);
-    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([stopInstance(a), stopInstance(b)]);
   });
 
   const get = async (i: number, key: string): Promise<Answer> => {
@@ -104,26 +58,35 @@ describe("plan rate limit across two instances", () => {
     return { status: res.status, headers: res.headers, body: await res.json(), instance: i % 2 };
   };
 
-  it("lets a Builder organization make exactly 120 requests a minute, counted across both instances", async () => {
+  // Adapted for issue 11: the plan quota is counted in process and written in batches, so two
+  // instances no longer agree on every single hit (the old test asserted exactly 120 and a
+  // shared 119…0 countdown, which only a write per request gives). What stays exact: one
+  // instance's own countdown, at least the quota admitted, at most the documented overshoot,
+  // the 429 answers, and every hit written to the shared window once.
+  it("lets a Builder organization make its 120 requests a minute across both instances, overshooting by at most the documented bound", async () => {
     await awaitFreshWindow();
     const first = [];
-    for (let i = 0; i < 10; i++) first.push(await get(i, org.apiKey));
+    for (let i = 0; i < 10; i++) first.push(await get(0, org.apiKey));
     const rest = await pool(120, 8, (i) => get(i + 10, org.apiKey));
     const all = [...first, ...rest];
 
-    // One sequential run shows the remaining quota going down, whichever instance answers.
+    // One instance's sequential run shows its remaining quota going down one by one.
     expect(first.map((r) => r.status)).toEqual(Array(10).fill(200));
     expect(first.map((r) => Number(r.headers.get("x-ratelimit-plan-remaining")))).toEqual([119, 118, 117, 116, 115, 114, 113, 112, 111, 110]);
 
     const ok = all.filter((r) => r.status === 200);
     const limited = all.filter((r) => r.status === 429);
-    expect(ok).toHaveLength(120);
-    expect(limited).toHaveLength(10);
+    const bound = 2 * (maxUnsynced(120) - 1);
+    expect(ok.length).toBeGreaterThanOrEqual(120);
+    expect(ok.length).toBeLessThanOrEqual(120 + bound);
+    expect(ok.length + limited.length).toBe(130);
     expect(new Set(ok.map((r) => r.instance))).toEqual(new Set([0, 1]));
     expect(new Set(limited.map((r) => r.instance))).toEqual(new Set([0, 1]));
-    // Every hit was counted once: the 120 answers saw each remaining value from 119 down to 0 once.
-    expect(ok.map((r) => Number(r.headers.get("x-ratelimit-plan-remaining"))).sort((x, y) => x - y)).toEqual(Array.from({ length: 120 }, (_, i) => i));
-    for (const r of ok) expect(r.headers.get("x-ratelimit-plan-limit")).toBe("120");
+    for (const r of ok) {
+      expect(r.headers.get("x-ratelimit-plan-limit")).toBe("120");
+      const remaining = Number(r.headers.get("x-ratelimit-plan-remaining"));
+      expect(Number.isInteger(remaining) && remaining >= 0 && remaining <= 119).toBe(true);
+    }
 
     for (const r of limited) {
       expect(r.body.error.code).toBe("RATE_LIMITED");
@@ -135,10 +98,44 @@ describe("plan rate limit across two instances", () => {
       expect(r.body.error.correlationId).toBe(r.headers.get("x-correlation-id"));
     }
 
-    const db = await getDb();
-    const windows = await db.rateLimitWindow.findMany({ where: { bucket: `plan:${org.orgId}` } });
-    expect(windows.map((w) => w.count)).toEqual([130]);
+    // Every hit, admitted or refused, reaches the shared window exactly once.
+    await settle();
+    expect(await windowCount(`plan:${org.orgId}`)).toEqual([130]);
   }, 60_000);
+
+  it("never admits more than a Growth quota plus the documented bound when both instances are hammered at once", async () => {
+    await awaitFreshWindow(20_000);
+    const growth = await createTestOrg({ plan: "growth" });
+    const answers = await pool(720, 24, (i) => get(i, growth.apiKey));
+    const ok = answers.filter((r) => r.status === 200).length;
+    const bound = 2 * (maxUnsynced(600) - 1);
+    expect(ok).toBeGreaterThanOrEqual(600);
+    expect(ok).toBeLessThanOrEqual(600 + bound);
+    expect(answers.filter((r) => r.status === 429).length).toBe(720 - ok);
+    await settle();
+    expect(await windowCount(`plan:${growth.orgId}`)).toEqual([720]);
+  }, 90_000);
+
+  it("loses at most an instance's unsynchronised hits when it is killed with SIGKILL, and nothing already written", async () => {
+    await awaitFreshWindow(20_000);
+    const growth = await createTestOrg({ plan: "growth" });
+    const c = await startInstance();
+    const hit = async () => (await fetch(`${c.base}/v1/tenant`, { headers: { authorization: `Bearer ${growth.apiKey}` } })).status;
+    // A first run, given time to be written.
+    for (let i = 0; i < 20; i++) expect(await hit()).toBe(200);
+    await settle();
+    expect(await windowCount(`plan:${growth.orgId}`)).toEqual([20]);
+    // A second run, killed at once: only what was not yet written may be missing.
+    for (let i = 0; i < 30; i++) expect(await hit()).toBe(200);
+    await stopInstance(c, "SIGKILL");
+    const [written] = await windowCount(`plan:${growth.orgId}`);
+    expect(written).toBeLessThanOrEqual(50);
+    expect(written).toBeGreaterThanOrEqual(50 - (maxUnsynced(600) - 1));
+    // The surviving instance carries on from what was written.
+    const next = await get(0, growth.apiKey);
+    expect(next.status).toBe(200);
+    expect(Number(next.headers.get("x-ratelimit-plan-remaining"))).toBe(600 - written! - 1);
+  }, 120_000);
 
   it("counts per organization: another Builder organization keeps its own quota", async () => {
     const other = await createTestOrg({ plan: "builder" });
