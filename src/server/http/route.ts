@@ -21,6 +21,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
   response?: ZodType;
   successStatus?: number;
   idempotent?: boolean;
+  idempotencyScope?: (body: Infer<B>) => string;
   sandboxOnly?: boolean;
   errors?: ErrorCode[];
   produces?: string;

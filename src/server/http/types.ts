@@ -52,6 +52,12 @@ export type RouteDef = {
   successStatus?: number;
   /** Accepts Idempotency-Key. */
   idempotent?: boolean;
+  /**
+   * Public idempotent routes: the caller's credential within the request (e.g. the email proof
+   * token) that scopes the key, so two callers choosing the same key never see each other's answer.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  idempotencyScope?: (body: any) => string;
   /** Answers 404 when BI_ENV=production. */
   sandboxOnly?: boolean;
   /** Error codes this route documents beyond the pipeline's own. */

@@ -17,7 +17,10 @@ export function idempotency(): Middleware {
         issues: [{ path: "header.Idempotency-Key", message: "must be 1 to 255 characters" }],
       });
     }
-    const scope = state.org?.id ?? `public:${state.route.path}`;
+    // Public routes have no organization: the key is scoped by the route and by the caller's own
+    // credential in the body (a hash of it), so equal keys of two callers never collide.
+    const credential = state.route.idempotencyScope?.(state.body);
+    const scope = state.org?.id ?? `public:${state.route.path}${credential ? `:${sha256Hex(credential)}` : ""}`;
     const requestHash = sha256Hex(`${state.req.method} ${state.route.path} ${JSON.stringify(state.params)}\n${state.req.body.toString("utf8")}`);
     const claim = await claimIdempotencyKey(state.db, { scope, orgId: state.org?.id ?? null, key, route: state.route.path, requestHash });
     if (claim.kind === "mismatch") throw new AppError("IDEMPOTENCY_KEY_REUSED");

@@ -1,0 +1,107 @@
+import * as billing from "../../services/billing";
+import {
+  Advice, AdviseInput, BillingEmailConfirmInput, BillingEmailProof, BillingEmailStarted, BillingEmailStartInput, ChainConfirmed,
+  ChainConfirmInput, CheckoutInput, CheckoutResult, CheckoutRevealed, CheckoutSettled, CheckoutStatus, PlanCatalog, PortalSession,
+  SessionInput, SessionParams, UpgradeStarted, Usage, WebhookReceived,
+} from "../../schemas/billing";
+import { reply, route } from "../route";
+import type { PipelineState } from "../types";
+
+/** Public billing calls have no organization: they know the database and the client address. */
+const pub = (state: PipelineState): billing.PublicContext => ({
+  db: state.db,
+  clientIp: state.clientIp,
+  correlationId: state.correlationId,
+  log: state.log,
+  now: () => new Date(),
+});
+
+const tag = "Billing";
+const limited = ["RATE_LIMITED"] as const;
+const provider = ["PROVIDER_FAILURE", "PROVIDER_UNAVAILABLE"] as const;
+
+export const billingRoutes = [
+  route({
+    method: "GET", path: "/v1/billing/plans", auth: "public", tag,
+    summary: "The plan catalog: price, limits.requestsPerMinute (what the plan quota enforces), included verifications and features.",
+    response: PlanCatalog,
+    handler: () => billing.listPlans(),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/ai/advise", auth: "public", tag,
+    summary: "A recommended plan with its reasons, computed from the catalog and the stated volumes; a configured model may only phrase it. 10 per minute per client IP.",
+    body: AdviseInput, response: Advice, errors: [...limited],
+    handler: ({ state, body }) => billing.advisePlan(pub(state), body),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/email/otp/start", auth: "public", tag,
+    summary: "Sends a 6-digit code to a work email (5 per address and 20 per client IP an hour; 10 billing calls per minute per IP). devCode only where dev codes are on.",
+    body: BillingEmailStartInput, response: BillingEmailStarted, errors: [...limited, ...provider],
+    handler: ({ state, body }) => billing.startSignupEmail(pub(state), body),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/email/otp/confirm", auth: "public", tag,
+    summary: "Trades the code for an emailProofToken (15 minutes, accepted once by checkout); 400 INVALID_CODE, 429 after 5 attempts.",
+    body: BillingEmailConfirmInput, response: BillingEmailProof, errors: ["INVALID_CODE", ...limited],
+    handler: ({ state, body }) => billing.confirmSignupEmail(pub(state), body),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/checkout", auth: "public", tag,
+    summary: "Spends the email proof. Builder: 201, organization provisioned, key and console password shown once. Growth: 200 awaiting_payment with checkoutUrl and chainPayment. Institutional: 200 sales_lead. Idempotency-Key is scoped by the proof.",
+    body: CheckoutInput, response: CheckoutResult, idempotent: true, errors: ["FORBIDDEN", ...limited, ...provider],
+    idempotencyScope: (body) => body.emailProofToken,
+    handler: async ({ state, body }) => {
+      const out = await billing.checkout(pub(state), body);
+      return out.status === "provisioned" ? reply(201, out) : out;
+    },
+  }),
+  route({
+    method: "POST", path: "/v1/billing/checkout/complete", auth: "public", tag, sandboxOnly: true,
+    summary: "Sandbox: settles a pending Growth checkout as a paid card would (signup provisions; upgrade changes the plan). 409 when already provisioned.",
+    body: SessionInput, response: CheckoutSettled, errors: ["NOT_FOUND", "CONFLICT", ...limited],
+    handler: ({ state, body }) => billing.completeSandboxCheckout(pub(state), body),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/checkout/reveal", auth: "public", tag,
+    summary: "The API key and console password of a paid signup, once; the second call is 409 already_revealed.",
+    body: SessionInput, response: CheckoutRevealed, errors: ["NOT_FOUND", "CONFLICT", ...limited],
+    handler: ({ state, body }) => billing.revealCheckout(pub(state), body),
+  }),
+  route({
+    method: "GET", path: "/v1/billing/checkout/{sessionId}", auth: "public", tag,
+    summary: "Checkout status with a masked email; never a key. Unknown session: 404.",
+    params: SessionParams, response: CheckoutStatus, errors: ["NOT_FOUND", ...limited],
+    handler: ({ state, params }) => billing.checkoutStatus(pub(state), params.sessionId),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/chain/confirm", auth: "public", tag,
+    summary: "Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201, key shown once). 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED.",
+    body: ChainConfirmInput, response: ChainConfirmed, successStatus: 201,
+    errors: ["NOT_FOUND", "CONFLICT", "PAYMENT_NOT_VERIFIED", "TRANSFER_REVERSIBLE", ...limited, ...provider],
+    handler: ({ state, body }) => billing.confirmChainPayment(pub(state), body),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/stripe/webhook", auth: "public", tag,
+    summary: "Stripe notifications, verified with the Stripe-Signature header over the exact body: checkout.session.completed provisions; subscription events change the plan; each event id applies once.",
+    response: WebhookReceived, errors: ["INVALID_SIGNATURE", "NOT_FOUND"],
+    handler: ({ state }) => billing.receivePaymentNotification(pub(state), state.req.body, state.req.headers.get("stripe-signature")),
+  }),
+  route({
+    method: "GET", path: "/v1/billing/usage", auth: { scope: "read" }, tag,
+    summary: "The organization's plan and meters: requests this minute and today, accounts, verifications this month.",
+    response: Usage,
+    handler: ({ ctx }) => billing.usage(ctx),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/upgrade", auth: { scope: "admin" }, tag,
+    summary: "Builder → Growth: a checkout for this organization (card or chain); once paid the plan changes, keeping the organization and keys, and the new quota applies at once.",
+    response: UpgradeStarted, errors: ["CONFLICT", ...provider],
+    handler: ({ ctx }) => billing.upgrade(ctx),
+  }),
+  route({
+    method: "POST", path: "/v1/billing/portal", auth: { scope: "admin" }, tag,
+    summary: "A customer portal URL of the payment provider (invoices, card, cancellation); 409 when the organization never paid by card.",
+    response: PortalSession, errors: ["CONFLICT", ...provider],
+    handler: ({ ctx }) => billing.portal(ctx),
+  }),
+];

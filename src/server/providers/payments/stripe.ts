@@ -1,0 +1,113 @@
+import Stripe from "stripe";
+import { AppError } from "../../errors";
+import type { StripeConfig } from "./config";
+import type { PaymentNotification, PaymentProvider } from "./types";
+
+/** Subscription states in which the organization keeps the paid plan (past_due: Stripe is still retrying). */
+const ACTIVE_STATES = new Set(["active", "trialing", "past_due"]);
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === "string" ? v : v.id);
+
+/**
+ * Stripe's errors reduced to ours, naming nothing of the request: network trouble, rate limits
+ * and 5xx are transient (503), everything else (bad key, bad price, bad parameters) is not (502).
+ */
+function mapStripeError(err: unknown): AppError {
+  if (err instanceof Stripe.errors.StripeError) {
+    const status = err.statusCode ?? 0;
+    if (err.type === "StripeConnectionError" || err.type === "StripeRateLimitError" || status === 429 || status >= 500) {
+      return new AppError("PROVIDER_UNAVAILABLE", "The payment provider is unavailable; retry with backoff.");
+    }
+    return new AppError("PROVIDER_FAILURE", "The payment provider refused the request.", { providerCode: err.code ?? err.type });
+  }
+  return new AppError("PROVIDER_UNAVAILABLE", "The payment provider is unavailable; retry with backoff.");
+}
+
+/** The card payment provider on Stripe's official SDK: Checkout Sessions, the customer portal, signed webhooks. */
+export function createStripePayments(config: StripeConfig): PaymentProvider {
+  const stripe = new Stripe(config.secretKey, {
+    host: config.host,
+    port: config.port,
+    protocol: config.protocol,
+    timeout: config.timeoutMs,
+    maxNetworkRetries: 1,
+    telemetry: false,
+    appInfo: { name: "bind-identity" },
+  });
+
+  return {
+    name: "stripe",
+
+    async createCheckout(req) {
+      try {
+        const session = await stripe.checkout.sessions.create(
+          {
+            mode: "subscription",
+            line_items: [{ price: config.priceGrowth, quantity: 1 }],
+            ...(req.customerId ? { customer: req.customerId } : { customer_email: req.email }),
+            client_reference_id: req.checkoutId,
+            metadata: { checkoutId: req.checkoutId },
+            subscription_data: { metadata: { checkoutId: req.checkoutId } },
+            success_url: req.successUrl,
+            cancel_url: req.cancelUrl,
+          },
+          // One of our checkouts is one Stripe session, even when our call is retried.
+          { idempotencyKey: `bi-checkout-${req.checkoutId}` },
+        );
+        if (!session.url) throw new AppError("PROVIDER_FAILURE", "The payment provider returned no checkout URL.");
+        return { paymentSessionId: session.id, checkoutUrl: session.url };
+      } catch (err) {
+        throw err instanceof AppError ? err : mapStripeError(err);
+      }
+    },
+
+    async createPortal(input) {
+      try {
+        const portal = await stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl });
+        return { url: portal.url };
+      } catch (err) {
+        throw mapStripeError(err);
+      }
+    },
+
+    parseNotification(rawBody, signatureHeader): PaymentNotification {
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(rawBody, signatureHeader ?? "", config.webhookSecret);
+      } catch {
+        throw new AppError("INVALID_SIGNATURE", "The Stripe-Signature header does not verify for this body.");
+      }
+      switch (event.type) {
+        case "checkout.session.completed":
+        case "checkout.session.async_payment_succeeded": {
+          const s = event.data.object;
+          return {
+            kind: "checkout_completed",
+            eventId: event.id,
+            type: event.type,
+            paymentSessionId: s.id,
+            checkoutId: s.client_reference_id ?? s.metadata?.checkoutId ?? null,
+            customerId: idOf(s.customer),
+            subscriptionId: idOf(s.subscription),
+            paid: s.payment_status !== "unpaid",
+          };
+        }
+        case "customer.subscription.created":
+        case "customer.subscription.updated":
+        case "customer.subscription.deleted": {
+          const sub = event.data.object;
+          return {
+            kind: "subscription_changed",
+            eventId: event.id,
+            type: event.type,
+            customerId: idOf(sub.customer) ?? "",
+            subscriptionId: sub.id,
+            active: event.type !== "customer.subscription.deleted" && ACTIVE_STATES.has(sub.status),
+          };
+        }
+        default:
+          return { kind: "ignored", eventId: event.id, type: event.type };
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** What billing needs from a card payment provider (Stripe, or the sandbox stand-in). */
+
+export type CheckoutRequest = {
+  /** Our checkout session id: the provider's reference back to us and its idempotency key. */
+  checkoutId: string;
+  email: string;
+  /** The provider's customer of an organization that already pays or paid (upgrades). */
+  customerId?: string | null;
+  successUrl: string;
+  cancelUrl: string;
+};
+
+export type CreatedCheckout = { paymentSessionId: string; checkoutUrl: string };
+
+/** A verified provider notification, reduced to what billing acts on. */
+export type PaymentNotification =
+  | {
+      kind: "checkout_completed";
+      eventId: string;
+      type: string;
+      paymentSessionId: string;
+      checkoutId: string | null;
+      customerId: string | null;
+      subscriptionId: string | null;
+      /** False while an asynchronous payment method has not settled yet. */
+      paid: boolean;
+    }
+  | { kind: "subscription_changed"; eventId: string; type: string; customerId: string; subscriptionId: string; active: boolean }
+  | { kind: "ignored"; eventId: string; type: string };
+
+export type PaymentProvider = {
+  name: "sandbox" | "stripe";
+  createCheckout(req: CheckoutRequest): Promise<CreatedCheckout>;
+  createPortal(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /** Verifies the signature over the exact body bytes and parses the event; throws INVALID_SIGNATURE. */
+  parseNotification(rawBody: Buffer, signatureHeader: string | null): PaymentNotification;
+};

@@ -1,0 +1,9 @@
+/** Billing and self-service signup (issue 9): one module per flow, re-exported for the doors. */
+export { BILLING, type PublicContext } from "./public";
+export { startSignupEmail, confirmSignupEmail, checkout } from "./signup";
+export { completeSandboxCheckout, revealCheckout, checkoutStatus } from "./settle";
+export { confirmChainPayment, sandboxChainTransfer } from "./chain-payment";
+export { usage, upgrade, portal } from "./tenant";
+export { receivePaymentNotification } from "./webhook";
+export { advisePlan } from "./advise";
+export { listPlans } from "./plans";

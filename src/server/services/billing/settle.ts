@@ -1,0 +1,155 @@
+import type { CheckoutSession } from "@/generated/prisma/client.ts";
+import { Prisma, type Tx } from "../../db/client";
+import { open, seal } from "../../crypto/secret-box";
+import { conflict, notFound } from "../../errors";
+import { appendAudit } from "../audit";
+import { orgChanged } from "../auth-cache";
+import { maskEmail } from "../contact-address";
+import { provisionOrganization } from "../organizations";
+import type { PublicContext } from "./public";
+import { limitPublicCall } from "./public";
+
+export const SIGNUP_ACTOR = { type: "system", label: "billing" } as const;
+export const KEY_WARNING = "Store the API key and console password now: they are shown once and cannot be recovered.";
+
+/** How a pending checkout was paid. */
+export type Settlement =
+  | { via: "card"; customerId: string | null; subscriptionId: string | null }
+  | { via: "chain"; transactionId: string }
+  | { via: "sandbox" };
+
+export type Settled = {
+  session: CheckoutSession;
+  organizationId: string;
+  plan: "growth";
+  upgraded: boolean;
+  /** Present only when the caller hands them out itself (chain confirm); else sealed for one reveal. */
+  secrets?: { apiKey: string; consolePassword: string };
+};
+
+const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+export async function findSession(db: PublicContext["db"] | Tx, sessionId: string): Promise<CheckoutSession> {
+  const session = isUuid(sessionId) ? await db.checkoutSession.findUnique({ where: { id: sessionId } }) : null;
+  if (!session) throw notFound("Checkout session");
+  return session;
+}
+
+/**
+ * Turns a pending Growth checkout into a provisioned organization (signup) or a paid plan
+ * (upgrade), inside the caller's transaction. The move out of `awaiting_payment` is one
+ * conditional UPDATE, so concurrent settlements of one checkout provision exactly once; a chain
+ * transaction id is unique across checkouts, so one transfer pays once.
+ */
+export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, opts: { handOut: boolean }): Promise<Settled> {
+  const now = new Date();
+  let moved;
+  try {
+    moved = await tx.checkoutSession.updateMany({
+      where: { id: sessionId, status: "awaiting_payment" },
+      data: {
+        status: "provisioned",
+        provisionedAt: now,
+        ...(s.via === "chain" ? { transactionId: s.transactionId } : {}),
+        ...(s.via === "card" ? { paymentCustomerId: s.customerId, paymentSubscriptionId: s.subscriptionId } : {}),
+      },
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict("transaction_used", "This transaction already paid for another checkout.");
+    throw err;
+  }
+  const session = await findSession(tx, sessionId);
+  if (moved.count === 0) {
+    if (session.status === "provisioned") throw conflict("already_provisioned", "This checkout is already provisioned.");
+    throw conflict("not_awaiting_payment", `This checkout is ${session.status}, not awaiting payment.`);
+  }
+  const customerId = s.via === "card" ? s.customerId : null;
+  const audit = { action: "billing.checkout_settled", subjectType: "checkout_session", subject: session.id };
+  const auditData = { plan: "growth", via: s.via, ...(s.via === "chain" ? { transactionId: s.transactionId } : {}) };
+
+  if (session.purpose === "upgrade" && session.orgId) {
+    const org = await tx.organization.findUniqueOrThrow({ where: { id: session.orgId } });
+    await tx.organization.update({
+      where: { id: org.id },
+      data: { plan: "growth", ...(customerId ? { paymentCustomerId: customerId } : {}) },
+    });
+    await appendAudit(tx, { orgId: org.id, actor: SIGNUP_ACTOR }, { ...audit, data: { ...auditData, from: org.plan, to: "growth" } });
+    return { session, organizationId: org.id, plan: "growth", upgraded: true };
+  }
+
+  // The first argument is only used when no transaction is given; here it always is.
+  const out = await provisionOrganization(tx as never, { name: session.organizationName, email: session.email, plan: "growth" }, SIGNUP_ACTOR, tx);
+  if (customerId) await tx.organization.update({ where: { id: out.organizationId }, data: { paymentCustomerId: customerId } });
+  const secrets = { apiKey: out.apiKey, consolePassword: out.consolePassword };
+  await tx.checkoutSession.update({
+    where: { id: session.id },
+    data: { orgId: out.organizationId, ...(opts.handOut ? { revealedAt: now } : { revealPayloadEnc: seal(JSON.stringify(secrets)) }) },
+  });
+  await appendAudit(tx, { orgId: out.organizationId, actor: SIGNUP_ACTOR }, { ...audit, data: auditData });
+  return { session, organizationId: out.organizationId, plan: "growth", upgraded: false, ...(opts.handOut ? { secrets } : {}) };
+}
+
+/** Runs after the settling transaction commits: an upgraded plan's quota applies from the next request. */
+export function afterSettled(settled: Settled): void {
+  if (settled.upgraded) orgChanged(settled.organizationId);
+}
+
+const settledView = (s: Settled) => ({
+  sessionId: s.session.id,
+  status: "provisioned" as const,
+  plan: s.plan,
+  organizationId: s.organizationId,
+  upgraded: s.upgraded,
+  revealAvailable: !s.upgraded,
+});
+
+/** POST /v1/billing/checkout/complete (sandbox only): settles a pending Growth checkout as a paid card would. */
+export async function completeSandboxCheckout(pub: PublicContext, input: { sessionId: string }) {
+  await limitPublicCall(pub);
+  const settled = await pub.db.$transaction((tx) => settleCheckout(tx, input.sessionId, { via: "sandbox" }, { handOut: false }));
+  afterSettled(settled);
+  return settledView(settled);
+}
+
+/**
+ * POST /v1/billing/checkout/reveal: the API key and console password, once. The sealed payload is
+ * read and erased under a row lock, so two concurrent reveals cannot both see it.
+ */
+export async function revealCheckout(pub: PublicContext, input: { sessionId: string }) {
+  await limitPublicCall(pub);
+  return pub.db.$transaction(async (tx) => {
+    const session = await findSession(tx, input.sessionId);
+    await tx.$queryRaw`SELECT id FROM checkout_sessions WHERE id = ${session.id}::uuid FOR UPDATE`;
+    const row = await tx.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
+    if (row.status !== "provisioned") throw conflict("not_provisioned", `This checkout is ${row.status}; there is nothing to reveal.`);
+    if (row.purpose === "upgrade") throw conflict("nothing_to_reveal", "An upgrade keeps the organization's keys; there is nothing to reveal.");
+    if (!row.revealPayloadEnc || !row.orgId) throw conflict("already_revealed", "The keys of this checkout were already revealed; they are shown once.");
+    const secrets = JSON.parse(open(row.revealPayloadEnc)) as { apiKey: string; consolePassword: string };
+    await tx.checkoutSession.update({ where: { id: row.id }, data: { revealPayloadEnc: null, revealedAt: new Date() } });
+    await appendAudit(tx, { orgId: row.orgId, actor: SIGNUP_ACTOR }, {
+      action: "billing.keys_revealed",
+      subjectType: "checkout_session",
+      subject: row.id,
+      data: { clientIp: pub.clientIp },
+    });
+    return { sessionId: row.id, organizationId: row.orgId, ...secrets, warning: KEY_WARNING };
+  });
+}
+
+/** GET /v1/billing/checkout/{sessionId}: status with a masked email, never a key. */
+export async function checkoutStatus(pub: PublicContext, sessionId: string) {
+  await limitPublicCall(pub, "poll");
+  const s = await findSession(pub.db, sessionId);
+  const expired = s.status === "awaiting_payment" && s.expiresAt <= pub.now();
+  return {
+    sessionId: s.id,
+    status: expired ? ("expired" as const) : s.status,
+    plan: s.plan,
+    purpose: s.purpose,
+    emailMasked: maskEmail(s.email),
+    organizationId: s.orgId,
+    revealAvailable: s.revealPayloadEnc !== null,
+    expiresAt: s.expiresAt.toISOString(),
+  };
+}

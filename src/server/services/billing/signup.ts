@@ -1,0 +1,188 @@
+import { randomUUID } from "node:crypto";
+import type { Plan } from "@/generated/prisma/enums.ts";
+import { env } from "@/env";
+import type { Tx } from "../../db/client";
+import { randomToken, sha256Hex } from "../../crypto/hash";
+import { forbidden } from "../../errors";
+import { maskEmail } from "../contact-address";
+import { OTP, confirmChallenge, issueProofToken, startChallenge } from "../otp";
+import { provisionOrganization } from "../organizations";
+import { appendAudit } from "../audit";
+import { PLANS } from "../../plans";
+import { payments, paymentSettings } from "../../providers/payments";
+import { BILLING, limitPublicCall, workEmail, type PublicContext } from "./public";
+import { KEY_WARNING, SIGNUP_ACTOR } from "./settle";
+
+/** POST /v1/billing/email/otp/start: a code to a work address (sends capped per address and per IP, decisions §4). */
+export async function startSignupEmail(pub: PublicContext, input: { email: string }) {
+  await limitPublicCall(pub);
+  const email = workEmail(input.email);
+  const { challenge, devCode } = await startChallenge(pub.db, {
+    orgId: null,
+    purpose: "billing_signup",
+    channel: "email",
+    address: email,
+    clientIp: pub.clientIp,
+    message: (code) => ({
+      subject: `Your Bind Identity signup code: ${code}`,
+      text: `Your code to confirm this address for a Bind Identity signup is ${code}. It expires in ${OTP.ttlSec / 60} minutes. If you did not ask for it, ignore this message.`,
+    }),
+  });
+  return { challengeId: challenge.id, expiresAt: challenge.expiresAt.toISOString(), emailMasked: maskEmail(email), ...(devCode ? { devCode } : {}) };
+}
+
+/** POST /v1/billing/email/otp/confirm: trades the code for an emailProofToken that one checkout accepts. */
+export async function confirmSignupEmail(pub: PublicContext, input: { challengeId: string; code: string }) {
+  await limitPublicCall(pub);
+  const challenge = await confirmChallenge(pub.db, { orgId: null, purpose: "billing_signup", channel: "email", ...input });
+  const proof = await issueProofToken(pub.db, challenge);
+  return { emailProofToken: proof.token, expiresInSec: proof.expiresInSec, emailMasked: maskEmail(challenge.address) };
+}
+
+const notVerified = () => forbidden("email_not_verified", "The email proof token is invalid, expired or already used; verify the email again.");
+
+/** A signup proof that is usable now (read only: nothing is spent). */
+async function usableProof(db: PublicContext["db"] | Tx, token: string) {
+  const row = await db.proofToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
+  if (!row || row.orgId !== null || row.purpose !== "billing_signup" || row.channel !== "email" || row.usedAt || row.expiresAt <= new Date()) {
+    throw notVerified();
+  }
+  return row;
+}
+
+/**
+ * Spends the proof inside the checkout's transaction: one conditional UPDATE (parallel spends of
+ * one token serialise on its row and only the first matches), then the checkout row claims the
+ * proof's id under a unique constraint, so one proof can never open two checkouts.
+ */
+async function spendProof(tx: Tx, token: string): Promise<{ id: string; email: string }> {
+  const row = await usableProof(tx, token);
+  const spent = await tx.proofToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
+  if (spent.count === 0) throw notVerified();
+  return { id: row.id, email: row.address };
+}
+
+export type CheckoutInput = {
+  emailProofToken: string;
+  plan: Plan;
+  organizationName: string;
+  expectedMonthlyVerifications?: number;
+  message?: string;
+};
+
+const expiry = () => new Date(Date.now() + BILLING.checkoutTtlSec * 1000);
+const memo = () => `bi-${randomToken(9).toLowerCase().replace(/[^a-z0-9]/g, "0")}`;
+
+/** Where a card checkout sends the buyer back; the session id lets the page poll and reveal. */
+export function returnUrls(sessionId: string) {
+  const base = env().BI_PUBLIC_URL.replace(/\/+$/, "");
+  return { successUrl: `${base}/billing/return?session=${sessionId}`, cancelUrl: `${base}/billing/return?session=${sessionId}&canceled=1` };
+}
+
+/** The chain payment of a Growth checkout: treasury, memo and amount (null when not offered). */
+export function chainTerms() {
+  const chain = paymentSettings().chain;
+  return chain ? { treasury: chain.treasury, memo: memo(), amount: chain.priceGrowth } : null;
+}
+
+/**
+ * POST /v1/billing/checkout. Builder: provisioned at once (201, key and console password in the
+ * answer). Growth: a pending checkout payable by card (checkoutUrl) or by chain transfer
+ * (chainPayment). Institutional: a stored sales lead. Every path spends the email proof.
+ */
+export async function checkout(pub: PublicContext, input: CheckoutInput) {
+  await limitPublicCall(pub);
+  const entry = PLANS[input.plan];
+  if (entry.checkout === "instant") return checkoutInstant(pub, input);
+  if (entry.checkout === "sales") return checkoutSalesLead(pub, input);
+
+  // The provider is called before anything is written, so a provider failure leaves the proof
+  // unspent for a retry; an abandoned provider session just expires there.
+  const proof = await usableProof(pub.db, input.emailProofToken);
+  const sessionId = randomUUID();
+  const card = await payments().createCheckout({ checkoutId: sessionId, email: proof.address, ...returnUrls(sessionId) });
+  const chain = chainTerms();
+  await pub.db.$transaction(async (tx) => {
+    const spent = await spendProof(tx, input.emailProofToken);
+    await tx.checkoutSession.create({
+      data: {
+        id: sessionId,
+        email: spent.email,
+        plan: "growth",
+        organizationName: input.organizationName,
+        status: "awaiting_payment",
+        proofTokenId: spent.id,
+        paymentSessionId: card.paymentSessionId,
+        memo: chain?.memo,
+        amount: chain?.amount,
+        treasury: chain?.treasury,
+        expiresAt: expiry(),
+      },
+    });
+  });
+  return { sessionId, status: "awaiting_payment" as const, plan: "growth" as const, checkoutUrl: card.checkoutUrl, chainPayment: chain };
+}
+
+async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
+  const out = await pub.db.$transaction(async (tx) => {
+    const spent = await spendProof(tx, input.emailProofToken);
+    const provisioned = await provisionOrganization(tx as never, { name: input.organizationName, email: spent.email, plan: "builder" }, SIGNUP_ACTOR, tx);
+    const session = await tx.checkoutSession.create({
+      data: {
+        email: spent.email,
+        plan: "builder",
+        organizationName: input.organizationName,
+        status: "provisioned",
+        proofTokenId: spent.id,
+        orgId: provisioned.organizationId,
+        provisionedAt: new Date(),
+        // Handed out in this answer (and its idempotent replay, stored sealed): nothing to reveal later.
+        revealedAt: new Date(),
+        expiresAt: expiry(),
+      },
+    });
+    await appendAudit(tx, { orgId: provisioned.organizationId, actor: SIGNUP_ACTOR }, {
+      action: "billing.checkout_settled",
+      subjectType: "checkout_session",
+      subject: session.id,
+      data: { plan: "builder", via: "instant" },
+    });
+    return { session, provisioned };
+  });
+  return {
+    sessionId: out.session.id,
+    status: "provisioned" as const,
+    plan: "builder" as const,
+    organizationId: out.provisioned.organizationId,
+    apiKey: out.provisioned.apiKey,
+    consolePassword: out.provisioned.consolePassword,
+    warning: KEY_WARNING,
+  };
+}
+
+async function checkoutSalesLead(pub: PublicContext, input: CheckoutInput) {
+  const session = await pub.db.$transaction(async (tx) => {
+    const spent = await spendProof(tx, input.emailProofToken);
+    const created = await tx.checkoutSession.create({
+      data: {
+        email: spent.email,
+        plan: "institutional",
+        organizationName: input.organizationName,
+        status: "sales_lead",
+        proofTokenId: spent.id,
+        expiresAt: expiry(),
+      },
+    });
+    await tx.salesLead.create({
+      data: {
+        sessionId: created.id,
+        email: spent.email,
+        organizationName: input.organizationName,
+        expectedMonthlyVerifications: input.expectedMonthlyVerifications,
+        message: input.message,
+      },
+    });
+    return created;
+  });
+  return { sessionId: session.id, status: "sales_lead" as const, plan: "institutional" as const };
+}

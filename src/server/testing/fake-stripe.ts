@@ -1,0 +1,166 @@
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import Stripe from "stripe";
+
+export type RecordedStripeRequest = {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  idempotencyKey: string | undefined;
+  stripeVersion: string | undefined;
+  /** The form-encoded body, decoded into flat bracket keys ("line_items[0][price]"). */
+  params: Record<string, string>;
+};
+
+export type FakeStripe = {
+  /** Origin for STRIPE_API_URL ("http://127.0.0.1:<port>"). */
+  url: string;
+  secretKey: string;
+  webhookSecret: string;
+  priceGrowth: string;
+  requests: RecordedStripeRequest[];
+  /** The next API call answers this HTTP status with a Stripe error body. */
+  failNext(status: number, type?: string): void;
+  /** A webhook body and its Stripe-Signature header, signed with the SDK's own test helper. */
+  signedEvent(type: string, object: Record<string, unknown>, opts?: { id?: string; secret?: string }): { id: string; payload: string; header: string };
+  close(): Promise<void>;
+};
+
+const rid = (prefix: string) => `${prefix}_test_${randomBytes(12).toString("hex")}`;
+
+/**
+ * A local stand-in for the Stripe API that the official SDK is pointed at (its host, port and
+ * protocol options). It answers the calls billing makes with Stripe's JSON shapes and checks
+ * what we send the way Stripe does: the bearer secret key, form encoding, the required
+ * parameters, and Idempotency-Key semantics (same key and body replays, another body is refused).
+ */
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const secretKey = `sk_test_${randomBytes(12).toString("hex")}`;
+  const webhookSecret = `whsec_${randomBytes(16).toString("hex")}`;
+  const priceGrowth = `price_${randomBytes(8).toString("hex")}`;
+  const requests: RecordedStripeRequest[] = [];
+  const idempotent = new Map<string, { body: string; status: number; answer: string }>();
+  let failure: { status: number; type: string } | null = null;
+
+  const error = (res: http.ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { "content-type": "application/json", "request-id": rid("req") });
+    res.end(JSON.stringify({ error: { type, message, ...extra } }));
+  };
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const params = Object.fromEntries(new URLSearchParams(raw));
+    const rec: RecordedStripeRequest = {
+      method: req.method ?? "",
+      path,
+      authorization: req.headers.authorization,
+      contentType: req.headers["content-type"],
+      idempotencyKey: req.headers["idempotency-key"] as string | undefined,
+      stripeVersion: req.headers["stripe-version"] as string | undefined,
+      params,
+    };
+    requests.push(rec);
+    if (rec.authorization !== `Bearer ${secretKey}`) return error(res, 401, "invalid_request_error", "Invalid API Key provided.");
+    if (failure) {
+      const f = failure;
+      failure = null;
+      return error(res, f.status, f.type, "Injected failure.");
+    }
+    if (req.method !== "POST") return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
+    if (!rec.contentType?.startsWith("application/x-www-form-urlencoded")) {
+      return error(res, 400, "invalid_request_error", "Bodies must be form-encoded.");
+    }
+    const idemKey = rec.idempotencyKey;
+    if (idemKey) {
+      const seen = idempotent.get(`${path} ${idemKey}`);
+      if (seen && seen.body !== raw) {
+        return error(res, 400, "idempotency_error", "Keys for idempotent requests can only be used with the same parameters they were first used with.");
+      }
+      if (seen) {
+        res.writeHead(seen.status, { "content-type": "application/json", "idempotent-replayed": "true" });
+        return res.end(seen.answer);
+      }
+    }
+    let answer: Record<string, unknown>;
+    if (path === "/v1/checkout/sessions") {
+      // Our adapter must always send a key: a retried create would otherwise charge twice.
+      if (!idemKey) return error(res, 400, "invalid_request_error", "This fake requires an Idempotency-Key on checkout creation.");
+      const missing = ["mode", "success_url", "line_items[0][price]", "line_items[0][quantity]"].find((k) => !params[k]);
+      if (missing) return error(res, 400, "invalid_request_error", `Missing required param: ${missing}.`, { param: missing });
+      if (params.mode !== "subscription") return error(res, 400, "invalid_request_error", "A recurring price needs mode=subscription.", { param: "mode" });
+      if (params["line_items[0][price]"] !== priceGrowth) {
+        return error(res, 400, "invalid_request_error", "No such price.", { code: "resource_missing", param: "line_items[0][price]" });
+      }
+      if (!params.customer && !params.customer_email) return error(res, 400, "invalid_request_error", "customer or customer_email is expected here.");
+      const id = rid("cs");
+      answer = {
+        id,
+        object: "checkout.session",
+        mode: "subscription",
+        status: "open",
+        payment_status: "unpaid",
+        url: `https://checkout.stripe.test/c/pay/${id}`,
+        customer: params.customer ?? null,
+        customer_email: params.customer_email ?? null,
+        client_reference_id: params.client_reference_id ?? null,
+        metadata: { checkoutId: params["metadata[checkoutId]"] ?? null },
+        subscription: null,
+        success_url: params.success_url,
+        cancel_url: params.cancel_url ?? null,
+      };
+    } else if (path === "/v1/billing_portal/sessions") {
+      if (!params.customer?.startsWith("cus_")) return error(res, 400, "invalid_request_error", "No such customer.", { code: "resource_missing", param: "customer" });
+      const id = rid("bps");
+      answer = { id, object: "billing_portal.session", customer: params.customer, return_url: params.return_url ?? null, url: `https://billing.stripe.test/p/session/${id}` };
+    } else {
+      return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
+    }
+    const body = JSON.stringify(answer);
+    if (idemKey) idempotent.set(`${path} ${idemKey}`, { body: raw, status: 200, answer: body });
+    res.writeHead(200, { "content-type": "application/json", "request-id": rid("req") });
+    res.end(body);
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8")));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sdk = new Stripe(secretKey);
+
+  return {
+    url,
+    secretKey,
+    webhookSecret,
+    priceGrowth,
+    requests,
+    failNext(status, type = status >= 500 ? "api_error" : "invalid_request_error") {
+      failure = { status, type };
+    },
+    signedEvent(type, object, opts = {}) {
+      const id = opts.id ?? rid("evt");
+      const payload = JSON.stringify({
+        id,
+        object: "event",
+        api_version: "2026-10-28.endive",
+        created: Math.floor(Date.now() / 1000),
+        type,
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        data: { object },
+      });
+      const header = sdk.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? webhookSecret });
+      return { id, payload, header };
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
