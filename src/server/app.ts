@@ -10,6 +10,7 @@ import { startJobs } from "./jobs";
 import { logger } from "./log";
 import { listenOperatorSocket } from "./operator-socket";
 import { assertMessagingConfigured } from "./providers/messaging";
+import { assertKycConfigured } from "./providers/kyc";
 import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
 
 export type StartOptions = {
@@ -32,6 +33,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const e = env();
   // Fail at start-up, naming the bad variables, rather than on the first message or chain call.
   assertMessagingConfigured();
+  assertKycConfigured();
   if (!usesSimulatedChain()) chainConfigFromEnv();
   const conn = await connectDb();
   const applied = await migrateDatabase();
