@@ -147,10 +147,20 @@ describe("withFailover", () => {
     expect(veriff.requests).toHaveLength(0);
   });
 
-  it("KYB with only Veriff configured is PROVIDER_FAILURE (kyb_not_supported)", async () => {
+  it("KYB without the option still moves past Veriff's \"no KYB here\" to the next provider", async () => {
+    configure("veriff,sumsub");
+    const r = await withFailover("startKyb", (p) => p.startKyb(kyb()));
+    expect(r.provider).toBe("sumsub");
+    expect(sumsub.applicants.get(r.value.applicantId)).toMatchObject({ type: "company" });
+  });
+
+  it("KYB with only Veriff configured is PROVIDER_FAILURE (kyb_not_supported), with or without the option", async () => {
     configure("veriff");
-    const err = await appErrorOf(withFailover("startKyb", (p) => p.startKyb(kyb()), { kyb: true }));
-    expect(err).toMatchObject({ code: "PROVIDER_FAILURE", details: { reason: "kyb_not_supported" } });
+    for (const opts of [{ kyb: true }, {}]) {
+      const err = await appErrorOf(withFailover("startKyb", (p) => p.startKyb(kyb()), opts));
+      expect(err).toMatchObject({ code: "PROVIDER_FAILURE", details: { reason: "kyb_not_supported" } });
+    }
+    expect(veriff.requests).toHaveLength(0);
   });
 
   it("an error that is not a provider's passes through untouched", async () => {

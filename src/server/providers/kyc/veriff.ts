@@ -1,5 +1,6 @@
 import { hmacSha256Hex } from "../../crypto/hash";
 import type { VeriffConfig } from "./config";
+import { KYB_NOT_SUPPORTED } from "./failover";
 import { httpFailure, providerFetch, unreadable, type FetchFn, type ProviderAnswer } from "./http";
 import { ProviderError, type KycProvider } from "./types";
 import { reviewFromVerification, VeriffDecision, verifyVeriffCallback } from "./veriff-review";
@@ -63,7 +64,7 @@ export function veriffProvider(opts: VeriffOptions): KycProvider {
       return reviewFromVerification(v, externalId);
     },
     async startKyb() {
-      throw new ProviderError("permanent", "veriff", "veriff does not verify companies in this product", undefined, "kyb_not_supported");
+      throw new ProviderError("permanent", "veriff", "veriff does not verify companies in this product", undefined, KYB_NOT_SUPPORTED);
     },
     verifyCallback: (rawBody, headers) => verifyVeriffCallback(rawBody, headers, opts.sharedSecret, opts.apiKey),
   };
