@@ -13,7 +13,10 @@ export type ReceivedDelivery = {
 };
 
 /** What the receiver answers to the n-th request (0-based): a status, or "hang" to never answer. */
-export type ReceiverBehaviour = (n: number, req: ReceivedDelivery) => number | "hang" | { status: number; headers?: Record<string, string> };
+export type ReceiverBehaviour = (
+  n: number,
+  req: ReceivedDelivery,
+) => number | "hang" | { status: number; headers?: Record<string, string>; delayMs?: number };
 
 export type Receiver = {
   url: string;
@@ -50,8 +53,10 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 200, ho
       waiters.splice(0).forEach((w) => w());
       const answer = behaviour(n, rec);
       if (answer === "hang") return;
-      const { status, headers } = typeof answer === "number" ? { status: answer, headers: {} } : answer;
-      res.writeHead(status, headers).end("ok");
+      const { status, headers, delayMs } = typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0 } : answer;
+      const reply = () => res.writeHead(status, headers).end("ok");
+      if (delayMs) setTimeout(reply, delayMs);
+      else reply();
     });
   });
   await new Promise<void>((r) => server.listen(0, host, r));
