@@ -3,13 +3,38 @@ import type { Tx } from "../db/client";
 import { issuerDid } from "../crypto/issuer-keys";
 import type { KycReview } from "../providers/kyc/types";
 import { personDidOf } from "./account-ref";
+import { recordScreeningHit } from "./aml-hits";
 import { emitEvent } from "./outbox";
+import { screenPerson } from "./screening";
 
 /**
- * What approval sets off, in the approving transaction: the `kyc.approved` event, then
- * sanctions and PEP screening of the identity the provider verified (held in memory only).
+ * What a review sets off, in the transaction that applies it: on approval the `kyc.approved`
+ * event and screening of the identity the provider verified against the sanctions and PEP lists
+ * (the attributes are held in memory only); on any review, the provider's own PEP or sanctions
+ * finding. A hit raises the person's flags, opens or escalates an AML case and emits
+ * `aml.sanctions_hit`, all committing with the review.
  */
-export async function onKycApproved(tx: Tx, person: Person, _review: KycReview): Promise<void> {
+export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, approved: boolean): Promise<void> {
   const personDid = personDidOf(issuerDid(), person.id);
-  await emitEvent(tx, person.orgId, "kyc.approved", { personDid, level: person.kycLevel });
+  if (approved) await emitEvent(tx, person.orgId, "kyc.approved", { personDid, level: person.kycLevel });
+  const screened =
+    approved && review.identity.fullName
+      ? await screenPerson(tx, { orgId: person.orgId, subjectRef: personDid, name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? person.country })
+      : null;
+  const sanctions = !!screened?.sanctions || review.sanctions;
+  const pep = !!screened?.pep || review.pep;
+  if (!sanctions && !pep) return;
+  await recordScreeningHit(tx, {
+    orgId: person.orgId,
+    personId: person.id,
+    subjectDid: personDid,
+    outcome: {
+      sanctions,
+      pep,
+      severity: sanctions ? "critical" : "high",
+      score: Math.max(screened?.score ?? 0, review.sanctions ? 100 : review.pep ? 80 : 0),
+      resultId: screened?.resultId ?? null,
+    },
+    actor: `system:kyc-provider:${review.provider}`,
+  });
 }

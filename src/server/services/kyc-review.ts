@@ -11,7 +11,7 @@ import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../
 import { personDidOf } from "./account-ref";
 import { appendAudit } from "./audit";
 import { applyKybReview } from "./kyb";
-import { onKycApproved } from "./kyc-approval";
+import { onKycReviewed } from "./kyc-approval";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -82,8 +82,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
     subject: personDid,
     data: { provider: review.provider, level: session.level, sessionId: session.id, labels: review.labels, country, previousStatus: person.kycStatus },
   });
-  if (target === "approved") await onKycApproved(tx, updated, review);
-  return updated;
+  await onKycReviewed(tx, updated, review, target === "approved");
+  return (await tx.person.findUnique({ where: { id: person.id } }))!;
 }
 
 /**
