@@ -21,8 +21,8 @@ export type FakeStripe = {
   webhookSecret: string;
   priceGrowth: string;
   requests: RecordedStripeRequest[];
-  /** The next API call answers this HTTP status with a Stripe error body. */
-  failNext(status: number, type?: string): void;
+  /** The next `times` API calls answer this HTTP status with a Stripe error body. */
+  failNext(status: number, type?: string, times?: number): void;
   /** A webhook body and its Stripe-Signature header, signed with the SDK's own test helper. */
   signedEvent(type: string, object: Record<string, unknown>, opts?: { id?: string; secret?: string }): { id: string; payload: string; header: string };
   close(): Promise<void>;
@@ -42,7 +42,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const priceGrowth = `price_${randomBytes(8).toString("hex")}`;
   const requests: RecordedStripeRequest[] = [];
   const idempotent = new Map<string, { body: string; status: number; answer: string }>();
-  let failure: { status: number; type: string } | null = null;
+  let failure: { status: number; type: string; times: number } | null = null;
 
   const error = (res: http.ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}) => {
     res.writeHead(status, { "content-type": "application/json", "request-id": rid("req") });
@@ -65,7 +65,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (rec.authorization !== `Bearer ${secretKey}`) return error(res, 401, "invalid_request_error", "Invalid API Key provided.");
     if (failure) {
       const f = failure;
-      failure = null;
+      if (--f.times <= 0) failure = null;
       return error(res, f.status, f.type, "Injected failure.");
     }
     if (req.method !== "POST") return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
@@ -138,8 +138,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     webhookSecret,
     priceGrowth,
     requests,
-    failNext(status, type = status >= 500 ? "api_error" : "invalid_request_error") {
-      failure = { status, type };
+    failNext(status, type = status >= 500 ? "api_error" : "invalid_request_error", times = 1) {
+      failure = { status, type, times };
     },
     signedEvent(type, object, opts = {}) {
       const id = opts.id ?? rid("evt");

@@ -43,6 +43,7 @@ export async function findSession(db: PublicContext["db"] | Tx, sessionId: strin
  * transaction id is unique across checkouts, so one transfer pays once.
  */
 export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, opts: { handOut: boolean }): Promise<Settled> {
+  if (!isUuid(sessionId)) throw notFound("Checkout session");
   const now = new Date();
   let moved;
   try {

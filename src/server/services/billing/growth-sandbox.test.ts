@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { client, testServer } from "../../testing/harness";
+import { fromIp, growthCheckout, trustLoopbackProxy } from "../../testing/billing";
+
+trustLoopbackProxy();
+
+describe("Growth checkout settled in the sandbox", () => {
+  it("awaits payment, settles once, reveals the key once, and the status poll never carries it", async () => {
+    const { url, db } = await testServer();
+    const co = await growthCheckout(url);
+    expect(co.checkoutUrl).toContain(co.sessionId);
+    expect(co.chainPayment).toMatchObject({ treasury: "treasury.bi", amount: "499.0000 EOS", memo: expect.stringMatching(/^bi-/) });
+
+    const pending = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
+    expect(pending.body).toMatchObject({ status: "awaiting_payment", plan: "growth", revealAvailable: false, organizationId: null });
+    const early = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(early.status).toBe(409);
+    expect(early.body.error.details.reason).toBe("not_provisioned");
+
+    const done = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ status: "provisioned", plan: "growth", upgraded: false, revealAvailable: true });
+    expect(done.text).not.toMatch(/bi_test_/);
+    const again = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId });
+    expect(again.status).toBe(409);
+    expect(again.body.error.details.reason).toBe("already_provisioned");
+
+    const sealed = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(sealed.revealPayloadEnc).toMatch(/^v1\./);
+    const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
+    expect(poll.body).toMatchObject({ status: "provisioned", revealAvailable: true, organizationId: done.body.organizationId });
+    expect(poll.text).not.toMatch(/bi_test_|apiKey|consolePassword/);
+
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(reveal.status).toBe(200);
+    expect(reveal.body).toMatchObject({ organizationId: done.body.organizationId, apiKey: expect.stringMatching(/^bi_test_/), consolePassword: expect.any(String) });
+    const second = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(second.status).toBe(409);
+    expect(second.body.error.details.reason).toBe("already_revealed");
+    expect(second.text).not.toContain(reveal.body.apiKey);
+
+    const erased = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(erased.revealPayloadEnc).toBeNull();
+    expect(erased.revealedAt).not.toBeNull();
+    const tenant = await client(url, reveal.body.apiKey).get("/v1/tenant");
+    expect(tenant.status).toBe(200);
+    expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("600");
+    const actions = (await db.auditEntry.findMany({ where: { orgId: done.body.organizationId }, orderBy: { seq: "asc" } })).map((e) => e.action);
+    expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
+  });
+
+  it("reveals to exactly one of 10 parallel callers", async () => {
+    const { url } = await testServer();
+    const co = await growthCheckout(url);
+    expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
+    const all = await Promise.all(Array.from({ length: 10 }, () => fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId })));
+    expect(all.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(all.filter((r) => r.status === 409)).toHaveLength(9);
+  });
+
+  it("answers 404 for an unknown session, in the envelope", async () => {
+    const { url } = await testServer();
+    for (const id of ["6f1d2a8e-8a43-4c55-9a55-0a4c1f2e9b11", "not-a-session"]) {
+      const res = await fromIp(url).get(`/v1/billing/checkout/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("NOT_FOUND");
+      expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: id })).status).toBe(404);
+      expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: id })).status).toBe(404);
+    }
+  });
+});

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetPaymentsCache } from "../../providers/payments";
+import { client, createTestOrg, testServer } from "../../testing/harness";
+import { emailProof, fromIp, trustLoopbackProxy } from "../../testing/billing";
+import { startFakeStripe, type FakeStripe } from "../../testing/fake-stripe";
+
+trustLoopbackProxy();
+
+let stripe: FakeStripe;
+const STRIPE_VARS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_GROWTH", "STRIPE_API_URL"] as const;
+
+beforeAll(async () => {
+  stripe = await startFakeStripe();
+  Object.assign(process.env, {
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+    STRIPE_PRICE_GROWTH: stripe.priceGrowth,
+    STRIPE_API_URL: stripe.url,
+  });
+  resetPaymentsCache();
+});
+
+afterAll(async () => {
+  for (const v of STRIPE_VARS) delete process.env[v];
+  resetPaymentsCache();
+  await stripe.close();
+});
+
+async function cardCheckout(url: string) {
+  const proof = await emailProof(url);
+  const res = await fromIp(url).post("/v1/billing/checkout", { emailProofToken: proof.token, plan: "growth", organizationName: "Card Payer Inc" });
+  expect(res.status, res.text).toBe(200);
+  return { ...res.body, email: proof.email } as { sessionId: string; checkoutUrl: string; email: string };
+}
+
+const webhook = (url: string, payload: string, header: string) =>
+  fromIp(url).post("/v1/billing/stripe/webhook", undefined, { rawBody: payload, headers: { "stripe-signature": header, "content-type": "application/json" } });
+
+function completed(sessionId: string, stripeSessionId: string, customer = `cus_${sessionId.slice(0, 8)}`) {
+  return stripe.signedEvent("checkout.session.completed", {
+    id: stripeSessionId,
+    object: "checkout.session",
+    client_reference_id: sessionId,
+    customer,
+    subscription: `sub_${sessionId.slice(0, 8)}`,
+    payment_status: "paid",
+    status: "complete",
+    mode: "subscription",
+    metadata: { checkoutId: sessionId },
+  });
+}
+
+describe("Growth by card through Stripe", () => {
+  it("creates a Checkout Session with the secret key, form encoding, the price and an Idempotency-Key", async () => {
+    const { url, db } = await testServer();
+    const co = await cardCheckout(url);
+    const sent = stripe.requests.filter((r) => r.path === "/v1/checkout/sessions").at(-1)!;
+    expect(sent.authorization).toBe(`Bearer ${stripe.secretKey}`);
+    expect(sent.contentType).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(sent.idempotencyKey).toBe(`bi-checkout-${co.sessionId}`);
+    expect(sent.params).toMatchObject({
+      mode: "subscription",
+      "line_items[0][price]": stripe.priceGrowth,
+      "line_items[0][quantity]": "1",
+      customer_email: co.email,
+      client_reference_id: co.sessionId,
+      "metadata[checkoutId]": co.sessionId,
+    });
+    expect(sent.params.success_url).toContain(co.sessionId);
+    expect(co.checkoutUrl).toMatch(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/);
+    const row = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(row.paymentSessionId).toMatch(/^cs_test_/);
+  });
+
+  it("provisions on a signed checkout.session.completed; the same event again creates no second organization", async () => {
+    const { url, db } = await testServer();
+    const co = await cardCheckout(url);
+    const row = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    const evt = completed(co.sessionId, row.paymentSessionId!);
+
+    const first = await webhook(url, evt.payload, evt.header);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ received: true, action: "provisioned" });
+    const again = await webhook(url, evt.payload, evt.header);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ received: true, duplicate: true });
+    // A different event about the same paid session is acknowledged and changes nothing either.
+    const other = completed(co.sessionId, row.paymentSessionId!);
+    expect((await webhook(url, other.payload, other.header)).body.action).toBe("already_provisioned");
+    expect(await db.organization.count({ where: { contactEmail: co.email } })).toBe(1);
+
+    const org = (await db.organization.findFirst({ where: { contactEmail: co.email } }))!;
+    expect(org).toMatchObject({ plan: "growth", paymentCustomerId: `cus_${co.sessionId.slice(0, 8)}` });
+    const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
+    expect(poll.body).toMatchObject({ status: "provisioned", revealAvailable: true });
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(reveal.status).toBe(200);
+    expect((await client(url, reveal.body.apiKey).get("/v1/tenant")).body.plan.id).toBe("growth");
+  });
+
+  it("answers 20 concurrent deliveries of one event with exactly one organization", async () => {
+    const { url, db } = await testServer();
+    const co = await cardCheckout(url);
+    const row = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    const evt = completed(co.sessionId, row.paymentSessionId!);
+    const all = await Promise.all(Array.from({ length: 20 }, () => webhook(url, evt.payload, evt.header)));
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    expect(all.filter((r) => r.body.action === "provisioned")).toHaveLength(1);
+    expect(await db.organization.count({ where: { contactEmail: co.email } })).toBe(1);
+  });
+
+  it("refuses a body whose signature does not verify, and changes nothing", async () => {
+    const { url, db } = await testServer();
+    const co = await cardCheckout(url);
+    const row = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    const forged = stripe.signedEvent("checkout.session.completed", { id: row.paymentSessionId, object: "checkout.session", payment_status: "paid" }, { secret: "whsec_not_the_right_one_at_all" });
+    const res = await webhook(url, forged.payload, forged.header);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("INVALID_SIGNATURE");
+    const genuine = completed(co.sessionId, row.paymentSessionId!);
+    const tampered = await webhook(url, genuine.payload.replace('"paid"', '"paid" '), genuine.header);
+    expect(tampered.status).toBe(400);
+    expect((await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!.status).toBe("awaiting_payment");
+  });
+
+  it("moves the plan on subscription events, once per event id", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "growth" });
+    const customer = `cus_${org.orgId.slice(0, 12)}`;
+    await db.organization.update({ where: { id: org.orgId }, data: { paymentCustomerId: customer } });
+    const deleted = stripe.signedEvent("customer.subscription.deleted", { id: "sub_x", object: "subscription", customer, status: "canceled" });
+    expect((await webhook(url, deleted.payload, deleted.header)).body.action).toBe("downgraded");
+    expect((await webhook(url, deleted.payload, deleted.header)).body.duplicate).toBe(true);
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("builder");
+    const tenant = await client(url, org.apiKey).get("/v1/tenant");
+    expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("120");
+
+    const renewed = stripe.signedEvent("customer.subscription.updated", { id: "sub_y", object: "subscription", customer, status: "active" });
+    expect((await webhook(url, renewed.payload, renewed.header)).body.action).toBe("upgraded");
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("growth");
+    const changes = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "billing.plan_changed" } });
+    expect(changes.map((c) => (c.data as { to: string }).to)).toEqual(["builder", "growth"]);
+  });
+
+  it("opens the customer portal for the organization's Stripe customer; 409 without one", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const none = await client(url, org.apiKey).post("/v1/billing/portal");
+    expect(none.status).toBe(409);
+    expect(none.body.error.details.reason).toBe("no_payment_customer");
+    await db.organization.update({ where: { id: org.orgId }, data: { paymentCustomerId: "cus_portal123" } });
+    const res = await client(url, org.apiKey).post("/v1/billing/portal");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.url).toMatch(/^https:\/\/billing\.stripe\.test\/p\/session\/bps_test_/);
+    const sent = stripe.requests.filter((r) => r.path === "/v1/billing_portal/sessions").at(-1)!;
+    expect(sent.params.customer).toBe("cus_portal123");
+    expect(sent.authorization).toBe(`Bearer ${stripe.secretKey}`);
+  });
+
+  it("leaves the email proof unspent when Stripe is down, so the same checkout can be retried", async () => {
+    const { url } = await testServer();
+    const proof = await emailProof(url);
+    const body = { emailProofToken: proof.token, plan: "growth", organizationName: "Retry Ltd" };
+    // The SDK retries once by itself (maxNetworkRetries: 1), so Stripe must fail twice.
+    stripe.failNext(500, "api_error", 2);
+    const down = await fromIp(url).post("/v1/billing/checkout", body);
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe("PROVIDER_UNAVAILABLE");
+    expect(down.text).not.toContain(stripe.secretKey);
+    const retry = await fromIp(url).post("/v1/billing/checkout", body);
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.status).toBe("awaiting_payment");
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
+import { client, createTestOrg, testServer } from "../../testing/harness";
+import { fromIp, trustLoopbackProxy } from "../../testing/billing";
+
+process.env.SANDBOX_CHAIN_FINALITY_SEC = "0";
+resetEnvCache();
+trustLoopbackProxy();
+
+describe("usage", () => {
+  it("shows the plan from the catalog and the organization's meters", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: `u${Date.now().toString(36)}`.slice(0, 12), did: `did:antelope:sandbox:u${Date.now()}`, ownerPublicKey: "PUB_K1_x", activePublicKey: "PUB_K1_x" } });
+    await api.get("/v1/tenant");
+    const res = await api.get("/v1/billing/usage");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.plan).toEqual({ id: "builder", name: "Builder", limits: { requestsPerMinute: 120 }, verificationsPerMonth: 100 });
+    expect(res.body.meters).toMatchObject({ accounts: 1, verificationsThisMonth: 0 });
+    expect(res.body.meters.requestsThisMinute).toBeGreaterThanOrEqual(0);
+    // Another organization's accounts are not counted.
+    const other = await client(url, (await createTestOrg()).apiKey).get("/v1/billing/usage");
+    expect(other.body.meters.accounts).toBe(0);
+  });
+});
+
+describe("upgrade", () => {
+  it("Builder → Growth keeps the organization and its key, and the next answer carries the Growth quota", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    const before = await api.get("/v1/tenant");
+    expect(before.headers.get("x-ratelimit-plan-limit")).toBe("120");
+
+    const up = await api.post("/v1/billing/upgrade");
+    expect(up.status, up.text).toBe(200);
+    expect(up.body).toMatchObject({ status: "awaiting_payment", plan: "growth", checkoutUrl: expect.stringContaining(up.body.sessionId) });
+    const done = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: up.body.sessionId });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body).toMatchObject({ upgraded: true, organizationId: org.orgId, revealAvailable: false });
+
+    const next = await api.get("/v1/tenant");
+    expect(next.status).toBe(200);
+    expect(next.body.organizationId).toBe(org.orgId);
+    expect(next.headers.get("x-ratelimit-plan-limit")).toBe("600");
+    expect(Number(next.headers.get("x-ratelimit-plan-remaining"))).toBeGreaterThan(120);
+    expect(await db.apiKey.count({ where: { orgId: org.orgId } })).toBe(1);
+    const actions = (await db.auditEntry.findMany({ where: { orgId: org.orgId }, orderBy: { seq: "asc" } })).map((e) => e.action);
+    expect(actions).toEqual(["organization.created", "billing.upgrade_started", "billing.checkout_settled"]);
+    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: up.body.sessionId })).body.error.details.reason).toBe("nothing_to_reveal");
+
+    const again = await api.post("/v1/billing/upgrade");
+    expect(again.status).toBe(409);
+    expect(again.body.error.details.reason).toBe("plan_not_upgradable");
+  });
+
+  it("can be paid on chain: 201 without a new key, the plan changes", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    const up = await api.post("/v1/billing/upgrade");
+    const t = await api.post("/v1/sandbox/chain/transfer", { from: "payer.bi", to: up.body.chainPayment.treasury, quantity: up.body.chainPayment.amount, memo: up.body.chainPayment.memo });
+    expect(t.status, t.text).toBe(200);
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: up.body.sessionId, transactionId: t.body.transactionId });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body).toMatchObject({ upgraded: true, organizationId: org.orgId });
+    expect(ok.body.apiKey).toBeUndefined();
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("growth");
+    expect((await api.get("/v1/tenant")).headers.get("x-ratelimit-plan-limit")).toBe("600");
+  });
+
+  it("opens the sandbox portal when no payment provider is configured", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg();
+    const res = await client(url, org.apiKey).post("/v1/billing/portal");
+    expect(res.status).toBe(200);
+    expect(res.body.url).toContain("/billing/sandbox-portal?customer=");
+  });
+});
