@@ -53,11 +53,11 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       select: { requireSecondApprovalToClearAml: true },
     });
     let current = await openCaseOf(tx, orgId, personId);
-    if (!current) {
+    if (!current || (seen && current.id !== seen.id)) {
       const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, startedAt, me);
       if (settled) return result(settled, input.subjectDid);
-      current = await openByHand(tx, ctx, personId, input, person);
     }
+    current ??= await openByHand(tx, ctx, personId, input, person);
     const now = ctx.now();
     if (fourEyes) {
       // A proposal already waiting stays as it is: the approver must be another identity.
@@ -96,15 +96,16 @@ const flagsOf = (p: { pepFlag: boolean; sanctionsFlag: boolean; riskScore: numbe
 });
 
 /**
- * The subject has no open case now. If the case the caller saw, or any case of the subject, was
- * closed by another identity after this call began, that is a close "meanwhile": 409. The same
- * identity's own clear that won a race is answered as done (a retried request).
+ * The case the caller saw is gone, or the subject has no open case now. If the case the caller
+ * saw (or, when it saw none, any case of the subject) was closed by another identity after this
+ * call began, that is a close "meanwhile": 409. The same identity's own clear that won a race is
+ * answered as done (a retried request).
  */
 async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: string | null, startedAt: Date, me: string) {
   const closed = seenId
     ? await tx.amlCase.findFirst({ where: { id: seenId, orgId } })
     : await tx.amlCase.findFirst({ where: { orgId, personId, closedAt: { gte: startedAt } }, orderBy: { closedAt: "desc" } });
-  if (!closed) return null;
+  if (!closed?.closedAt) return null;
   if (closed.status === "cleared" && closerOf(closed) === me) return closed;
   throw caseClosed();
 }
