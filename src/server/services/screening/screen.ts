@@ -1,0 +1,177 @@
+import type { Prisma } from "@/generated/prisma/client.ts";
+import type { DbOrTx } from "../../db/client";
+import { sha256Hex } from "../../crypto/hash";
+import { jcs } from "../../crypto/jcs";
+import { nameTokens, retrievalKeys } from "./normalize";
+import { ensureSandboxLists } from "./sandbox-lists";
+import { MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, type Breakdown } from "./score";
+
+export type Severity = "low" | "medium" | "high" | "critical";
+
+export type ScreenMatch = {
+  entryId: string;
+  listVersionId: string;
+  list: string;
+  externalId: string;
+  name: string;
+  topics: string[];
+  programme: string | null;
+  /** 0–1, the breakdown's total. */
+  score: number;
+  breakdown: Breakdown;
+};
+
+export type ScreenOutcome = {
+  sanctions: boolean;
+  pep: boolean;
+  severity: Severity | null;
+  /** Best match score, 0–100 (0 without a match). */
+  score: number;
+  matches: ScreenMatch[];
+  listVersions: string[];
+  resultId: string;
+};
+
+export type PersonQuery = { name: string; birthDate?: string | null; country?: string | null };
+type ActiveVersion = { id: string; list: string; versionHash: string };
+
+/** Entries fetched per screen at most, best key overlap first; scoring is done on these only. */
+const MAX_CANDIDATES = 300;
+export const SCREENING_PROVIDER = "screening-lists";
+
+export async function activePersonLists(db: DbOrTx): Promise<ActiveVersion[]> {
+  return db.screeningListVersion.findMany({
+    where: { active: true, format: { in: ["ftm", "ofac"] } },
+    select: { id: true, list: true, versionHash: true },
+    orderBy: { list: "asc" },
+  });
+}
+
+type EntryRow = {
+  id: string;
+  listVersionId: string;
+  externalId: string;
+  name: string;
+  normalizedNames: string[];
+  birthDates: string[];
+  countries: string[];
+  topics: string[];
+  programme: string | null;
+};
+
+/**
+ * Matches at or above the threshold, best first, without storing anything. Candidates come from
+ * the GIN index on the entries' phonetic and skeleton keys, so a screen reads the few entries
+ * that share a key with the query rather than the whole list.
+ */
+export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versions?: ActiveVersion[]; threshold?: number } = {}) {
+  const versions = opts.versions ?? (await activePersonLists(db));
+  const tokens = nameTokens(query.name);
+  const keys = retrievalKeys(tokens);
+  if (versions.length === 0 || keys.length === 0) return { matches: [] as ScreenMatch[], versions, candidates: 0 };
+  const rows = await db.$queryRaw<EntryRow[]>`
+    SELECT id::text, "listVersionId"::text, "externalId", name, "normalizedNames", "birthDates", countries, topics, programme
+    FROM screening_entries
+    WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND "nameKeys" && ${keys}::text[]
+    ORDER BY cardinality(ARRAY(SELECT unnest("nameKeys") INTERSECT SELECT unnest(${keys}::text[]))) DESC, id
+    LIMIT ${MAX_CANDIDATES}`;
+  const listOf = new Map(versions.map((v) => [v.id, v.list]));
+  const threshold = opts.threshold ?? MATCH_THRESHOLD;
+  const matches: ScreenMatch[] = [];
+  for (const r of rows) {
+    const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, r);
+    if (breakdown.total < threshold) continue;
+    matches.push({
+      entryId: r.id,
+      listVersionId: r.listVersionId,
+      list: listOf.get(r.listVersionId) ?? "",
+      externalId: r.externalId,
+      name: r.name,
+      topics: r.topics,
+      programme: r.programme,
+      score: breakdown.total,
+      breakdown,
+    });
+  }
+  matches.sort((a, b) => b.score - a.score || a.entryId.localeCompare(b.entryId));
+  return { matches, versions, candidates: rows.length };
+}
+
+/** Contract decisions §3: a sanctions hit is critical, a PEP high; any other listed topic medium. */
+export function severityOf(matches: readonly ScreenMatch[]): { sanctions: boolean; pep: boolean; severity: Severity | null } {
+  const sanctions = matches.some((m) => m.topics.some((t) => t === "sanction" || t.startsWith("sanction.")));
+  const pep = matches.some((m) => m.topics.includes("role.pep"));
+  const severity = sanctions ? "critical" : pep ? "high" : matches.length > 0 ? "medium" : null;
+  return { sanctions, pep, severity };
+}
+
+/**
+ * Screens a person against every active sanctions/PEP list and stores a ScreeningResult of the
+ * organization. Pass a transaction client to run inside the caller's transaction (KYC approval);
+ * the caller records the audit entry and raises flags. The stored detail holds what a replay
+ * needs: scoring version, threshold, list versions, matched entries with their score breakdown,
+ * and a hash of the normalised query (never the name itself: the identity stays at the provider).
+ */
+export async function screenPerson(
+  db: DbOrTx,
+  input: { orgId: string; subjectRef: string; subjectType?: string } & PersonQuery,
+): Promise<ScreenOutcome> {
+  await ensureSandboxLists(db);
+  const query = { name: input.name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null };
+  const { matches, versions } = await findMatches(db, query);
+  const flags = severityOf(matches);
+  const score = Math.round((matches[0]?.score ?? 0) * 100);
+  const detail = {
+    scoringVersion: SCORING_VERSION,
+    threshold: MATCH_THRESHOLD,
+    queryHash: sha256Hex(jcs({ name: nameTokens(query.name).join(" "), birthDate: query.birthDate, country: query.country })),
+    listVersions: versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
+    matches: matches.slice(0, 20),
+  };
+  const result = await db.screeningResult.create({
+    data: {
+      orgId: input.orgId,
+      subjectType: input.subjectType ?? "person",
+      subjectRef: input.subjectRef,
+      provider: SCREENING_PROVIDER,
+      severity: flags.severity,
+      score,
+      labels: [...new Set(matches.flatMap((m) => m.topics))],
+      sanctionsHit: flags.sanctions,
+      pepHit: flags.pep,
+      detail: detail as unknown as Prisma.InputJsonObject,
+    },
+  });
+  return { ...flags, score, matches, listVersions: versions.map((v) => v.id), resultId: result.id };
+}
+
+export type AccountOutcome = { score: number; labels: string[]; severity: Severity | null; resultId: string; listVersions: string[] };
+
+/**
+ * Looks a chain account up in every active account-labels list and stores the result. Any label
+ * is adverse (the lists hold only risky accounts), hence severity medium (contract decisions §3).
+ */
+export async function screenAccount(db: DbOrTx, input: { orgId: string; chainAccount: string }): Promise<AccountOutcome> {
+  await ensureSandboxLists(db);
+  const versions = await db.screeningListVersion.findMany({ where: { active: true, format: "labels" }, select: { id: true, list: true, versionHash: true } });
+  const hits = await db.screeningAccountLabel.findMany({
+    where: { chainAccount: input.chainAccount, listVersionId: { in: versions.map((v) => v.id) } },
+    select: { listVersionId: true, labels: true, score: true },
+  });
+  const labels = [...new Set(hits.flatMap((h) => h.labels))].sort();
+  const score = hits.reduce((max, h) => Math.max(max, h.score), 0);
+  const severity: Severity | null = labels.length > 0 ? "medium" : null;
+  const result = await db.screeningResult.create({
+    data: {
+      orgId: input.orgId,
+      subjectType: "account",
+      subjectRef: input.chainAccount,
+      provider: "account-labels",
+      severity,
+      score,
+      labels,
+      detail: { listVersions: versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })), hits },
+    },
+  });
+  return { score, labels, severity, resultId: result.id, listVersions: versions.map((v) => v.id) };
+}
