@@ -3,7 +3,7 @@ import { AppError } from "../../errors";
 import { appErrorOf } from "../../testing/rejection";
 import { startFakeSumsub, type FakeSumsub } from "../../testing/fake-sumsub";
 import { startFakeVeriff, type FakeVeriff } from "../../testing/fake-veriff";
-import { assertKycConfigured, isKycProviderConfigured, kycProvider, kycProviders, resetKycConfigCache, withFailover, type StartKybInput } from "./index";
+import { assertKycConfigured, isKycProviderConfigured, kycProvider, kycProviders, resetKycConfigCache, withFailover, withProvider, type StartKybInput } from "./index";
 
 let sumsub: FakeSumsub;
 let veriff: FakeVeriff;
@@ -166,6 +166,22 @@ describe("withFailover", () => {
   it("an error that is not a provider's passes through untouched", async () => {
     const boom = new AppError("CONFLICT", "ours");
     expect(await withFailover("x", async () => Promise.reject(boom)).catch((e: unknown) => e)).toBe(boom);
+  });
+});
+
+describe("withProvider (refresh of a session started with one provider)", () => {
+  it("retries that provider, never another, and maps its failures the same way", async () => {
+    const started = await startKyc();
+    sumsub.requests.length = 0;
+    sumsub.failNext("server_error", 1);
+    const r = await withProvider("sumsub", "kyc.refresh", (p) => p.fetchReview(started.value.applicantId, "x"));
+    expect(r).toMatchObject({ provider: "sumsub", value: { status: "pending" } });
+    expect(sumsub.requests.map((x) => x.status)).toEqual([500, 200]);
+
+    sumsub.setMode("rate_limited");
+    const err = await appErrorOf(withProvider("sumsub", "kyc.refresh", (p) => p.fetchReview(started.value.applicantId, "x")));
+    expect(err).toMatchObject({ code: "PROVIDER_UNAVAILABLE", details: { retryAfterSec: 7, providers: ["sumsub"] } });
+    expect(veriff.requests).toHaveLength(0);
   });
 });
 

@@ -73,3 +73,12 @@ export function withFailover<T>(op: string, fn: (p: KycProvider) => Promise<T>, 
   const { config, providers } = state();
   return runWithFailover(providers, config, op, fn, opts);
 }
+
+/**
+ * The same retry and error mapping for a call that must go to one provider: the refresh of a
+ * session started there (GET /v1/kyc/status?refresh=1). No failover: another provider does not
+ * know the applicant.
+ */
+export function withProvider<T>(name: ProviderName, op: string, fn: (p: KycProvider) => Promise<T>) {
+  return runWithFailover([kycProvider(name)], state().config, op, fn);
+}
