@@ -93,7 +93,7 @@ export function signedHeaders(c: Pick<Claim, "id" | "event">, body: string, secr
   };
 }
 
-async function send(c: Claim & { body: string }, opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver }): Promise<Outcome> {
+async function send(c: Claim & { body: string }, opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string }): Promise<Outcome> {
   try {
     const res = await pinnedPost(new URL(c.url), {
       headers: signedHeaders(c, c.body, open(c.secretEnc)),
@@ -101,6 +101,7 @@ async function send(c: Claim & { body: string }, opts: { timeoutMs: number; allo
       timeoutMs: opts.timeoutMs,
       allowPrivate: opts.allowPrivate,
       resolver: opts.resolver,
+      ca: opts.ca,
     });
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
     const note = res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : "";
@@ -129,7 +130,11 @@ async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number;
   return n ? status : null;
 }
 
-export type AttemptOptions = { resolver?: Resolver };
+export type AttemptOptions = {
+  resolver?: Resolver;
+  /** CA certificates (PEM) trusted instead of the system roots: tests, and receivers behind a private CA. */
+  ca?: string;
+};
 
 /** Makes one attempt of a claimed delivery and records it. */
 export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {}): Promise<string | null> {
@@ -139,7 +144,7 @@ export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {
   const outcome: Outcome =
     c.body === null
       ? { ok: false, status: null, error: "The payload of this delivery is no longer kept." }
-      : await send({ ...c, body: c.body }, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver });
+      : await send({ ...c, body: c.body }, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca });
   const status = await finish(db, c, outcome, c.body === null ? { ...cfg, maxAttempts: 0 } : cfg);
   const seconds = (performance.now() - started) / 1000;
   if (status) {

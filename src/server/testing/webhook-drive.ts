@@ -19,9 +19,9 @@ export async function driveWebhooks(
   db: Db,
   orgId: string,
   done: () => boolean | Promise<boolean>,
-  opts: { timeoutMs?: number; resolver?: Resolver; concurrency?: number } = {},
+  opts: { timeoutMs?: number; resolver?: Resolver; concurrency?: number; ca?: string } = {},
 ): Promise<void> {
-  const worker = createDeliveryWorker({ orgIds: [orgId], resolver: opts.resolver, concurrency: opts.concurrency });
+  const worker = createDeliveryWorker({ orgIds: [orgId], resolver: opts.resolver, concurrency: opts.concurrency, ca: opts.ca });
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   try {
     for (;;) {
