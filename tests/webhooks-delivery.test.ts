@@ -58,7 +58,7 @@ describe("webhook delivery to real receivers on loopback", () => {
     expect(Math.abs(Number(got!.headers["x-bi-timestamp"]) - Date.now())).toBeLessThan(10_000);
     // One changed byte, or the wrong secret, and the signature no longer verifies.
     const tampered = Buffer.from(got!.raw);
-    tampered[tampered.length - 3] ^= 1;
+    tampered[tampered.length - 3]! ^= 1;
     expect(() => verifyWebhook(tampered, got!.headers as Record<string, string>, hook.secret)).toThrow(/signature/i);
     expect(() => verifyWebhook(got!.raw, got!.headers as Record<string, string>, "whsec_other")).toThrow(/signature/i);
     expect(row).toMatchObject({ status: "delivered", attempts: 1, lastError: null, lastStatusCode: 200 });

@@ -21,7 +21,7 @@ let db: Db;
 let server: https.Server;
 let port: number;
 let cert: string;
-const seen: Array<{ servername: string | false; host: string; raw: Buffer; headers: Record<string, string> }> = [];
+const seen: Array<{ servername: string | false | null; host: string; raw: Buffer; headers: Record<string, string> }> = [];
 const resolver = async () => [{ address: "127.0.0.1", family: 4 as const }];
 
 beforeAll(async () => {
