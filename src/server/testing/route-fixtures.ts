@@ -63,6 +63,15 @@ async function webhook({ db, orgId }: FixtureContext) {
 }
 
 export const routeFixtures: Record<string, RouteFixture> = {
+  "POST /v1/aml/screen-applicant": { body: () => ({ applicantIdHash: "ab".repeat(32), fullName: "Fixture Applicant Person" }) },
+  "DELETE /v1/aml/denylist/{applicantIdHash}": {
+    params: async ({ db, orgId }) => {
+      const entry = await db.applicantDenylistEntry.create({
+        data: { orgId, applicantIdHash: randomBytes(32).toString("hex"), reason: "fixture", addedBy: "system:fixture" },
+      });
+      return { applicantIdHash: entry.applicantIdHash };
+    },
+  },
   "POST /v1/kyb/start": {
     body: () => ({ legalName: "Fixture Ltd", registrationNumber: "CS-123457", country: "GH", address: { line1: "1 Fixture Road", city: "Accra", country: "GH" } }),
   },
@@ -75,6 +84,7 @@ export const routeFixtures: Record<string, RouteFixture> = {
     }),
   },
   "POST /v1/accounts/free": { body: () => ({ ownerPublicKey: freshPublicKey() }) },
+  "POST /v1/sandbox/chain/transfer": { body: () => ({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "fixture" }) },
   "DELETE /v1/admin/api-keys/{id}": {
     params: async ({ db, orgId }) => {
       const { key } = await db.$transaction((tx) => insertApiKey(tx, orgId, { name: "fixture key", scopes: ["read"], createdBy: "system:fixture" }));

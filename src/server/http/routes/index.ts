@@ -14,6 +14,9 @@ import { amlRoutes } from "./aml";
 import { riskRoutes } from "./risk";
 import { adminListRoutes } from "./admin-lists";
 import { webhookRoutes } from "./webhooks";
+import { billingRoutes } from "./billing";
+import { sandboxChainRoutes } from "./sandbox-chain";
+import { screeningRoutes } from "./screening";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes, ...billingRoutes, ...sandboxChainRoutes, ...screeningRoutes];
