@@ -15,16 +15,22 @@ const HONORIFICS = new Set([
 /**
  * A name as comparable tokens: transliterated to ASCII (Cyrillic, Greek, Arabic… via any-ascii),
  * lower case, accents and punctuation gone, honorifics removed. Order is kept (scoring is order
- * free); an initial stays a one-letter token.
+ * free); an initial stays a one-letter token. Honorifics are recognised only in words written in
+ * Latin script: Arabic "عمر" (Omar) transliterates to "mr" and must not be dropped as "Mr".
  */
 export function nameTokens(raw: string): string[] {
-  const ascii = anyAscii(raw.normalize("NFKC")).toLowerCase();
-  return ascii
-    .replace(/['’`´]/g, "")
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim()
-    .split(" ")
-    .filter((t) => t.length > 0 && !HONORIFICS.has(t));
+  const out: string[] = [];
+  for (const word of raw.normalize("NFKC").split(/[\s,;/()]+/)) {
+    if (!word) continue;
+    const latin = /^[\p{Script=Latin}\p{M}\p{P}\d]+$/u.test(word);
+    const tokens = anyAscii(word)
+      .toLowerCase()
+      .replace(/['’`´]/g, "")
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    for (const t of tokens) if (!(latin && HONORIFICS.has(t))) out.push(t);
+  }
+  return out;
 }
 
 /** The normalised form stored per name variant: tokens joined by single spaces. */
