@@ -44,6 +44,8 @@ const EnvSchema = z
     WEBHOOK_MAX_ATTEMPTS: int(8),
     WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
     SANDBOX_CHAIN_FINALITY_SEC: int(3),
+    /** Keys the console session cookie; required in production, derived from the local key material otherwise. */
+    NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */
     BI_RUN_JOBS: bool(true),
   })
@@ -65,6 +67,7 @@ const EnvSchema = z
     if (!e.BI_ISSUER_SIGNING_KEY)
       ctx.addIssue({ code: "custom", path: ["BI_ISSUER_SIGNING_KEY"], message: "is required in production" });
     if (!e.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in production" });
+    if (!e.NEXTAUTH_SECRET) ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production" });
   });
 
 export type Env = z.output<typeof EnvSchema>;

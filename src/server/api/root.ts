@@ -1,8 +1,22 @@
 import { createCallerFactory, router } from "./trpc";
 import { tenantRouter } from "./routers/tenant";
+import { sessionRouter } from "./routers/session";
+import { membersRouter } from "./routers/members";
+import { apiKeysRouter } from "./routers/api-keys";
+import { settingsRouter } from "./routers/settings";
+import { auditRouter } from "./routers/audit";
+import { accountsRouter } from "./routers/accounts";
 
-/** The console's API; the HTTP handler and the next-auth session come with the console. */
-export const appRouter = router({ tenant: tenantRouter });
+/** The console's API, served over HTTP at /api/trpc (src/app/api/trpc) with the member's session as context. */
+export const appRouter = router({
+  tenant: tenantRouter,
+  session: sessionRouter,
+  members: membersRouter,
+  apiKeys: apiKeysRouter,
+  settings: settingsRouter,
+  audit: auditRouter,
+  accounts: accountsRouter,
+});
 export type AppRouter = typeof appRouter;
 
 export const createCaller = createCallerFactory(appRouter);

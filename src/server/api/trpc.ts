@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import { ZodError } from "zod";
 import type { MemberRole } from "@/generated/prisma/enums.ts";
 import { ERRORS, isAppError } from "../errors";
 import type { ServiceContext } from "../context";
@@ -14,11 +15,21 @@ export type ConsoleContext = { svc: ServiceContext | null };
 /** Roles weakest first (interface spec, Console member). */
 export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, compliance_officer: 2, admin: 3, owner: 4 };
 
-const t = initTRPC.context<ConsoleContext>().create({
+/** Each procedure records its weakest admitted role, so tests can walk every procedure and check it. */
+export type ConsoleMeta = { minRole: MemberRole };
+
+const t = initTRPC.context<ConsoleContext>().meta<ConsoleMeta>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
-    return isAppError(cause) ? { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } } : shape;
+    if (isAppError(cause)) return { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } };
+    // Input errors: one readable line per field, for the page to show as is.
+    if (cause instanceof ZodError) {
+      return { ...shape, message: cause.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ") };
+    }
+    // Anything unexpected answers like /v1's 500: nothing of the failure reaches the browser.
+    if (error.code === "INTERNAL_SERVER_ERROR") return { ...shape, message: ERRORS.INTERNAL.message, data: { ...shape.data, stack: undefined } };
+    return shape;
   },
 });
 
@@ -37,7 +48,7 @@ export const createCallerFactory = t.createCallerFactory;
 
 /** A procedure for members holding at least `minRole`; the service sees the member as actor. */
 export function consoleProcedure(minRole: MemberRole) {
-  return t.procedure.use(mapErrors).use(({ ctx, next }) => {
+  return t.procedure.meta({ minRole }).use(mapErrors).use(({ ctx, next }) => {
     const svc = ctx.svc;
     if (!svc || svc.actor.type !== "member") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to the console." });
     if (ROLE_RANK[svc.actor.role as MemberRole] < ROLE_RANK[minRole]) {

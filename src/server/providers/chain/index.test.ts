@@ -13,7 +13,7 @@ const CHAIN_VARS = {
   CHAIN_CPU_STAKE: "0.10000000 WAX",
 };
 
-const touched = [...Object.keys(CHAIN_VARS), "BI_ENV", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY"];
+const touched = [...Object.keys(CHAIN_VARS), "BI_ENV", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"];
 const saved = Object.fromEntries(touched.map((k) => [k, process.env[k]]));
 
 afterEach(() => {
@@ -36,7 +36,7 @@ describe("chainAdapter", () => {
   });
 
   it("never simulates in production: a missing chain configuration is an error", async () => {
-    Object.assign(process.env, { BI_ENV: "production", BI_ENCRYPTION_KEY: "present", BI_ISSUER_SIGNING_KEY: "present" });
+    Object.assign(process.env, { BI_ENV: "production", BI_ENCRYPTION_KEY: "present", BI_ISSUER_SIGNING_KEY: "present", NEXTAUTH_SECRET: "x".repeat(32) });
     resetEnvCache();
     expect(() => chainAdapter({} as never)).toThrow(/CHAIN_API_URL/);
   });

@@ -1,0 +1,22 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import type { NextRequest } from "next/server";
+import { appRouter } from "@/server/api/root";
+import { consoleContextFrom } from "@/server/auth/session";
+import { logger } from "@/server/log";
+
+export const dynamic = "force-dynamic";
+
+/** The console's tRPC door over HTTP: the session becomes the member's ServiceContext, checked per request. */
+function handler(req: NextRequest) {
+  return fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    createContext: async () => ({ svc: await consoleContextFrom(req.cookies, req.headers) }),
+    onError({ error, path }) {
+      if (error.code === "INTERNAL_SERVER_ERROR") logger().error({ err: error.cause ?? error, path }, "console procedure failed");
+    },
+  });
+}
+
+export { handler as GET, handler as POST };

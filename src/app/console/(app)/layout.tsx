@@ -1,0 +1,23 @@
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import type { Metadata } from "next";
+import { consoleContextFrom } from "@/server/auth/session";
+import { ConsoleShell } from "@/components/console/shell";
+import type { Role } from "@/components/console/roles";
+
+export const metadata: Metadata = { title: "Console · Bind Identity" };
+export const dynamic = "force-dynamic";
+
+/** Every console page: no valid session (or a deactivated member) goes to sign-in. */
+export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
+  const svc = await consoleContextFrom(await cookies(), await headers());
+  if (!svc || svc.actor.type !== "member") redirect("/console/sign-in");
+  const me = {
+    email: svc.actor.email,
+    role: svc.actor.role as Role,
+    organizationName: svc.org.name,
+    organizationId: svc.org.id,
+    environment: svc.org.environment,
+  };
+  return <ConsoleShell me={me}>{children}</ConsoleShell>;
+}

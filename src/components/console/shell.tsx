@@ -1,0 +1,135 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { DropdownMenu } from "radix-ui";
+import { signOut } from "next-auth/react";
+import { createContext, useContext } from "react";
+import { TRPCReactProvider } from "@/trpc/react";
+import { ToastProvider } from "@/components/ui/toast";
+import { Badge } from "@/components/ui/badge";
+import { atLeast, roleLabel, type Role } from "./roles";
+import { NAV } from "./nav";
+
+export type Me = { email: string; role: Role; organizationName: string; organizationId: string; environment: string };
+
+const MeContext = createContext<Me | null>(null);
+export const useMe = () => useContext(MeContext)!;
+
+export async function signOutNow(reason?: string) {
+  await signOut({ redirect: false });
+  window.location.assign(`/console/sign-in${reason ? `?${reason}=1` : ""}`);
+}
+
+/** The one console layout: navigation by role (sidebar on a laptop, a scrolling strip on a phone). */
+export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNode }) {
+  const path = usePathname();
+  const items = NAV.filter((n) => atLeast(me.role, n.min));
+  const active = (href: string) => (href === "/console" ? path === href : path.startsWith(href));
+  return (
+    <MeContext.Provider value={me}>
+      <TRPCReactProvider>
+        <ToastProvider>
+          <div className="min-h-screen lg:flex">
+            <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:p-2">
+              Skip to content
+            </a>
+            <aside className="hidden w-60 shrink-0 border-r border-slate-200 bg-white lg:block">
+              <div className="px-5 py-4">
+                <Link href="/console" className="text-sm font-semibold uppercase tracking-wide text-indigo-600">
+                  Bind Identity
+                </Link>
+                <p className="mt-1 truncate text-sm text-slate-600" title={me.organizationName}>{me.organizationName}</p>
+              </div>
+              <nav aria-label="Console" className="px-3 pb-6">
+                <ul className="space-y-0.5">
+                  {items.map((n) => (
+                    <li key={n.href}>
+                      <Link
+                        href={n.href}
+                        aria-current={active(n.href) ? "page" : undefined}
+                        className={`block rounded-md px-3 py-2 text-sm ${active(n.href) ? "bg-indigo-50 font-medium text-indigo-700" : "text-slate-700 hover:bg-slate-100"}`}
+                      >
+                        {n.label}
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+            </aside>
+            <div className="min-w-0 flex-1">
+              <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
+                <div className="flex items-center gap-3 px-4 py-2.5 sm:px-6">
+                  <span className="text-sm font-semibold text-indigo-600 lg:hidden">Bind Identity</span>
+                  {me.environment === "sandbox" && <Badge tone="amber">Sandbox</Badge>}
+                  <div className="ml-auto">
+                    <UserMenu me={me} />
+                  </div>
+                </div>
+                <nav aria-label="Console (compact)" className="overflow-x-auto border-t border-slate-100 lg:hidden">
+                  <ul className="flex gap-1 px-3 py-1.5">
+                    {items.map((n) => (
+                      <li key={n.href}>
+                        <Link
+                          href={n.href}
+                          aria-current={active(n.href) ? "page" : undefined}
+                          className={`block whitespace-nowrap rounded-md px-2.5 py-1.5 text-sm ${active(n.href) ? "bg-indigo-50 font-medium text-indigo-700" : "text-slate-700"}`}
+                        >
+                          {n.label}
+                        </Link>
+                      </li>
+                    ))}
+                  </ul>
+                </nav>
+              </header>
+              <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6">
+                {children}
+              </main>
+            </div>
+          </div>
+        </ToastProvider>
+      </TRPCReactProvider>
+    </MeContext.Provider>
+  );
+}
+
+function UserMenu({ me }: { me: Me }) {
+  return (
+    <DropdownMenu.Root>
+      <DropdownMenu.Trigger className="btn-secondary max-w-[60vw]" aria-label="Account menu">
+        <span className="truncate">{me.email}</span>
+        <span aria-hidden>▾</span>
+      </DropdownMenu.Trigger>
+      <DropdownMenu.Portal>
+        <DropdownMenu.Content align="end" sideOffset={6} className="z-50 min-w-56 rounded-md border border-slate-200 bg-white p-1 shadow-lg">
+          <DropdownMenu.Label className="px-2 py-1.5 text-xs text-slate-500">
+            Signed in as <span className="font-medium text-slate-800">{roleLabel(me.role)}</span>
+          </DropdownMenu.Label>
+          <DropdownMenu.Label className="px-2 pb-1.5 text-xs text-slate-500">Organization {me.organizationId}</DropdownMenu.Label>
+          <DropdownMenu.Separator className="my-1 h-px bg-slate-100" />
+          <DropdownMenu.Item
+            onSelect={() => void signOutNow()}
+            className="cursor-pointer rounded px-2 py-1.5 text-sm outline-none data-[highlighted]:bg-slate-100"
+          >
+            Sign out
+          </DropdownMenu.Item>
+        </DropdownMenu.Content>
+      </DropdownMenu.Portal>
+    </DropdownMenu.Root>
+  );
+}
+
+/** Shown instead of a page the member's role cannot use (the procedures refuse it too). */
+export function RoleGate({ min, children }: { min: Role; children: React.ReactNode }) {
+  const me = useMe();
+  if (atLeast(me.role, min)) return <>{children}</>;
+  return (
+    <div role="alert" className="card mx-auto mt-10 max-w-md text-center">
+      <h1 className="text-lg font-semibold">Not available to your role</h1>
+      <p className="mt-2 text-sm text-slate-600">
+        This page needs the <strong>{roleLabel(min)}</strong> role or higher; you are signed in as {roleLabel(me.role)}. Ask an admin of your organization.
+      </p>
+      <Link href="/console" className="btn-secondary mt-4">Back to the dashboard</Link>
+    </div>
+  );
+}

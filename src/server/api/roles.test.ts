@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { TRPCError } from "@trpc/server";
+import { getDb } from "../db/client";
+import { logger } from "../log";
+import { createTestOrg } from "../testing/harness";
+import type { ServiceContext } from "../context";
+import { appRouter, createCaller } from "./root";
+import { ROLE_RANK, type ConsoleMeta } from "./trpc";
+import type { MemberRole } from "@/generated/prisma/enums.ts";
+
+/**
+ * The weakest role of every console procedure. A procedure missing here fails the test, so a new
+ * router cannot ship without its role being decided and checked.
+ */
+const EXPECTED: Record<string, MemberRole> = {
+  "tenant.get": "viewer",
+  "tenant.updatePolicy": "admin",
+  "session.me": "viewer",
+  "members.list": "admin",
+  "members.add": "admin",
+  "members.update": "admin",
+  "members.remove": "admin",
+  "apiKeys.list": "admin",
+  "apiKeys.mint": "admin",
+  "apiKeys.revoke": "admin",
+  "settings.get": "admin",
+  "settings.clientIp": "admin",
+  "settings.enableSigning": "admin",
+  "settings.disableSigning": "admin",
+  "settings.setIpAllowlist": "admin",
+  "settings.setCountryPolicy": "admin",
+  "settings.updatePolicy": "admin",
+  "settings.acceptDpa": "admin",
+  "settings.changePassword": "owner",
+  "audit.list": "compliance_officer",
+  "audit.verify": "compliance_officer",
+  "audit.exports": "compliance_officer",
+  "audit.requestExport": "compliance_officer",
+  "audit.getExport": "compliance_officer",
+  "accounts.list": "viewer",
+  "accounts.get": "viewer",
+  "accounts.suspend": "admin",
+};
+
+const ROLES = Object.keys(ROLE_RANK) as MemberRole[];
+const below = (r: MemberRole) => ROLES.find((x) => ROLE_RANK[x] === ROLE_RANK[r] - 1);
+
+type Proc = { _def: { meta?: ConsoleMeta; type: "query" | "mutation" | "subscription" } };
+const procedures = Object.entries(appRouter._def.procedures as Record<string, Proc>);
+
+async function ctxFor(role: MemberRole): Promise<ServiceContext> {
+  const db = await getDb();
+  const { orgId } = await createTestOrg();
+  const org = await db.organization.findUniqueOrThrow({ where: { id: orgId } });
+  return { db, org, actor: { type: "member", email: `${role}@roles.test`, role }, correlationId: "t", clientIp: "127.0.0.1", log: logger(), now: () => new Date() };
+}
+
+function call(svc: ServiceContext | null, path: string) {
+  const caller = createCaller({ svc }) as unknown as Record<string, Record<string, (input?: unknown) => Promise<unknown>>>;
+  const [ns, name] = path.split(".") as [string, string];
+  return caller[ns]![name]!(undefined);
+}
+
+const codeOf = (p: Promise<unknown>) => p.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`));
+
+describe("every console procedure is gated by role", () => {
+  it("lists exactly the procedures whose roles are decided here", () => {
+    expect(Object.fromEntries(procedures.map(([path, p]) => [path, p._def.meta?.minRole]))).toEqual(EXPECTED);
+  });
+
+  it("refuses a caller with no session (401)", async () => {
+    for (const [path] of procedures) expect([path, await codeOf(call(null, path))]).toEqual([path, "UNAUTHORIZED"]);
+  });
+
+  it("refuses the role just below each procedure's minimum (403) and admits the minimum", async () => {
+    const ctx: Partial<Record<MemberRole, ServiceContext>> = {};
+    for (const r of ROLES) ctx[r] = await ctxFor(r);
+    for (const [path, p] of procedures) {
+      const min = p._def.meta!.minRole;
+      const weaker = below(min);
+      if (weaker) expect([path, weaker, await codeOf(call(ctx[weaker]!, path))]).toEqual([path, weaker, "FORBIDDEN"]);
+      // With no input the minimum role gets past the gate: a query may answer, anything else fails validation.
+      if (p._def.type === "query") {
+        expect([path, min, await codeOf(call(ctx[min]!, path))]).toSatisfy(([, , code]: string[]) => code === "OK" || code === "BAD_REQUEST");
+      }
+    }
+  });
+});

@@ -1,0 +1,9 @@
+import * as accounts from "../../services/accounts";
+import { AccountDidInput, AccountRef, ListAccountsQuery } from "../../schemas/accounts";
+import { consoleProcedure, router } from "../trpc";
+
+export const accountsRouter = router({
+  list: consoleProcedure("viewer").input(ListAccountsQuery).query(({ ctx, input }) => accounts.listAccounts(ctx.svc, input)),
+  get: consoleProcedure("viewer").input(AccountRef).query(({ ctx, input }) => accounts.getAccount(ctx.svc, input.did)),
+  suspend: consoleProcedure("admin").input(AccountDidInput).mutation(({ ctx, input }) => accounts.suspendAccount(ctx.svc, input.accountDid)),
+});

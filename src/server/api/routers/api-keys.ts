@@ -1,0 +1,9 @@
+import * as apiKeys from "../../services/api-keys";
+import { ApiKeyIdParams, MintApiKeyInput } from "../../schemas/api-keys";
+import { consoleProcedure, router } from "../trpc";
+
+export const apiKeysRouter = router({
+  list: consoleProcedure("admin").query(({ ctx }) => apiKeys.listApiKeys(ctx.svc)),
+  mint: consoleProcedure("admin").input(MintApiKeyInput).mutation(({ ctx, input }) => apiKeys.mintApiKey(ctx.svc, input)),
+  revoke: consoleProcedure("admin").input(ApiKeyIdParams).mutation(({ ctx, input }) => apiKeys.revokeApiKey(ctx.svc, input.id)),
+});

@@ -1,0 +1,13 @@
+import * as audit from "../../services/audit";
+import * as exportJobs from "../../services/exports";
+import { AuditListQuery, ExportJobParams, ExportListQuery, ExportRequestInput } from "../../schemas/audit";
+import { consoleProcedure, router } from "../trpc";
+
+/** Audit browsing and verification, signed exports: compliance officers and up (like the compliance_export scope). */
+export const auditRouter = router({
+  list: consoleProcedure("compliance_officer").input(AuditListQuery).query(({ ctx, input }) => audit.listAudit(ctx.svc, input)),
+  verify: consoleProcedure("compliance_officer").mutation(({ ctx }) => audit.verifyAudit(ctx.svc)),
+  exports: consoleProcedure("compliance_officer").input(ExportListQuery).query(({ ctx, input }) => exportJobs.listExports(ctx.svc, input)),
+  requestExport: consoleProcedure("compliance_officer").input(ExportRequestInput).mutation(({ ctx, input }) => exportJobs.requestExport(ctx.svc, input)),
+  getExport: consoleProcedure("compliance_officer").input(ExportJobParams).query(({ ctx, input }) => exportJobs.getExport(ctx.svc, input.jobId)),
+});
