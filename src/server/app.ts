@@ -12,6 +12,9 @@ import { listenOperatorSocket } from "./operator-socket";
 import { assertMessagingConfigured } from "./providers/messaging";
 import { assertKycConfigured } from "./providers/kyc";
 import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
+import { resolveClientIp } from "./http/middleware/client-ip";
+import { compileCidrs } from "./net/cidr";
+import { CLIENT_IP_HEADER } from "./auth/client-ip";
 
 export type StartOptions = {
   port?: number;
@@ -50,9 +53,14 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     closeNext = () => app.close();
   }
 
+  const trusted = compileCidrs(e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean));
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     if (isPipelinePath(path) || !nextHandle) return void api(req, res);
+    // Next's handlers cannot see the socket: hand them the client address resolved exactly as the
+    // /v1 pipeline does (console rate limits, the allowlist page). Any incoming value is replaced.
+    const xff = req.headers["x-forwarded-for"];
+    req.headers[CLIENT_IP_HEADER] = resolveClientIp(req.socket.remoteAddress ?? "", Array.isArray(xff) ? xff.join(",") : xff ?? null, trusted);
     void nextHandle(req, res);
   });
   server.keepAliveTimeout = 65_000;
