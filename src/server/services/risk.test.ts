@@ -66,6 +66,14 @@ describe("POST /v1/risk/assess", () => {
     expect((await api.post("/v1/risk/assess", { deviceFingerprint: old })).body.signals).toMatchObject({ deviceEvents1h: 0, deviceEvents24h: 12 });
   });
 
+  it("a parallel burst from one device is counted exactly: each assessment sees every earlier one", async () => {
+    const { api } = await setup();
+    const fp = `fp-${randomUUID()}`;
+    const answers = await Promise.all(Array.from({ length: 12 }, () => api.post("/v1/risk/assess", { deviceFingerprint: fp })));
+    expect(answers.map((a) => a.body.signals.deviceEvents1h).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(answers.filter((a) => a.body.reasons.some((r: any) => r.code === "device_velocity")).length).toBe(7);
+  });
+
   it("one device shared by 3 and then 5 people or accounts adds 40, then 60; accounts created with the device count", async () => {
     const { db, org, api } = await setup();
     const fp = `fp-${randomUUID()}`;

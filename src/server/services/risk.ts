@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { DbOrTx } from "../db/client";
+import type { DbOrTx, Tx } from "../db/client";
 import type { ServiceContext } from "../context";
 import { sha256Hex } from "../crypto/hash";
 import { normalizeIp } from "../net/cidr";
@@ -70,10 +70,16 @@ async function deviceSubjects(db: DbOrTx, orgId: string, deviceHash: string, sin
 
 /**
  * Assesses one action and records it as a RiskEvent (written with `db`, which may be the caller's
- * transaction). Counts are of earlier events, read without locks: parallel attempts may each miss
- * the others, which velocity limits of this kind tolerate.
+ * transaction, or else in a short transaction of its own). Per-device counts are exact under
+ * parallel calls (a transaction-scoped advisory lock per organization and device); IP and
+ * organization counts are read without locks, so parallel attempts may miss each other there,
+ * which those weak signals tolerate.
  */
 export async function assessRisk(db: DbOrTx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
+  return "$transaction" in db ? db.$transaction((tx) => assessIn(tx, ctx, input, kind)) : assessIn(db, ctx, input, kind);
+}
+
+async function assessIn(db: Tx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
   const orgId = ctx.org.id;
   const now = ctx.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -81,6 +87,9 @@ export async function assessRisk(db: DbOrTx, ctx: ServiceContext, input: RiskAss
   const ip = (input.ipAddress && normalizeIp(input.ipAddress)) || normalizeIp(ctx.clientIp) || ctx.clientIp;
   const ipSource = input.ipAddress ? ("input" as const) : ("caller" as const);
 
+  // Assessments of one device queue up until the previous one's event is committed, so a burst of
+  // parallel attempts from one device is counted exactly, which is what such a burst is for.
+  if (deviceHash) await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`risk:${orgId}:${deviceHash}`}, 0))`;
   const count = (where: object, since: number) => db.riskEvent.count({ where: { orgId, ...where, createdAt: { gte: ago(since) } } });
   const [deviceEvents1h, deviceEvents24h, sharedDeviceSubjects, ipEvents1h, orgEvents1m, orgEvents1h] = await Promise.all([
     deviceHash ? count({ deviceFingerprintHash: deviceHash }, HOUR) : null,
