@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { fromIp, trustLoopbackProxy } from "../../testing/billing";
+import { hitWindow } from "../rate-limit";
 
 process.env.SANDBOX_CHAIN_FINALITY_SEC = "0";
 resetEnvCache();
@@ -13,15 +14,32 @@ describe("usage", () => {
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
     await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: `u${Date.now().toString(36)}`.slice(0, 12), did: `did:antelope:sandbox:u${Date.now()}`, ownerPublicKey: "PUB_K1_x", activePublicKey: "PUB_K1_x" } });
-    await api.get("/v1/tenant");
+    for (let i = 0; i < 3; i++) expect((await api.get("/v1/tenant")).status).toBe(200);
+    // The plan quota may reach the shared windows in batches (every 250 ms).
+    await new Promise((r) => setTimeout(r, 600));
     const res = await api.get("/v1/billing/usage");
     expect(res.status, res.text).toBe(200);
     expect(res.body.plan).toEqual({ id: "builder", name: "Builder", limits: { requestsPerMinute: 120 }, verificationsPerMonth: 100 });
     expect(res.body.meters).toMatchObject({ accounts: 1, verificationsThisMonth: 0 });
+    expect(res.body.meters.requestsToday).toBeGreaterThanOrEqual(3);
     expect(res.body.meters.requestsThisMinute).toBeGreaterThanOrEqual(0);
     // Another organization's accounts are not counted.
     const other = await client(url, (await createTestOrg()).apiKey).get("/v1/billing/usage");
     expect(other.body.meters.accounts).toBe(0);
+  });
+});
+
+describe("daily request meter", () => {
+  it("adds every increase of an organization's plan window to its day, and ignores other buckets", async () => {
+    const { db } = await testServer();
+    const org = await createTestOrg();
+    const at = new Date(Date.UTC(2026, 0, 15, 10, 30));
+    for (let i = 0; i < 3; i++) await hitWindow(db, `plan:${org.orgId}`, 120, 60, at);
+    await hitWindow(db, `plan:${org.orgId}`, 120, 60, new Date(at.getTime() + 60_000));
+    await hitWindow(db, `ip:203.0.113.7`, 6000, 60, at);
+    const day = await db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${org.orgId}`, day: new Date(Date.UTC(2026, 0, 15)) } } });
+    expect(day?.count).toBe(4);
+    expect(await db.usageDay.count({ where: { bucket: "ip:203.0.113.7" } })).toBe(0);
   });
 });
 

@@ -19,7 +19,7 @@ export async function usage(ctx: ServiceContext) {
   const plan = PLANS[ctx.org.plan];
   const [thisMinute, today, accounts, verifications] = await Promise.all([
     peekWindow(ctx.db, `plan:${orgId}`, 60, now),
-    peekWindow(ctx.db, `plan-day:${orgId}`, 86_400, now),
+    ctx.db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${orgId}`, day: startOfUtcDay(now) } } }).then((r) => r?.count ?? 0),
     ctx.db.account.count({ where: { orgId } }),
     ctx.db.kycSession.count({ where: { orgId, createdAt: { gte: startOfUtcMonth(now) } } }),
   ]);
