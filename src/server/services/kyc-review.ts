@@ -6,12 +6,13 @@ import { jcs } from "../crypto/jcs";
 import { deriveKey } from "../crypto/secret-box";
 import { unauthorized } from "../errors";
 import { logger } from "../log";
-import { kycProvider } from "../providers/kyc";
+import { kycProvider, withProvider } from "../providers/kyc";
 import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../providers/kyc/types";
 import { personDidOf } from "./account-ref";
 import { appendAudit } from "./audit";
 import { applyKybReview } from "./kyb";
 import { onKycReviewed } from "./kyc-approval";
+import { ensureSandboxLists } from "./screening";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -95,6 +96,10 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
   const callback = provider.verifyCallback(rawBody, headers);
   if (!callback) throw unauthorized("invalid_signature", "The callback signature does not verify.");
   if (callback.kind === "ignored") return { received: true as const, duplicate: false };
+  // Load the sandbox's fixture lists (once) outside the review's transaction: the embedded
+  // database cannot nest a transaction inside it.
+  await ensureSandboxLists(db);
+  const review = callback.kind === "kyc_review" ? await withIdentity(callback.review) : null;
   return db.$transaction(async (tx) => {
     const orgId = callback.kind === "kyc_review" ? await personOrg(tx, callback.review.externalId) : await orgOf(tx, callback.review.externalId);
     const fresh = await tx.providerEvent.createMany({
@@ -106,7 +111,7 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
       logger().warn({ provider: providerName, kind: callback.kind }, "callback for an unknown subject ignored");
       return { received: true as const, duplicate: false };
     }
-    if (callback.kind === "kyc_review") await applyKycReview(tx, callback.review);
+    if (review) await applyKycReview(tx, review);
     else await applyKybReview(tx, callback.review as KybReview);
     return { received: true as const, duplicate: false };
   }, { timeout: 30_000, maxWait: 10_000 });
@@ -120,4 +125,20 @@ async function personOrg(tx: Tx, id: string) {
 async function orgOf(tx: Tx, id: string) {
   if (!UUID.test(id)) return null;
   return (await tx.organization.findUnique({ where: { id }, select: { id: true } }))?.id ?? null;
+}
+
+/**
+ * Some providers' review callbacks carry no identity attributes (Sumsub's `applicantReviewed`):
+ * an approval then pulls the review once, so screening sees the verified name. If the pull
+ * fails the approval still applies, screened on the provider's own flags only (logged).
+ */
+async function withIdentity(review: KycReview): Promise<KycReview> {
+  if (review.status !== "approved" || review.identity.fullName) return review;
+  try {
+    const { value } = await withProvider(review.provider, "kyc.review", (p) => p.fetchReview(review.applicantId, review.externalId));
+    return { ...review, identity: value.identity, country: review.country ?? value.country };
+  } catch {
+    logger().warn({ provider: review.provider }, "could not pull the approved review's identity; screening on provider flags only");
+    return review;
+  }
 }

@@ -6,9 +6,10 @@ import { randomToken, sha256Hex } from "../crypto/hash";
 import { issuerDid } from "../crypto/issuer-keys";
 import { open, seal } from "../crypto/secret-box";
 import { AppError, conflict, notFound, rateLimited } from "../errors";
-import { kycProvider, withFailover } from "../providers/kyc";
+import { withFailover, withProvider } from "../providers/kyc";
 import { sandboxCallback } from "../providers/kyc/sandbox";
-import { ProviderError } from "../providers/kyc/types";
+import type { ProviderName } from "../providers/kyc/types";
+import { ensureSandboxLists } from "./screening";
 import type { KycStartInput } from "../schemas/kyc";
 import { findAccount, personDidOf, personIdFromDid } from "./account-ref";
 import { appendAudit } from "./audit";
@@ -123,16 +124,9 @@ async function findPerson(db: Db, orgId: string, personDid: string) {
 async function refreshFromProvider(ctx: ServiceContext, personId: string) {
   const session = await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, personId, providerSessionId: { not: null } }, orderBy: { createdAt: "desc" } });
   if (!session?.providerSessionId) return;
-  let review;
-  try {
-    review = await kycProvider(session.provider as never).fetchReview(session.providerSessionId, personId);
-  } catch (err) {
-    if (err instanceof ProviderError) {
-      const code = err.kind === "permanent" ? "PROVIDER_FAILURE" : "PROVIDER_UNAVAILABLE";
-      throw new AppError(code, `The KYC provider ${err.provider} could not return the review.`, err.retryAfterSec ? { retryAfterSec: err.retryAfterSec } : undefined);
-    }
-    throw err;
-  }
+  const applicantId = session.providerSessionId;
+  const { value: review } = await withProvider(session.provider as ProviderName, "kyc.refresh", (p) => p.fetchReview(applicantId, personId));
+  await ensureSandboxLists(ctx.db);
   await ctx.db.$transaction((tx) => applyKycReview(tx, review, `system:kyc-refresh:${session.provider}`), { timeout: 30_000, maxWait: 10_000 });
 }
 
