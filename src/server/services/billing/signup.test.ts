@@ -24,6 +24,18 @@ describe("plans", () => {
   });
 });
 
+describe("advisor over HTTP", () => {
+  it("recommends a plan from the catalog with its reasons (no model configured: the rules' text)", async () => {
+    const { url } = await testServer();
+    const res = await fromIp(url).post("/v1/billing/ai/advise", { question: "We onboard about 3,000 users a month", expectedMonthlyVerifications: 3000 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ recommendedPlan: { id: "growth", limits: { requestsPerMinute: 600 } }, source: "rules" });
+    expect(res.body.reasons[0]).toContain("Builder includes 100 verifications a month");
+    const bad = await fromIp(url).post("/v1/billing/ai/advise", { question: "", expectedMonthlyVerifications: -1 });
+    expect(bad.status).toBe(400);
+  });
+});
+
 describe("email proof", () => {
   it("sends a code to a work address, masks it, and trades the code for a single-use proof", async () => {
     const { url, db } = await testServer();

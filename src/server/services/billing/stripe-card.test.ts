@@ -167,6 +167,10 @@ describe("Growth by card through Stripe", () => {
     expect(down.status).toBe(503);
     expect(down.body.error.code).toBe("PROVIDER_UNAVAILABLE");
     expect(down.text).not.toContain(stripe.secretKey);
+    stripe.failNext(400, "invalid_request_error");
+    const refused = await fromIp(url).post("/v1/billing/checkout", body);
+    expect(refused.status).toBe(502);
+    expect(refused.body.error).toMatchObject({ code: "PROVIDER_FAILURE", details: { providerCode: "invalid_request_error" } });
     const retry = await fromIp(url).post("/v1/billing/checkout", body);
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.status).toBe("awaiting_payment");
