@@ -12,6 +12,8 @@ import { listenOperatorSocket } from "./operator-socket";
 import { assertMessagingConfigured } from "./providers/messaging";
 import { assertKycConfigured } from "./providers/kyc";
 import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
+import { assertPaymentsConfigured } from "./providers/payments";
+import { advisorConfig } from "./providers/advisor";
 import { resolveClientIp } from "./http/middleware/client-ip";
 import { compileCidrs } from "./net/cidr";
 import { CLIENT_IP_HEADER } from "./auth/client-ip";
@@ -37,6 +39,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // Fail at start-up, naming the bad variables, rather than on the first message or chain call.
   assertMessagingConfigured();
   assertKycConfigured();
+  assertPaymentsConfigured();
+  advisorConfig();
   if (!usesSimulatedChain()) chainConfigFromEnv();
   const conn = await connectDb();
   const applied = await migrateDatabase();
