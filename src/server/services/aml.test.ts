@@ -44,6 +44,16 @@ describe("POST /v1/aml/clear without four-eyes", () => {
     expect((await api.get("/v1/aml/cases")).body.cases).toEqual([]);
   });
 
+  it("accepts the person DID with an upper-case id and answers, stores and audits the canonical DID", async () => {
+    const { db, org, api } = await setup();
+    const p = await person(db, org.orgId, { pepFlag: true });
+    const upper = p.did.replace(p.id, p.id.toUpperCase());
+    const res = await api.post("/v1/aml/clear", { subjectDid: upper, reason: "namesake" });
+    expect(res.body).toMatchObject({ cleared: true, subjectDid: p.did });
+    expect((await db.amlCase.findUniqueOrThrow({ where: { id: res.body.caseId } })).subjectDid).toBe(p.did);
+    expect((await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "aml.cleared" } })).subject).toBe(p.did);
+  });
+
   it("answers 404 for an unknown person, a DID that is not a person DID, and another organization's person", async () => {
     const { db, api } = await setup();
     const other = await createTestOrg();

@@ -4,7 +4,7 @@ import { actorId, type ServiceContext } from "../context";
 import { issuerDid } from "../crypto/issuer-keys";
 import { notFound } from "../errors";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../schemas/aml";
-import { personIdFromDid } from "./account-ref";
+import { personDidOf, personIdFromDid } from "./account-ref";
 import {
   OPEN_STATUSES, UUID, caseClosed, caseNotFound, caseView, closerOf, liftFlags, lockCase, lockPerson, notAwaitingApproval,
   openCaseOf, priorityFromFlags, sameApprover, withHits,
@@ -41,6 +41,8 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
   const startedAt = ctx.now();
   const personId = personIdFromDid(issuerDid(), input.subjectDid);
   if (!personId) throw notFound("Person");
+  // The canonical form (lower-case id) is what cases, audit entries and the answer carry.
+  const subjectDid = personDidOf(issuerDid(), personId);
   // What the caller could see when the call began, read before any lock: if this case is closed
   // by the time we hold the lock, someone else closed it meanwhile.
   const seen = await ctx.db.amlCase.findFirst({ where: { orgId, personId, status: { in: [...OPEN_STATUSES] } }, select: { id: true } });
@@ -55,13 +57,13 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     let current = await openCaseOf(tx, orgId, personId);
     if (!current || (seen && current.id !== seen.id)) {
       const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, startedAt, me);
-      if (settled) return result(settled, input.subjectDid);
+      if (settled) return result(settled, subjectDid);
     }
-    current ??= await openByHand(tx, ctx, personId, input, person);
+    current ??= await openByHand(tx, ctx, personId, { subjectDid, reason: input.reason }, person);
     const now = ctx.now();
     if (fourEyes) {
       // A proposal already waiting stays as it is: the approver must be another identity.
-      if (current.status === "pending_approval") return result(current, input.subjectDid);
+      if (current.status === "pending_approval") return result(current, subjectDid);
       const pending = await tx.amlCase.update({
         where: { id: current.id },
         data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason },
@@ -69,10 +71,10 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       await appendAudit(tx, { orgId, actor: ctx.actor }, {
         action: "aml.clear_proposed",
         subjectType: "person",
-        subject: input.subjectDid,
+        subject: subjectDid,
         data: { caseId: current.id, reason: input.reason },
       });
-      return result(pending, input.subjectDid);
+      return result(pending, subjectDid);
     }
     const cleared = await tx.amlCase.update({
       where: { id: current.id },
@@ -82,10 +84,10 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     await appendAudit(tx, { orgId, actor: ctx.actor }, {
       action: "aml.cleared",
       subjectType: "person",
-      subject: input.subjectDid,
+      subject: subjectDid,
       data: { caseId: current.id, reason: input.reason, clearedBy: me, fourEyes: false, flagsBefore: flagsOf(person) },
     });
-    return result(cleared, input.subjectDid);
+    return result(cleared, subjectDid);
   }, TX);
 }
 
