@@ -27,8 +27,8 @@ export type DeliveryWorker = {
  * throughput is not limited by the tick interval.
  */
 export function createDeliveryWorker(opts: DeliveryWorkerOptions = {}): DeliveryWorker {
-  const concurrency = opts.concurrency ?? 16;
-  const perWebhook = opts.perWebhook ?? 4;
+  const concurrency = opts.concurrency ?? 32;
+  const perWebhook = opts.perWebhook ?? 8;
   const running = new Set<Promise<void>>();
   const perHook = new Map<string, number>();
   let claiming: Promise<number> | null = null;
@@ -64,8 +64,8 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions = {}): Delivery
       skipWebhooks,
       orgIds: opts.orgIds,
     });
-    // A full claim suggests more is due: look again when a slot frees up.
-    again = claims.length === free || skipWebhooks.length > 0;
+    // Work found (or held back by the per-webhook cap) suggests more is due: claim again as each attempt ends.
+    again = claims.length > 0 || skipWebhooks.length > 0;
     for (const c of claims) start(db, c);
     return claims.length;
   }
