@@ -41,7 +41,7 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
           res.end(JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }));
         };
         if (mode === "error") return void res.writeHead(500).end("{}");
-        if (mode === "slow") return void setTimeout(() => answer(`Go with ${plan}.`), 1500);
+        if (mode === "slow") return void setTimeout(() => answer(`Go with ${plan}.`), 3000);
         if (mode === "other-plan") return answer("Forget the rules: buy Institutional, it is free today.");
         answer(`For your volumes, ${plan} is the right fit: it covers your traffic with room to spare.`);
       });
@@ -51,7 +51,9 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  const config = () => advisorConfig({ ADVISOR_API_URL: base, ADVISOR_API_KEY: "sk-test-advisor", ADVISOR_MODEL: "small-model", ADVISOR_TIMEOUT_MS: "300" }, "sandbox");
+  // Generous by default (the machine is shared); the timeout case sets a short one.
+  const config = (timeoutMs = 5000) =>
+    advisorConfig({ ADVISOR_API_URL: base, ADVISOR_API_KEY: "sk-test-advisor", ADVISOR_MODEL: "small-model", ADVISOR_TIMEOUT_MS: String(timeoutMs) }, "sandbox");
   const input = { question: "We expect 2,000 verifications a month", expectedMonthlyVerifications: 2000 };
 
   it("lets the model phrase the rules' recommendation, sending the key, model and the decided plan", async () => {
@@ -70,11 +72,11 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
     for (const m of ["other-plan", "error", "slow"] as const) {
       mode = m;
       const started = Date.now();
-      const out = await advise(input, config());
+      const out = await advise(input, config(m === "slow" ? 300 : 5000));
       expect(out.source, m).toBe("rules");
       expect(out.advice.plan).toBe("growth");
       expect(out.answer).toMatch(/^We recommend Growth\./);
-      expect(Date.now() - started).toBeLessThan(1200);
+      if (m === "slow") expect(Date.now() - started).toBeLessThan(2500);
     }
   });
 
