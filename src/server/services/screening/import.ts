@@ -110,6 +110,9 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
     });
     const rows = parsed.entries?.map((e) => entryRow(version.id, e)) ?? [];
     for (let i = 0; i < rows.length; i += CHUNK) await insertEntries(tx, rows.slice(i, i + CHUNK));
+    await tx.$executeRaw`
+      INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
+      SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${version.id}::uuid`;
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
     // Off first, then on: the partial unique index allows one active version per list at every step.

@@ -45,11 +45,20 @@ export function skeleton(token: string): string {
   return token.replace(/[aeiouy]/g, "").replace(/(.)\1+/g, "$1");
 }
 
+// Entry tokens repeat across screens (common names); a bounded memo spares recomputing their codes.
+const codeMemo = new Map<string, string[]>();
+
 /** Phonetic codes of one token (primary and secondary Double Metaphone, de-duplicated). */
 export function phoneticCodes(token: string): string[] {
   if (token.length < 2 || /\d/.test(token)) return [];
-  const [a, b] = doubleMetaphone(token);
-  return [...new Set([a, b].filter((c) => c.length > 0))];
+  let codes = codeMemo.get(token);
+  if (!codes) {
+    const [a, b] = doubleMetaphone(token);
+    codes = [...new Set([a, b].filter((c) => c.length > 0))];
+    if (codeMemo.size >= 100_000) codeMemo.clear();
+    codeMemo.set(token, codes);
+  }
+  return codes;
 }
 
 /**

@@ -36,7 +36,7 @@ export type PersonQuery = { name: string; birthDate?: string | null; country?: s
 type ActiveVersion = { id: string; list: string; versionHash: string };
 
 /** Entries fetched per screen at most, best key overlap first; scoring is done on these only. */
-const MAX_CANDIDATES = 300;
+const MAX_CANDIDATES = 150;
 export const SCREENING_PROVIDER = "screening-lists";
 
 export async function activePersonLists(db: DbOrTx): Promise<ActiveVersion[]> {
@@ -61,20 +61,23 @@ type EntryRow = {
 
 /**
  * Matches at or above the threshold, best first, without storing anything. Candidates come from
- * the GIN index on the entries' phonetic and skeleton keys, so a screen reads the few entries
- * that share a key with the query rather than the whole list.
+ * the inverted index of phonetic and skeleton keys (screening_entry_keys), so a screen reads the
+ * few entries that share keys with the query rather than the whole list.
  */
 export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versions?: ActiveVersion[]; threshold?: number } = {}) {
   const versions = opts.versions ?? (await activePersonLists(db));
   const tokens = nameTokens(query.name);
   const keys = retrievalKeys(tokens);
   if (versions.length === 0 || keys.length === 0) return { matches: [] as ScreenMatch[], versions, candidates: 0 };
+  // Entries sharing the most keys with the query first: read from the key table's primary key.
   const rows = await db.$queryRaw<EntryRow[]>`
-    SELECT id::text, "listVersionId"::text, "externalId", name, "normalizedNames", "birthDates", countries, topics, programme
-    FROM screening_entries
-    WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND "nameKeys" && ${keys}::text[]
-    ORDER BY cardinality(ARRAY(SELECT unnest("nameKeys") INTERSECT SELECT unnest(${keys}::text[]))) DESC, id
-    LIMIT ${MAX_CANDIDATES}`;
+    WITH hits AS (
+      SELECT "entryId", count(*) AS n FROM screening_entry_keys
+      WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND key = ANY(${keys}::text[])
+      GROUP BY "entryId" ORDER BY n DESC, "entryId" LIMIT ${MAX_CANDIDATES})
+    SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
+    FROM hits JOIN screening_entries e ON e.id = hits."entryId"
+    ORDER BY hits.n DESC, e.id`;
   const listOf = new Map(versions.map((v) => [v.id, v.list]));
   const threshold = opts.threshold ?? MATCH_THRESHOLD;
   const matches: ScreenMatch[] = [];

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:screening`: the time of one screen (screenPerson: candidate retrieval by key,
+ * scoring, storing the result) against generated lists of 5,000 and 50,000 people, so growth with
+ * list size is visible. Runs on a throwaway PostgreSQL database (found as the tests find one) and
+ * drops it at the end. Flags: --screens N (default 300).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { applyMigrations } from "../src/server/db/migrate";
+import { createDatabase, dropDatabase, findPostgres } from "../src/server/testing/postgres";
+
+const argv = process.argv.slice(2);
+const screensArg = argv.indexOf("--screens");
+const SCREENS = screensArg >= 0 ? Number(argv[screensArg + 1]) : 300;
+const SIZES = [5_000, 50_000];
+
+/** A deterministic generator, so every run screens the same names against the same lists. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const ONSETS = ["b", "d", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "kr", "st", "tr", "sh", "kh", "ch", "gr", "pl"];
+const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ia"];
+const CODAS = ["", "n", "r", "s", "k", "l", "v", "nko", "vic", "ski", "dis", "ani", "ez"];
+
+function nameMaker(rand: () => number) {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const word = (syllables: number) => {
+    let w = "";
+    for (let i = 0; i < syllables; i++) w += pick(ONSETS) + pick(VOWELS);
+    w += pick(CODAS);
+    return w[0]!.toUpperCase() + w.slice(1);
+  };
+  // A realistic shape: a few hundred common first names, surnames mostly rare.
+  const firstNames = Array.from({ length: 400 }, () => word(2));
+  return () => `${pick(firstNames)} ${rand() < 0.3 ? `${word(2)} ` : ""}${word(2 + Math.floor(rand() * 2))}`;
+}
+
+function syntheticList(size: number, seed: number): { text: string; names: string[] } {
+  const rand = rng(seed);
+  const make = nameMaker(rand);
+  const names: string[] = [];
+  const lines: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const name = make();
+    names.push(name);
+    const year = 1940 + Math.floor(rand() * 60);
+    lines.push(
+      JSON.stringify({
+        id: `bench-${i}`,
+        schema: "Person",
+        properties: { name: [name], alias: rand() < 0.3 ? [make()] : [], birthDate: [String(year)], topics: [rand() < 0.7 ? "sanction" : "role.pep"] },
+      }),
+    );
+  }
+  return { text: lines.join("\n"), names };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function main() {
+  const server = await findPostgres();
+  const dbName = `bi_bench_screening_${process.pid}_${Date.now().toString(36)}`;
+  const url = await createDatabase(server.adminUrl, dbName);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-screening-"));
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await applyMigrations({
+      query: async (text, params) => (await admin.query(text, params as unknown[])).rows,
+      exec: async (text) => void (await admin.query(text)),
+    });
+    // The service code reads its database from the environment; point it at the throwaway one.
+    process.env.DATABASE_URL = url;
+    process.env.BI_DATA_DIR = dataDir;
+    process.env.BI_ENV = "sandbox";
+    const { getDb, disconnectDb } = await import("../src/server/db/client");
+    const { importList } = await import("../src/server/services/screening/import");
+    const { ensureSandboxLists } = await import("../src/server/services/screening/sandbox-lists");
+    const { screenPerson } = await import("../src/server/services/screening/screen");
+    const db = await getDb();
+    await ensureSandboxLists(db); // the fixtures load first, as in a sandbox, so the timed screens never include that
+    const orgId = randomUUID();
+    const rows: string[][] = [];
+    for (const size of SIZES) {
+      const list = syntheticList(size, 7);
+      const t0 = performance.now();
+      // One list, replaced: the 50,000 version takes the place of the 5,000 one, as a real import would.
+      const imported = await importList(db, { format: "ftm", list: "bench", files: [{ name: `bench-${size}.json`, text: list.text }], importedBy: "system:bench" });
+      const importMs = performance.now() - t0;
+      await admin.query("ANALYZE screening_entries");
+      // Half the screens are listed people (with a typo), half are people not on the list.
+      const rand = rng(99);
+      const outsider = nameMaker(rng(12345));
+      const queries = Array.from({ length: SCREENS + 20 }, (_, i) => {
+        if (i % 2) return outsider();
+        const n = list.names[Math.floor(rand() * list.names.length)]!;
+        return n.length > 6 ? n.slice(0, 5) + n[6] + n[5] + n.slice(7) : n;
+      });
+      const times: number[] = [];
+      let hits = 0;
+      for (const [i, name] of queries.entries()) {
+        const t = performance.now();
+        const out = await screenPerson(db, { orgId, subjectRef: `bench-${i}`, name });
+        if (i >= 20) times.push(performance.now() - t); // the first 20 warm up caches and plans
+        if (out.matches.length) hits++;
+      }
+      times.sort((a, b) => a - b);
+      rows.push([
+        size.toLocaleString("en"),
+        String(imported.entryCount),
+        `${(importMs / 1000).toFixed(1)} s`,
+        String(times.length),
+        `${percentile(times, 50).toFixed(2)} ms`,
+        `${percentile(times, 95).toFixed(2)} ms`,
+        `${Math.round((hits / queries.length) * 100)}%`,
+      ]);
+    }
+    const head = ["list size", "entries", "import", "screens", "median", "p95", "with a match"];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+    console.log(`screening: one screenPerson (retrieval by phonetic/skeleton key, scoring, stored result), ${os.cpus().length} CPUs`);
+    console.log(line(head));
+    for (const r of rows) console.log(line(r));
+    await disconnectDb();
+  } finally {
+    await admin.end().catch(() => undefined);
+    await dropDatabase(server.adminUrl, dbName);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err.stack ?? err.message);
+    process.exit(1);
+  },
+);
