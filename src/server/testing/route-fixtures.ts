@@ -64,6 +64,7 @@ async function webhook({ db, orgId }: FixtureContext) {
 
 export const routeFixtures: Record<string, RouteFixture> = {
   "POST /v1/aml/screen-applicant": { body: () => ({ applicantIdHash: "ab".repeat(32), fullName: "Fixture Applicant Person" }) },
+  "POST /v1/aml/denylist": { body: () => ({ applicantIdHash: randomBytes(32).toString("hex"), reason: "fixture: known fraud" }) },
   "DELETE /v1/aml/denylist/{applicantIdHash}": {
     params: async ({ db, orgId }) => {
       const entry = await db.applicantDenylistEntry.create({
