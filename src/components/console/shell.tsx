@@ -4,8 +4,9 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { DropdownMenu } from "radix-ui";
 import { signOut } from "next-auth/react";
-import { createContext, useContext } from "react";
-import { TRPCReactProvider } from "@/trpc/react";
+import { createContext, useContext, useEffect } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { TRPCReactProvider, useTRPC } from "@/trpc/react";
 import { ToastProvider } from "@/components/ui/toast";
 import { Badge } from "@/components/ui/badge";
 import { atLeast, roleLabel, type Role } from "./roles";
@@ -30,6 +31,7 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
     <MeContext.Provider value={me}>
       <TRPCReactProvider>
         <ToastProvider>
+          <SessionCheck path={path} />
           <div className="min-h-screen lg:flex">
             <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:p-2">
               Skip to content
@@ -91,6 +93,21 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
       </TRPCReactProvider>
     </MeContext.Provider>
   );
+}
+
+/**
+ * Client-side navigation keeps the layout (and its server-side session check) mounted, so each
+ * navigation, window focus and every minute asks the service again; a 401 (deactivated, password
+ * changed, expired) sends the member to sign-in through the query client's error handler.
+ */
+function SessionCheck({ path }: { path: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  useQuery({ ...trpc.session.me.queryOptions(), refetchInterval: 60_000, refetchOnWindowFocus: true });
+  useEffect(() => {
+    void qc.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
+  }, [path, qc, trpc]);
+  return null;
 }
 
 function UserMenu({ me }: { me: Me }) {

@@ -46,7 +46,7 @@ const ROLES = Object.keys(ROLE_RANK) as MemberRole[];
 const below = (r: MemberRole) => ROLES.find((x) => ROLE_RANK[x] === ROLE_RANK[r] - 1);
 
 type Proc = { _def: { meta?: ConsoleMeta; type: "query" | "mutation" | "subscription" } };
-const procedures = Object.entries(appRouter._def.procedures as Record<string, Proc>);
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, Proc>);
 
 async function ctxFor(role: MemberRole): Promise<ServiceContext> {
   const db = await getDb();

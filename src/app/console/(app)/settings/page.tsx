@@ -70,17 +70,26 @@ function Section({ title, id, children, description }: { title: string; id: stri
   );
 }
 
-function Policy({ policy }: { policy: Record<(typeof FLAGS)[number][0], boolean> }) {
+type Flags = Record<(typeof FLAGS)[number][0], boolean>;
+
+function Policy({ policy: saved_ }: { policy: Flags }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const update = useMutation(trpc.settings.updatePolicy.mutationOptions({ onSuccess: saved.ok("Policy saved"), onError: saved.fail("The policy was not saved") }));
+  // Shown at once and put back if the service refuses the change.
+  const [policy, setPolicy] = useState(saved_);
+  const update = useMutation(
+    trpc.settings.updatePolicy.mutationOptions({
+      onSuccess: (p) => { setPolicy(p); saved.ok("Policy saved")(); },
+      onError: (err) => { setPolicy(saved_); saved.fail("The policy was not saved")(err); },
+    }),
+  );
   return (
     <Section title="Policy" id="policy-h" description="Gates on free account creation and the AML four-eyes rule.">
       <ul className="space-y-3">
         {FLAGS.map(([flag, label]) => (
           <li key={flag}>
             <label className="flex items-start gap-3 text-sm">
-              <input type="checkbox" className="mt-0.5 h-4 w-4 rounded border-slate-300" checked={policy[flag]} disabled={update.isPending} onChange={(e) => update.mutate({ [flag]: e.target.checked })} />
+              <input type="checkbox" className="mt-0.5 h-4 w-4 rounded border-slate-300" checked={policy[flag]} disabled={update.isPending} onChange={(e) => { setPolicy({ ...policy, [flag]: e.target.checked }); update.mutate({ [flag]: e.target.checked }); }} />
               <span>{label}</span>
             </label>
           </li>

@@ -1,0 +1,161 @@
+import { expect, test } from "@playwright/test";
+import { callProcedure, createOrg, memberPage, shoot, signIn } from "./console-helpers";
+
+// The admin console in Chromium against the service as `npm run serve` runs it. Emailed sign-in
+// codes are read from the sandbox's dev outbox over the operator socket.
+
+test("bootstrap owner adds members; a member signs in with the emailed code", async ({ page, browser }) => {
+  const org = await createOrg();
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/console\/sign-in$/);
+  await shoot(page, "sign-in");
+
+  // A wrong password says nothing about which part was wrong.
+  await page.getByLabel("Organization ID").fill(org.organizationId);
+  await page.getByLabel("Email").fill("founder@acme.test");
+  await page.getByLabel("Console password").fill("not-the-password");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Sign-in failed" })).toHaveText("Sign-in failed. Check the organization ID, email, password and code.");
+
+  await signIn(page, org, "founder@acme.test");
+  await expect(page.getByText("Signed in as founder@acme.test (owner).")).toBeVisible();
+  await shoot(page, "dashboard");
+
+  await page.getByRole("link", { name: "Members" }).first().click();
+  await expect(page.getByText("No members yet: anyone with the console password")).toBeVisible();
+  for (const [email, role] of [["co@acme.test", "compliance officer"], ["admin@acme.test", "admin"]] as const) {
+    await page.getByRole("button", { name: "Add member" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add a member" });
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByLabel("Role").selectOption({ label: role });
+    await dialog.getByRole("button", { name: "Add member" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole("cell", { name: email })).toBeVisible();
+  }
+  // The bootstrap owner became a member too, so adding colleagues did not lock them out.
+  await expect(page.getByRole("cell", { name: "founder@acme.test" })).toBeVisible();
+  await expect(page.getByLabel("Role of co@acme.test")).toHaveValue("compliance_officer");
+  await shoot(page, "members");
+
+  const co = await memberPage(browser, org, "co@acme.test");
+  await expect(co.getByText("Signed in as co@acme.test (compliance officer).")).toBeVisible();
+  await expect(co.getByRole("link", { name: "Audit log" }).first()).toBeVisible();
+  await expect(co.getByRole("link", { name: "Members" })).toHaveCount(0);
+  await co.context().close();
+});
+
+test("a viewer cannot reach admin pages or call admin procedures", async ({ page, browser }) => {
+  const org = await createOrg();
+  await signIn(page, org, "owner@acme.test");
+  expect((await callProcedure(page, "members.add", "mutation", { email: "viewer@acme.test", role: "viewer" })).status()).toBe(200);
+
+  const viewer = await memberPage(browser, org, "viewer@acme.test");
+  for (const name of ["Members", "API keys", "Settings", "Audit log"]) await expect(viewer.getByRole("link", { name })).toHaveCount(0);
+  for (const path of ["/console/members", "/console/api-keys", "/console/settings", "/console/audit"]) {
+    await viewer.goto(path);
+    await expect(viewer.getByRole("heading", { name: "Not available to your role" })).toBeVisible();
+  }
+  await shoot(viewer, "viewer-refused");
+  expect((await callProcedure(viewer, "members.list", "query")).status()).toBe(403);
+  expect((await callProcedure(viewer, "apiKeys.mint", "mutation", { name: "sneaky", scopes: ["admin"] })).status()).toBe(403);
+  expect((await callProcedure(viewer, "members.add", "mutation", { email: "me2@acme.test", role: "owner" })).status()).toBe(403);
+  expect((await callProcedure(viewer, "accounts.list", "query", { limit: 5 })).status()).toBe(200);
+  await viewer.context().close();
+
+  // No session at all: 401 from the procedures, sign-in from the pages.
+  const anon = await browser.newContext();
+  const anonPage = await anon.newPage();
+  expect((await callProcedure(anonPage, "tenant.get", "query")).status()).toBe(401);
+  await anon.close();
+});
+
+test("mint a key on the page, use it against /v1, revoke it", async ({ page, request }) => {
+  const org = await createOrg();
+  await signIn(page, org, "owner@acme.test");
+  await page.getByRole("link", { name: "API keys" }).first().click();
+  await page.getByRole("button", { name: "Mint key" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Name").fill("Wallet backend");
+  await dialog.getByLabel("accounts_write").check();
+  await dialog.getByRole("button", { name: "Mint key" }).click();
+  await expect(dialog.getByText("Shown once.")).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Copy key" })).toBeVisible();
+  const apiKey = (await dialog.getByTestId("minted-key").textContent())!.trim();
+  expect(apiKey).toMatch(/^bi_test_/);
+  await shoot(page, "api-key-minted");
+  await dialog.getByRole("button", { name: "Done" }).click();
+  await expect(page.getByText(apiKey)).toHaveCount(0);
+  await shoot(page, "api-keys");
+
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const tenant = await request.get("/v1/tenant", { headers: auth });
+  expect(tenant.status()).toBe(200);
+  expect((await tenant.json()).organizationId).toBe(org.organizationId);
+  expect((await request.get("/v1/admin/members", { headers: auth })).status()).toBe(403);
+
+  const row = page.getByRole("row", { name: /Wallet backend/ });
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
+  await expect(row.getByText("revoked")).toBeVisible();
+  expect((await request.get("/v1/tenant", { headers: auth })).status()).toBe(401);
+});
+
+test("verify the audit chain from the page and download a signed export", async ({ page }) => {
+  const org = await createOrg();
+  await signIn(page, org, "owner@acme.test");
+  await page.getByRole("link", { name: "Audit log" }).first().click();
+  await expect(page.getByRole("cell", { name: "organization.created" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "console.signed_in" })).toBeVisible();
+  await page.getByRole("button", { name: "Verify the chain" }).click();
+  await expect(page.getByTestId("verify-result")).toContainText("Chain intact");
+
+  await page.getByRole("button", { name: "Start export" }).click();
+  const download = page.getByRole("button", { name: "Download" });
+  await expect(download).toBeVisible({ timeout: 20_000 });
+  const [file] = await Promise.all([page.waitForEvent("download"), download.click()]);
+  const artifact = JSON.parse(await (await import("node:fs/promises")).readFile((await file.path())!, "utf8"));
+  expect(artifact).toMatchObject({ format: "bi-audit-export/1", organizationId: org.organizationId, proof: { alg: "Ed25519" } });
+  expect(artifact.entries.map((e: { action: string }) => e.action)).toContain("console.signed_in");
+  await shoot(page, "audit");
+});
+
+test("settings: policy, allowlist showing the caller's address, DPA; accounts page", async ({ page }) => {
+  const org = await createOrg();
+  await signIn(page, org, "owner@acme.test");
+  await page.getByRole("link", { name: "Settings" }).first().click();
+  await expect(page.getByTestId("client-ip")).toHaveText("127.0.0.1");
+  await page.getByLabel("Four-eyes: a second member approves every AML clear").check();
+  await expect(page.getByText("Policy saved").first()).toBeVisible();
+  await page.getByLabel("Allowed ranges").fill("203.0.113.0/24");
+  await expect(page.getByRole("alert").filter({ hasText: "Your address 127.0.0.1 is not on this list" })).toBeVisible();
+  await page.getByLabel("Allowed ranges").fill("127.0.0.0/8");
+  await page.getByRole("button", { name: "Save allowlist" }).click();
+  await expect(page.getByText("Allowlist saved").first()).toBeVisible();
+  await page.getByRole("button", { name: "Accept the DPA" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Accept" }).click();
+  await expect(page.getByText(/^Accepted on/)).toBeVisible();
+  await shoot(page, "settings");
+  await page.getByRole("link", { name: "Accounts" }).first().click();
+  await expect(page.getByText("No accounts yet.")).toBeVisible();
+  await shoot(page, "accounts");
+});
+
+test("a deactivated member is signed out at their next request", async ({ page, browser }) => {
+  const org = await createOrg();
+  await signIn(page, org, "owner@acme.test");
+  expect((await callProcedure(page, "members.add", "mutation", { email: "op@acme.test", role: "operator" })).status()).toBe(200);
+  const op = await memberPage(browser, org, "op@acme.test");
+
+  await page.getByRole("link", { name: "Members" }).first().click();
+  await page.getByRole("row", { name: /op@acme\.test/ }).getByRole("button", { name: "Deactivate" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Deactivate" }).click();
+  await expect(page.getByRole("row", { name: /op@acme\.test/ }).getByText("inactive")).toBeVisible();
+
+  expect((await callProcedure(op, "tenant.get", "query")).status()).toBe(401);
+  // The next navigation, even one served from the client's cache, checks the session and ends it.
+  await op.getByRole("link", { name: "Accounts" }).first().click();
+  await expect(op).toHaveURL(/\/console\/sign-in\?ended=1/);
+  await expect(op.getByText("Your session has ended. Sign in again.")).toBeVisible();
+  await expect(op.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
+  await op.context().close();
+});
