@@ -29,7 +29,9 @@ export async function confirmChainPayment(pub: PublicContext, input: { sessionId
   await limitPublicCall(pub, "poll");
   const session = await findSession(pub.db, input.sessionId);
   if (session.status === "provisioned") throw conflict("already_provisioned", "This checkout is already provisioned.");
-  if (session.status !== "awaiting_payment") throw conflict("not_awaiting_payment", `This checkout is ${session.status}, not awaiting payment.`);
+  if (session.status !== "awaiting_payment" && session.status !== "expired") {
+    throw conflict("not_awaiting_payment", `This checkout is ${session.status}, not awaiting payment.`);
+  }
   if (!session.memo || !session.treasury || !session.amount) {
     throw notVerified("chain_payment_unavailable", "This checkout takes no on-chain payment.");
   }

@@ -58,6 +58,16 @@ describe("Growth checkout settled in the sandbox", () => {
     expect(all.filter((r) => r.status === 409)).toHaveLength(9);
   });
 
+  it("shows an unpaid checkout as expired after its day, and still settles a payment that arrives late", async () => {
+    const { url, db } = await testServer();
+    const co = await growthCheckout(url);
+    await db.checkoutSession.update({ where: { id: co.sessionId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`)).body.status).toBe("expired");
+    const late = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId });
+    expect(late.status, late.text).toBe(200);
+    expect((await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`)).body.status).toBe("provisioned");
+  });
+
   it("answers 404 for an unknown session, in the envelope", async () => {
     const { url } = await testServer();
     for (const id of ["6f1d2a8e-8a43-4c55-9a55-0a4c1f2e9b11", "not-a-session"]) {

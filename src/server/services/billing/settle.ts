@@ -48,7 +48,8 @@ export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, o
   let moved;
   try {
     moved = await tx.checkoutSession.updateMany({
-      where: { id: sessionId, status: "awaiting_payment" },
+      // A payment that arrives after the checkout was shown as expired still settles: the money moved.
+      where: { id: sessionId, status: { in: ["awaiting_payment", "expired"] } },
       data: {
         status: "provisioned",
         provisionedAt: now,

@@ -113,6 +113,7 @@ export async function checkout(pub: PublicContext, input: CheckoutInput) {
         status: "awaiting_payment",
         proofTokenId: spent.id,
         paymentSessionId: card.paymentSessionId,
+        checkoutUrl: card.checkoutUrl,
         memo: chain?.memo,
         amount: chain?.amount,
         treasury: chain?.treasury,

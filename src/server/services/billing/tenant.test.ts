@@ -73,6 +73,19 @@ describe("upgrade", () => {
     expect(again.body.error.details.reason).toBe("plan_not_upgradable");
   });
 
+  it("hands out one pending upgrade checkout, even to concurrent calls, so Growth is never paid twice", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    const all = await Promise.all(Array.from({ length: 5 }, () => api.post("/v1/billing/upgrade")));
+    expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(all.map((r) => r.body.sessionId)).size).toBe(1);
+    expect(new Set(all.map((r) => r.body.checkoutUrl)).size).toBe(1);
+    expect(await db.checkoutSession.count({ where: { orgId: org.orgId, purpose: "upgrade" } })).toBe(1);
+    const later = await api.post("/v1/billing/upgrade");
+    expect(later.body.sessionId).toBe(all[0]!.body.sessionId);
+  });
+
   it("can be paid on chain: 201 without a new key, the plan changes", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg();

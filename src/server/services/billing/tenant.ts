@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { CheckoutSession } from "@/generated/prisma/client.ts";
+import { Prisma } from "../../db/client";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { conflict } from "../../errors";
@@ -36,14 +38,35 @@ export async function usage(ctx: ServiceContext) {
   };
 }
 
+/** A pending upgrade younger than this is handed out again (Stripe's Checkout Sessions live 24 hours). */
+const REUSE_PENDING_MS = 23 * 60 * 60 * 1000;
+
+const upgradeView = (s: CheckoutSession) => ({
+  sessionId: s.id,
+  status: "awaiting_payment" as const,
+  plan: "growth" as const,
+  checkoutUrl: s.checkoutUrl ?? "",
+  chainPayment: s.memo && s.treasury && s.amount ? { treasury: s.treasury, memo: s.memo, amount: s.amount } : null,
+});
+
+const pendingUpgrade = (ctx: ServiceContext) =>
+  ctx.db.checkoutSession.findFirst({ where: { orgId: ctx.org.id, purpose: "upgrade", status: "awaiting_payment" } });
+
 /**
  * POST /v1/billing/upgrade (Builder → Growth): a checkout for this organization, paid by card or
- * chain like a signup; settling it changes the plan and keeps the organization and its keys.
+ * chain like a signup; settling it changes the plan and keeps the organization and its keys. A
+ * pending upgrade is handed out again rather than duplicated (one per organization, by a partial
+ * unique index), so the organization cannot end up paying for Growth twice.
  */
 export async function upgrade(ctx: ServiceContext) {
   if (ctx.org.plan !== "builder") {
     throw conflict("plan_not_upgradable", `The ${PLANS[ctx.org.plan].name} plan cannot be upgraded here; contact sales for Institutional.`);
   }
+  const pending = await pendingUpgrade(ctx);
+  if (pending?.checkoutUrl && ctx.now().getTime() - pending.createdAt.getTime() < REUSE_PENDING_MS) return upgradeView(pending);
+  // Too old to pay by card: retire it (a late payment of it still settles, see settleCheckout).
+  if (pending) await ctx.db.checkoutSession.updateMany({ where: { id: pending.id, status: "awaiting_payment" }, data: { status: "expired" } });
+
   const sessionId = randomUUID();
   const card = await payments().createCheckout({
     checkoutId: sessionId,
@@ -52,31 +75,41 @@ export async function upgrade(ctx: ServiceContext) {
     ...returnUrls(sessionId),
   });
   const chain = chainTerms();
-  await ctx.db.$transaction(async (tx) => {
-    await tx.checkoutSession.create({
-      data: {
-        id: sessionId,
-        orgId: ctx.org.id,
-        purpose: "upgrade",
-        email: ctx.org.contactEmail ?? "",
-        plan: "growth",
-        organizationName: ctx.org.name,
-        status: "awaiting_payment",
-        paymentSessionId: card.paymentSessionId,
-        memo: chain?.memo,
-        amount: chain?.amount,
-        treasury: chain?.treasury,
-        expiresAt: new Date(ctx.now().getTime() + BILLING.checkoutTtlSec * 1000),
-      },
+  try {
+    const created = await ctx.db.$transaction(async (tx) => {
+      const row = await tx.checkoutSession.create({
+        data: {
+          id: sessionId,
+          orgId: ctx.org.id,
+          purpose: "upgrade",
+          email: ctx.org.contactEmail ?? "",
+          plan: "growth",
+          organizationName: ctx.org.name,
+          status: "awaiting_payment",
+          paymentSessionId: card.paymentSessionId,
+          checkoutUrl: card.checkoutUrl,
+          memo: chain?.memo,
+          amount: chain?.amount,
+          treasury: chain?.treasury,
+          expiresAt: new Date(ctx.now().getTime() + BILLING.checkoutTtlSec * 1000),
+        },
+      });
+      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+        action: "billing.upgrade_started",
+        subjectType: "checkout_session",
+        subject: sessionId,
+        data: { from: ctx.org.plan, to: "growth" },
+      });
+      return row;
     });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "billing.upgrade_started",
-      subjectType: "checkout_session",
-      subject: sessionId,
-      data: { from: ctx.org.plan, to: "growth" },
-    });
-  });
-  return { sessionId, status: "awaiting_payment" as const, plan: "growth" as const, checkoutUrl: card.checkoutUrl, chainPayment: chain };
+    return upgradeView(created);
+  } catch (err) {
+    // A concurrent upgrade call created the pending checkout first: hand that one out.
+    if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")) throw err;
+    const winner = await pendingUpgrade(ctx);
+    if (!winner) throw err;
+    return upgradeView(winner);
+  }
 }
 
 /** POST /v1/billing/portal: the payment provider's customer portal for this organization. */
