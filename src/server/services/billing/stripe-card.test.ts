@@ -142,6 +142,25 @@ describe("Growth by card through Stripe", () => {
     expect(changes.map((c) => (c.data as { to: string }).to)).toEqual(["builder", "growth"]);
   });
 
+  it("upgrades Builder to Growth when the upgrade's Checkout Session completes, keeping the organization and its key", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    const up = await api.post("/v1/billing/upgrade");
+    expect(up.status, up.text).toBe(200);
+    const sent = stripe.requests.filter((r) => r.path === "/v1/checkout/sessions").at(-1)!;
+    expect(sent.params.client_reference_id).toBe(up.body.sessionId);
+    expect(sent.params.customer_email).toMatch(/@example\.test$/);
+    const row = (await db.checkoutSession.findUnique({ where: { id: up.body.sessionId } }))!;
+    const evt = completed(up.body.sessionId, row.paymentSessionId!, "cus_upgrader1");
+    const res = await webhook(url, evt.payload, evt.header);
+    expect(res.body).toMatchObject({ received: true, action: "upgraded" });
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!).toMatchObject({ plan: "growth", paymentCustomerId: "cus_upgrader1" });
+    const next = await api.get("/v1/tenant");
+    expect(next.status).toBe(200);
+    expect(next.headers.get("x-ratelimit-plan-limit")).toBe("600");
+  });
+
   it("opens the customer portal for the organization's Stripe customer; 409 without one", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg();
