@@ -15,7 +15,7 @@ let url: string;
 const PUBLIC_IP = "93.184.215.14";
 
 beforeAll(async () => {
-  webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "false", WEBHOOK_BACKOFF_BASE_MS: "50", WEBHOOK_TIMEOUT_MS: "800" });
+  webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "false", WEBHOOK_BACKOFF_BASE_MS: "60000", WEBHOOK_TIMEOUT_MS: "800" });
   db = await getDb();
   url = (await testServer()).url;
 });

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Db } from "@/server/db/client";
 import { emitEvent, type EventName } from "@/server/services/outbox";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
@@ -18,6 +18,10 @@ beforeAll(async () => {
   db = await getDb();
   url = (await testServer()).url;
 });
+
+// Tests that stop at "failed" use a long backoff for their case, so a retry cannot start before they look.
+const noRetry = () => webhookTestEnv({ WEBHOOK_BACKOFF_BASE_MS: "60000" });
+afterEach(() => void webhookTestEnv({ WEBHOOK_BACKOFF_BASE_MS: String(BASE_MS) }));
 
 /** An organization with one webhook (registered over HTTP) pointing at `receiver`. */
 async function orgWithHook(receiver: Receiver, events: string[] = ["*"]) {
@@ -75,6 +79,7 @@ describe("webhook delivery to real receivers on loopback", () => {
   });
 
   it("302: failed, and the redirect is not followed", async () => {
+    noRetry();
     const target = await startReceiver(() => 200);
     const { receiver, row } = await oneDelivery(() => ({ status: 302, headers: { location: target.url } }), "failed");
     expect(receiver.received).toHaveLength(1);
@@ -85,6 +90,7 @@ describe("webhook delivery to real receivers on loopback", () => {
   });
 
   it("a receiver that never answers: failed with a timeout", async () => {
+    noRetry();
     const started = Date.now();
     const { receiver, row } = await oneDelivery(() => "hang", "failed");
     expect(receiver.received).toHaveLength(1);
@@ -94,6 +100,7 @@ describe("webhook delivery to real receivers on loopback", () => {
   });
 
   it("a refused connection: failed", async () => {
+    noRetry();
     const receiver = await startReceiver();
     const { org } = await orgWithHook(receiver);
     await receiver.close();

@@ -25,7 +25,7 @@ const seen: Array<{ servername: string | false | null; host: string; raw: Buffer
 const resolver = async () => [{ address: "127.0.0.1", family: 4 as const }];
 
 beforeAll(async () => {
-  webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_BACKOFF_BASE_MS: "50" });
+  webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_BACKOFF_BASE_MS: "60000" });
   db = await getDb();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-tls-"));
   execFileSync("openssl", [

@@ -61,6 +61,9 @@ export async function resolveChecked(url: URL, opts: { allowPrivate: boolean; re
 
 export type PostResult = { status: number; latencyMs: number; address: string };
 
+/** Bytes of a receiver's answer read before the connection is dropped. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
 function classify(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: number): OutboundError {
@@ -118,8 +121,16 @@ export async function pinnedPost(
     };
     const status = await new Promise<number>((resolve, reject) => {
       const req = (url.protocol === "https:" ? https : http).request(options, (res) => {
-        // Read (and drop) the answer so the status counts only once the receiver finished it.
-        res.on("data", () => undefined);
+        // Read (and drop) the answer so the status counts only once the receiver finished it; past
+        // MAX_ANSWER_BYTES the rest is not worth the bandwidth, and the status is already known.
+        let read = 0;
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) {
+            resolve(res.statusCode ?? 0);
+            res.destroy();
+          }
+        });
         res.on("end", () => resolve(res.statusCode ?? 0));
         res.on("error", reject);
       });

@@ -26,8 +26,9 @@ export async function driveWebhooks(
   try {
     for (;;) {
       await dispatchOutboxEvents(db, { orgId });
-      await worker.tick(db);
+      // Checked before claiming, so a state reached (say "failed") is seen before a retry can start.
       if (await done()) return;
+      await worker.tick(db);
       if (Date.now() > deadline) throw new Error("webhook deliveries did not reach the expected state in time");
       await new Promise((r) => setTimeout(r, 10));
     }
