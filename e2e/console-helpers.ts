@@ -74,7 +74,8 @@ export async function shoot(page: Page, name: string) {
   const size = page.viewportSize();
   for (const [label, width, height] of [["desktop", 1280, 800], ["phone", 390, 844]] as const) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(150);
+    await page.waitForLoadState("networkidle");
+    await page.waitForTimeout(200);
     await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: true });
   }
   if (size) await page.setViewportSize(size);
@@ -87,3 +88,6 @@ export async function callProcedure(page: Page, path: string, kind: "query" | "m
     ? page.request.get(`/api/trpc/${path}${body ? `?input=${encodeURIComponent(JSON.stringify(body))}` : ""}`)
     : page.request.post(`/api/trpc/${path}`, { data: body ?? {}, headers: { "content-type": "application/json" } });
 }
+
+/** Sign-in attempts are budgeted per address across organizations: every test signs in with its own. */
+export const uniq = (local: string) => `${local}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}@acme.test`;

@@ -1,10 +1,13 @@
 import { expect, test } from "@playwright/test";
-import { callProcedure, createOrg, memberPage, shoot, signIn } from "./console-helpers";
+import { callProcedure, createOrg, memberPage, shoot, signIn, uniq } from "./console-helpers";
 
 // The admin console in Chromium against the service as `npm run serve` runs it. Emailed sign-in
 // codes are read from the sandbox's dev outbox over the operator socket.
 
 test("bootstrap owner adds members; a member signs in with the emailed code", async ({ page, browser }) => {
+  const founder = uniq("founder");
+  const coEmail = uniq("co");
+  const admin = uniq("admin");
   const org = await createOrg();
   await page.goto("/console");
   await expect(page).toHaveURL(/\/console\/sign-in$/);
@@ -12,18 +15,20 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
 
   // A wrong password says nothing about which part was wrong.
   await page.getByLabel("Organization ID").fill(org.organizationId);
-  await page.getByLabel("Email").fill("founder@acme.test");
+  await page.getByLabel("Email").fill(founder);
   await page.getByLabel("Console password").fill("not-the-password");
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Sign-in failed" })).toHaveText("Sign-in failed. Check the organization ID, email, password and code.");
 
-  await signIn(page, org, "founder@acme.test");
-  await expect(page.getByText("Signed in as founder@acme.test (owner).")).toBeVisible();
+  await signIn(page, org, founder);
+  await expect(page.getByText(`Signed in as ${founder} (owner).`)).toBeVisible();
+  await expect(page.getByText("console.signed_in").first()).toBeVisible();
+  await expect(page.getByText("Not accepted")).toBeVisible();
   await shoot(page, "dashboard");
 
   await page.getByRole("link", { name: "Members" }).first().click();
   await expect(page.getByText("No members yet: anyone with the console password")).toBeVisible();
-  for (const [email, role] of [["co@acme.test", "compliance officer"], ["admin@acme.test", "admin"]] as const) {
+  for (const [email, role] of [[coEmail, "compliance officer"], [admin, "admin"]] as const) {
     await page.getByRole("button", { name: "Add member" }).click();
     const dialog = page.getByRole("dialog", { name: "Add a member" });
     await dialog.getByLabel("Email").fill(email);
@@ -33,23 +38,26 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
     await expect(page.getByRole("cell", { name: email })).toBeVisible();
   }
   // The bootstrap owner became a member too, so adding colleagues did not lock them out.
-  await expect(page.getByRole("cell", { name: "founder@acme.test" })).toBeVisible();
-  await expect(page.getByLabel("Role of co@acme.test")).toHaveValue("compliance_officer");
+  await expect(page.getByRole("cell", { name: founder })).toBeVisible();
+  await expect(page.getByLabel(`Role of ${coEmail}`)).toHaveValue("compliance_officer");
   await shoot(page, "members");
 
-  const co = await memberPage(browser, org, "co@acme.test");
-  await expect(co.getByText("Signed in as co@acme.test (compliance officer).")).toBeVisible();
+  const co = await memberPage(browser, org, coEmail);
+  await expect(co.getByText(`Signed in as ${coEmail} (compliance officer).`)).toBeVisible();
   await expect(co.getByRole("link", { name: "Audit log" }).first()).toBeVisible();
   await expect(co.getByRole("link", { name: "Members" })).toHaveCount(0);
   await co.context().close();
 });
 
 test("a viewer cannot reach admin pages or call admin procedures", async ({ page, browser }) => {
+  const owner = uniq("owner");
+  const viewerEmail = uniq("viewer");
+  const me2 = uniq("me2");
   const org = await createOrg();
-  await signIn(page, org, "owner@acme.test");
-  expect((await callProcedure(page, "members.add", "mutation", { email: "viewer@acme.test", role: "viewer" })).status()).toBe(200);
+  await signIn(page, org, owner);
+  expect((await callProcedure(page, "members.add", "mutation", { email: viewerEmail, role: "viewer" })).status()).toBe(200);
 
-  const viewer = await memberPage(browser, org, "viewer@acme.test");
+  const viewer = await memberPage(browser, org, viewerEmail);
   for (const name of ["Members", "API keys", "Settings", "Audit log"]) await expect(viewer.getByRole("link", { name })).toHaveCount(0);
   for (const path of ["/console/members", "/console/api-keys", "/console/settings", "/console/audit"]) {
     await viewer.goto(path);
@@ -58,7 +66,7 @@ test("a viewer cannot reach admin pages or call admin procedures", async ({ page
   await shoot(viewer, "viewer-refused");
   expect((await callProcedure(viewer, "members.list", "query")).status()).toBe(403);
   expect((await callProcedure(viewer, "apiKeys.mint", "mutation", { name: "sneaky", scopes: ["admin"] })).status()).toBe(403);
-  expect((await callProcedure(viewer, "members.add", "mutation", { email: "me2@acme.test", role: "owner" })).status()).toBe(403);
+  expect((await callProcedure(viewer, "members.add", "mutation", { email: me2, role: "owner" })).status()).toBe(403);
   expect((await callProcedure(viewer, "accounts.list", "query", { limit: 5 })).status()).toBe(200);
   await viewer.context().close();
 
@@ -70,8 +78,9 @@ test("a viewer cannot reach admin pages or call admin procedures", async ({ page
 });
 
 test("mint a key on the page, use it against /v1, revoke it", async ({ page, request }) => {
+  const owner = uniq("owner");
   const org = await createOrg();
-  await signIn(page, org, "owner@acme.test");
+  await signIn(page, org, owner);
   await page.getByRole("link", { name: "API keys" }).first().click();
   await page.getByRole("button", { name: "Mint key" }).click();
   const dialog = page.getByRole("dialog");
@@ -101,8 +110,9 @@ test("mint a key on the page, use it against /v1, revoke it", async ({ page, req
 });
 
 test("verify the audit chain from the page and download a signed export", async ({ page }) => {
+  const owner = uniq("owner");
   const org = await createOrg();
-  await signIn(page, org, "owner@acme.test");
+  await signIn(page, org, owner);
   await page.getByRole("link", { name: "Audit log" }).first().click();
   await expect(page.getByRole("cell", { name: "organization.created" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "console.signed_in" })).toBeVisible();
@@ -120,8 +130,9 @@ test("verify the audit chain from the page and download a signed export", async 
 });
 
 test("settings: policy, allowlist showing the caller's address, DPA; accounts page", async ({ page }) => {
+  const owner = uniq("owner");
   const org = await createOrg();
-  await signIn(page, org, "owner@acme.test");
+  await signIn(page, org, owner);
   await page.getByRole("link", { name: "Settings" }).first().click();
   await expect(page.getByTestId("client-ip")).toHaveText("127.0.0.1");
   await page.getByLabel("Four-eyes: a second member approves every AML clear").check();
@@ -141,15 +152,17 @@ test("settings: policy, allowlist showing the caller's address, DPA; accounts pa
 });
 
 test("a deactivated member is signed out at their next request", async ({ page, browser }) => {
+  const owner = uniq("owner");
+  const opEmail = uniq("op");
   const org = await createOrg();
-  await signIn(page, org, "owner@acme.test");
-  expect((await callProcedure(page, "members.add", "mutation", { email: "op@acme.test", role: "operator" })).status()).toBe(200);
-  const op = await memberPage(browser, org, "op@acme.test");
+  await signIn(page, org, owner);
+  expect((await callProcedure(page, "members.add", "mutation", { email: opEmail, role: "operator" })).status()).toBe(200);
+  const op = await memberPage(browser, org, opEmail);
 
   await page.getByRole("link", { name: "Members" }).first().click();
-  await page.getByRole("row", { name: /op@acme\.test/ }).getByRole("button", { name: "Deactivate" }).click();
+  await page.getByRole("row", { name: new RegExp(opEmail.replace(/[.]/g, "\\.")) }).getByRole("button", { name: "Deactivate" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Deactivate" }).click();
-  await expect(page.getByRole("row", { name: /op@acme\.test/ }).getByText("inactive")).toBeVisible();
+  await expect(page.getByRole("row", { name: new RegExp(opEmail.replace(/[.]/g, "\\.")) }).getByText("inactive")).toBeVisible();
 
   expect((await callProcedure(op, "tenant.get", "query")).status()).toBe(401);
   // The next navigation, even one served from the client's cache, checks the session and ends it.

@@ -11,8 +11,8 @@ import { normalizeEmail } from "./contact-address";
 import { confirmChallenge, startChallenge } from "./otp";
 import { hitWindow } from "./rate-limit";
 
-/** Sign-in attempts (each step counts) per address and per organization, in a 15-minute window. */
-export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, perAddress: 10, perOrganization: 60 } as const;
+/** Sign-in attempts per address (across organizations) and per organization in a 15-minute window; both steps count, so 20 is 10 sign-ins. */
+export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, perAddress: 20, perOrganization: 60 } as const;
 
 export type SignInCredentials = { organizationId: string; email: string; password: string };
 
