@@ -173,6 +173,19 @@ describe("screening list import", () => {
     expect(versions.filter((v) => v.active)).toHaveLength(1);
   });
 
+  it("an import inside a caller's transaction commits or rolls back with it", async () => {
+    const db = await getDb();
+    const list = listName();
+    const labels = { format: "labels" as const, list, paths: [fixture("account-labels.csv")], importedBy: "system:test" };
+    await db.$transaction(async (tx) => {
+      await importListFiles(tx, labels);
+      throw new Error("caller rolls back");
+    }).catch(() => undefined);
+    expect(await state(list)).toMatchObject({ versions: 0, active: null });
+    await db.$transaction((tx) => importListFiles(tx, labels));
+    expect((await state(list)).versions).toBe(1);
+  });
+
   it("loads the sandbox fixture lists once, even when two instances ask at the same time", async () => {
     const db = await getDb();
     resetSandboxListsMemo();

@@ -81,9 +81,15 @@ export async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[])
       "nameKeys" text[], "birthDates" text[], countries text[], topics text[], programme text)`;
 }
 
+/**
+ * A transaction client lacks `$connect` (Prisma removes it), while `$transaction` is still there:
+ * nesting would need savepoints, which the embedded database's adapter does not implement.
+ */
+export const isTransaction = (db: DbOrTx): boolean => typeof (db as Db).$connect !== "function";
+
 /** Runs `fn` in the caller's transaction, or in a new one on a full client. */
 export function inTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return "$transaction" in db ? (db as Db).$transaction(fn, { timeout: 10 * 60_000, maxWait: 60_000 }) : fn(db as Tx);
+  return isTransaction(db) ? fn(db as Tx) : (db as Db).$transaction(fn, { timeout: 10 * 60_000, maxWait: 60_000 });
 }
 
 /**

@@ -18,8 +18,8 @@ let ready = false;
  * In sandbox, loads each fixture list whose list has no active version. Cheap after the first
  * success (remembered per process); safe with several instances, since each import takes the
  * list's advisory lock and re-checks inside it (`onlyIfNone`). Given a transaction (a KYC
- * approval), the small fixture import runs inside it: the embedded database has one connection,
- * so a second transaction would wait for the first forever.
+ * approval), the small fixture import joins it rather than opening another: the embedded
+ * database has one connection, so a second transaction would wait for the first forever.
  */
 export async function ensureSandboxLists(db: DbOrTx): Promise<ImportResult[]> {
   if (ready || env().BI_ENV !== "sandbox") return [];
@@ -40,8 +40,9 @@ export async function ensureSandboxLists(db: DbOrTx): Promise<ImportResult[]> {
       }),
     );
   }
-  // Inside a caller's transaction the import may still roll back: check again next time.
-  if (out.length === 0 || "$transaction" in db) ready = true;
+  // Remembered only once every list was found loaded: an import made inside a caller's
+  // transaction may still roll back, so the next screen checks again (one indexed query).
+  if (out.length === 0) ready = true;
   return out;
 }
 
