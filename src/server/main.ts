@@ -3,14 +3,10 @@ import { disconnectDb } from "./db/client";
 import { flushLogs, logger } from "./log";
 import { stopDefaultAuthCache } from "./services/auth-cache-listener";
 import { flushBatchedWindows } from "./services/rate-limit-batch";
-import { installBenchQueryCounter } from "../../bench/lib/query-counter";
 
 // Entry point of `npm start` / `npm run dev`: one instance serving the API, the DID documents
 // and the console. `--api-only` skips Next (an API-only deployment, and what tests spawn).
 const args = new Set(process.argv.slice(2));
-
-// `npm run bench` only: counts database round trips (see bench/lib/query-counter.ts).
-if (process.env.BI_BENCH_COUNT_QUERIES === "1") installBenchQueryCounter();
 
 startServer({ withNext: !args.has("--api-only"), dev: args.has("--dev") })
   .then((srv) => {

@@ -1,0 +1,133 @@
+import { createHash, randomUUID } from "node:crypto";
+import pg from "pg";
+import type { Db } from "../../src/server/db/client";
+import { jcs } from "../../src/server/crypto/jcs";
+import { appendAudit, entryHash, GENESIS_HASH, verifyChain, type HashFields } from "../../src/server/services/audit";
+
+const now = () => performance.now();
+
+/** Runs `n` tasks with `concurrency` workers; returns the seconds it took. */
+async function workers(n: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const t0 = now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+  return (now() - t0) / 1000;
+}
+
+const entryData = (i: number) => ({ accountDid: `did:antelope:sandbox:bench${i}`, lifecycle: "provisional", riskDecision: "allow", n: i });
+
+export type AppendResult = { appends: number; writers: number; chainPerSec: number; plainPerSec: number; ratio: number; chainValid: boolean; chainEntries: number };
+
+/**
+ * 64 concurrent appenders on one organization's chain (appendAudit in its own transaction, as
+ * every service does) against 64 concurrent plain inserts of the same rows (no chain lock) in
+ * another organization; then the whole chain is verified.
+ */
+export async function appendsVersusInserts(db: Db, chainOrg: string, plainOrg: string, n: number, writers = 64): Promise<AppendResult> {
+  const before = (await db.auditHead.findUnique({ where: { orgId: chainOrg } }))?.seq ?? 0;
+  const chainSec = await workers(n, writers, (i) =>
+    db.$transaction((tx) => appendAudit(tx, { orgId: chainOrg, actor: "system:bench" }, { action: "bench.appended", subjectType: "account", subject: `bench${i}`, data: entryData(i) }), {
+      timeout: 60_000,
+      maxWait: 60_000,
+    }),
+  );
+  const plainSec = await workers(n, writers, (i) => {
+    const fields: HashFields = {
+      orgId: plainOrg, seq: 1_000_000 + i, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${i}`,
+      data: entryData(i), createdAt: new Date(), prevHash: GENESIS_HASH,
+    };
+    return db.auditEntry.create({ data: { ...fields, data: entryData(i), hash: entryHash(fields) } });
+  });
+  const verified = await verifyChain(db, chainOrg);
+  return {
+    appends: n,
+    writers,
+    chainPerSec: Math.round(n / chainSec),
+    plainPerSec: Math.round(n / plainSec),
+    ratio: round(plainSec / chainSec),
+    chainValid: verified.valid && verified.entries === before + n,
+    chainEntries: verified.entries,
+  };
+}
+
+/**
+ * Writes a valid chain of `n` entries for `orgId` straight into the tables (hashes computed as
+ * appendAudit computes them), 5,000 rows per statement, and points the head at its end.
+ */
+export async function buildChain(admin: pg.Client, orgId: string, n: number): Promise<void> {
+  let prevHash = GENESIS_HASH;
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let start = 1; start <= n; start += 5000) {
+    const cols = { id: [] as string[], seq: [] as number[], subject: [] as string[], data: [] as string[], at: [] as string[], prev: [] as string[], hash: [] as string[] };
+    for (let seq = start; seq < Math.min(n + 1, start + 5000); seq++) {
+      const f: HashFields = {
+        orgId, seq, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${seq}`,
+        data: entryData(seq), createdAt: new Date(t0 + seq), prevHash,
+      };
+      const hash = entryHash(f);
+      cols.id.push(randomUUID()); cols.seq.push(seq); cols.subject.push(f.subject!); cols.data.push(JSON.stringify(f.data));
+      cols.at.push(f.createdAt.toISOString()); cols.prev.push(prevHash); cols.hash.push(hash);
+      prevHash = hash;
+    }
+    await admin.query(
+      `INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
+       SELECT id, $1::uuid, seq, 'system:bench', 'bench.appended', 'account', subject, data::jsonb, at::timestamptz, prev, hash
+       FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(id, seq, subject, data, at, prev, hash)`,
+      [orgId, cols.id, cols.seq, cols.subject, cols.data, cols.at, cols.prev, cols.hash],
+    );
+  }
+  await admin.query(
+    `INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES ($1::uuid, $2, $3, $4::timestamp)
+     ON CONFLICT ("orgId") DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, "updatedAt" = EXCLUDED."updatedAt"`,
+    [orgId, n, prevHash, new Date(t0 + n).toISOString()],
+  );
+  await admin.query("ANALYZE audit_entries");
+}
+
+export type VerifyBench = {
+  entries: number;
+  verifySec: number;
+  valid: boolean;
+  /** SHA-256 alone over the exact bytes the verifier hashes (each entry's JCS form). */
+  rawShaSec: number;
+  /** JCS + SHA-256 in memory: the verifier's own CPU work without the database. */
+  jcsShaSec: number;
+  ratio: number;
+  usPerEntry: number;
+};
+
+/** Times verifyChain over the organization's chain against raw SHA-256 of the same bytes. */
+export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Promise<VerifyBench> {
+  const t0 = now();
+  const result = await verifyChain(db, orgId);
+  const verifySec = (now() - t0) / 1000;
+  // The same bytes, rebuilt in chunks (memory stays small); only the hashing itself is timed.
+  let rawShaSec = 0;
+  let jcsShaSec = 0;
+  let prevHash = GENESIS_HASH;
+  const t = Date.UTC(2026, 0, 1);
+  for (let start = 1; start <= n; start += 10_000) {
+    const fields: HashFields[] = [];
+    for (let seq = start; seq < Math.min(n + 1, start + 10_000); seq++) {
+      fields.push({ orgId, seq, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${seq}`, data: entryData(seq), createdAt: new Date(t + seq), prevHash });
+      prevHash = "x".repeat(64);
+    }
+    const j0 = now();
+    const texts = fields.map((f) =>
+      jcs({ v: 1, orgId: f.orgId, seq: f.seq, actor: f.actor, action: f.action, subjectType: f.subjectType, subject: f.subject, data: f.data, createdAt: f.createdAt.toISOString(), prevHash: f.prevHash }),
+    );
+    const buffers = texts.map((s) => Buffer.from(s));
+    const s0 = now();
+    for (const b of buffers) createHash("sha256").update(b).digest("hex");
+    const s1 = now();
+    rawShaSec += (s1 - s0) / 1000;
+    jcsShaSec += (s1 - j0) / 1000;
+  }
+  return { entries: result.entries, verifySec: round(verifySec), valid: result.valid, rawShaSec: round(rawShaSec), jcsShaSec: round(jcsShaSec), ratio: round(rawShaSec / verifySec), usPerEntry: round((verifySec * 1e6) / n) };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

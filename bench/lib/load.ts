@@ -1,0 +1,72 @@
+import autocannon from "autocannon";
+import type { BenchServer } from "./server";
+
+export type LoadResult = {
+  name: string;
+  rps: number;
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  /** Database round trips per request, counted in the server process (null: not counted). */
+  dbPerRequest: number | null;
+};
+
+export type LoadSpec = {
+  name: string;
+  path: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  /** A fresh body and headers for every request (e.g. a new Idempotency-Key). */
+  perRequest?: () => { body?: string; headers?: Record<string, string> };
+};
+
+/**
+ * Drives `servers` (one or more instances, connections split between them) from this process over
+ * loopback for `durationSec` or `amount` requests, whichever comes first.
+ */
+export async function load(servers: BenchServer[], spec: LoadSpec, opts: { connections: number; durationSec: number; amount: number }): Promise<LoadResult> {
+  for (const s of servers) {
+    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`server ${s.base} has exited (${s.child.exitCode ?? s.child.signalCode}):\n${s.stderr.slice(-3000)}`);
+  }
+  const before = await Promise.all(servers.map((s) => s.dbQueries()));
+  const runs = await Promise.all(
+    servers.map((s) =>
+      autocannon({
+        url: s.base,
+        connections: Math.max(1, Math.floor(opts.connections / servers.length)),
+        duration: opts.durationSec,
+        maxOverallRequests: Math.floor(opts.amount / servers.length),
+        requests: [
+          {
+            method: spec.method ?? "GET",
+            path: spec.path,
+            headers: spec.headers,
+            ...(spec.perRequest
+              ? {
+                  setupRequest: (req: { headers?: Record<string, string> }) => {
+                    const extra = spec.perRequest!();
+                    return { ...req, body: extra.body, headers: { ...spec.headers, ...extra.headers } };
+                  },
+                }
+              : {}),
+          },
+        ],
+      }),
+    ),
+  );
+  const after = await Promise.all(servers.map((s) => s.dbQueries()));
+  const requests = runs.reduce((n, r) => n + r.requests.total, 0);
+  const queries = after.reduce((n, q, i) => n + q - before[i]!, 0);
+  return {
+    name: spec.name,
+    rps: Math.round(runs.reduce((n, r) => n + r.requests.total / (r.duration || opts.durationSec), 0)),
+    requests,
+    p50Ms: Math.max(...runs.map((r) => r.latency.p50)),
+    p99Ms: Math.max(...runs.map((r) => r.latency.p99)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors + r.timeouts, 0),
+    dbPerRequest: requests ? Math.round((queries / requests) * 100) / 100 : null,
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * `npm run bench` (issue 11): the /v1 pipeline and the audit chain on PostgreSQL, ratios measured
+ * side by side in one run. Not part of `npm test`. Flags:
+ *   --quick            shorter runs and 10× less audit data (about a minute)
+ *   --dir <path>       serve from another checkout (e.g. the code before a change; see bench/before.sh)
+ *   --label <name>     names the JSON file under bench/results/ (default "run")
+ *   --no-others        do not run bench:webhooks / bench:screening afterwards
+ *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { throwawayDatabase, seedAccounts } from "./lib/db";
+import { load, type LoadResult, type LoadSpec } from "./lib/load";
+import { startServer, type BenchServer } from "./lib/server";
+import { appendsVersusInserts, buildChain, verifyVersusRawSha, type AppendResult, type VerifyBench } from "./lib/audit";
+import { printReport, type Report } from "./lib/report";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const option = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = flag("quick");
+const dir = option("dir") ? path.resolve(option("dir")!) : undefined;
+const label = option("label") ?? "run";
+
+const DURATION = quick ? 2 : 5;
+const CONNECTIONS = 32;
+const AMOUNT = 500_000;
+const ACCOUNTS_1X = 1_000;
+const AUDIT_1X = quick ? 1_000 : 10_000;
+const APPENDS = quick ? 1_000 : 3_000;
+
+async function main() {
+  const started = Date.now();
+  const bench = await throwawayDatabase();
+  // The bench process seeds through the service code; it must talk to the same database.
+  process.env.DATABASE_URL = bench.url;
+  process.env.BI_DATA_DIR = bench.dataDir;
+  process.env.BI_RUN_JOBS = "false";
+  const { getDb, disconnectDb } = await import("../src/server/db/client");
+  const { provisionOrganization } = await import("../src/server/services/organizations");
+  const { walletKey } = await import("../src/server/testing/factories");
+  const db = await getDb();
+  const servers: BenchServer[] = [];
+  const report: Report = { label, quick, startedAt: new Date(started).toISOString(), machine: machine(), dir: dir ?? process.cwd(), http: {}, scaling: {}, audit: {} as Report["audit"] };
+  try {
+    const org = await provisionOrganization(db, { name: "Bench Org", email: "bench@example.test", plan: "institutional" }, { type: "system", label: "bench" });
+    const orgId = org.organizationId;
+    await seedAccounts(bench.admin, orgId, ACCOUNTS_1X);
+    const account = (await bench.admin.query<{ did: string }>(`SELECT did FROM accounts WHERE "orgId" = $1 LIMIT 1`, [orgId])).rows[0]!.did;
+    const auth = { authorization: `Bearer ${org.apiKey}` };
+    const owner = walletKey().publicKey;
+    let idem = 0;
+    const specs: Record<string, LoadSpec> = {
+      health: { name: "GET /v1/health", path: "/v1/health" },
+      did: { name: "GET /orgs/{orgId}/did.json", path: `/orgs/${orgId}/did.json` },
+      tenant: { name: "GET /v1/tenant", path: "/v1/tenant", headers: auth },
+      account: { name: "GET /v1/accounts/{did}", path: `/v1/accounts/${encodeURIComponent(account)}`, headers: auth },
+      free: {
+        name: "POST /v1/accounts/free",
+        path: "/v1/accounts/free",
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        perRequest: () => ({ body: JSON.stringify({ ownerPublicKey: owner }), headers: { "idempotency-key": `bench-${process.pid}-${++idem}` } }),
+      },
+    };
+
+    console.log(`bench: database ${bench.url.replace(/\/\/[^@]*@/, "//")}, serving from ${dir ?? "this checkout"}`);
+    const [warn, info] = await Promise.all([
+      startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir }),
+      startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "info", dir }),
+    ]);
+    servers.push(warn, info);
+    const opts = { connections: CONNECTIONS, durationSec: DURATION, amount: AMOUNT };
+    const run = async (key: string, srv: BenchServer[], spec: LoadSpec) => {
+      const r = await load(srv, spec, opts);
+      console.log(`  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}`);
+      if (!r.requests) for (const s of srv) console.log(`    ${s.base} stderr: ${s.stderr.slice(-1500)}`);
+      return r;
+    };
+    /** Two measurements interleaved A, B, A, B and summed: the machine's noise hits both alike. */
+    const pair = async (ka: string, a: () => Promise<LoadResult>, kb: string, b: () => Promise<LoadResult>) => {
+      const [a1, b1, a2, b2] = [await a(), await b(), await a(), await b()];
+      report.http[ka] = merge(a1, a2);
+      report.http[kb] = merge(b1, b2);
+    };
+
+    // Warm-up: JIT, connection pools, the key cache.
+    await load([warn, info], specs.tenant!, { ...opts, durationSec: 1 });
+    await load([warn], specs.free!, { ...opts, durationSec: 1 });
+    await new Promise((r) => setTimeout(r, 3_000)); // let the warm-up's last writes finish
+
+    await pair("health_warn", () => run("health (warn)", [warn], specs.health!), "health_info", () => run("health (info)", [info], specs.health!));
+    await pair("did", () => run("did.json (public)", [warn], specs.did!), "tenant", () => run("tenant (auth)", [warn], specs.tenant!));
+    report.http.tenant_info = await run("tenant (auth, info)", [info], specs.tenant!);
+    report.http.account = await run("account (auth read)", [warn], specs.account!);
+
+    // The same routes with 10× and 100× the accounts around them.
+    for (const [scale, total] of [["1x", ACCOUNTS_1X], ["10x", ACCOUNTS_1X * 10], ["100x", ACCOUNTS_1X * 100]] as const) {
+      const have = Number((await bench.admin.query(`SELECT count(*)::int AS n FROM accounts WHERE "orgId" = $1`, [orgId])).rows[0].n);
+      if (have < total) await seedAccounts(bench.admin, orgId, total - have, have);
+      report.scaling[`free_${scale}`] = await run(`free create (${scale})`, [warn], specs.free!);
+      report.scaling[`account_${scale}`] = await run(`account read (${scale})`, [warn], specs.account!);
+    }
+
+    // A second instance on the same database: write throughput of one against two.
+    const second = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir });
+    servers.push(second);
+    await pair("free_one", () => run("free create, 1 instance", [warn], specs.free!), "free_two", () => run("free create, 2 instances", [warn, second], specs.free!));
+    await Promise.all(servers.map((s) => s.stop()));
+
+    // The audit chain, in this process against the same database (no server running).
+    if (!flag("http-only")) await auditPart();
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    await disconnectDb();
+    await bench.drop();
+  }
+
+  async function auditPart() {
+    const chainOrg = await provisionOrganization(db, { name: "Bench Chain", email: "chain@example.test" }, { type: "system", label: "bench" });
+    const plainOrg = await provisionOrganization(db, { name: "Bench Plain", email: "plain@example.test" }, { type: "system", label: "bench" });
+    report.audit.appends = await appendsVersusInserts(db, chainOrg.organizationId, plainOrg.organizationId, APPENDS);
+    logAppends("appends (empty chain)", report.audit.appends);
+    report.audit.verify = {};
+    for (const [scale, n] of [["1x", AUDIT_1X], ["10x", AUDIT_1X * 10], ["100x", AUDIT_1X * 100]] as const) {
+      const o = await provisionOrganization(db, { name: `Bench Audit ${scale}`, email: `audit-${scale}@example.test` }, { type: "system", label: "bench" });
+      const t0 = Date.now();
+      await buildChain(bench.admin, o.organizationId, n);
+      const v = await verifyVersusRawSha(db, o.organizationId, n);
+      report.audit.verify[scale] = v;
+      logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
+      if (scale === "100x") {
+        const other = await provisionOrganization(db, { name: "Bench Plain 2", email: "plain2@example.test" }, { type: "system", label: "bench" });
+        report.audit.appendsLongChain = await appendsVersusInserts(db, o.organizationId, other.organizationId, APPENDS);
+        logAppends(`appends (${n} in chain)`, report.audit.appendsLongChain);
+      }
+    }
+  }
+  report.durationSec = Math.round((Date.now() - started) / 1000);
+  printReport(report);
+  const out = path.join(import.meta.dirname, "results", `${label}-${report.startedAt.replace(/[:.]/g, "-")}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
+  console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
+  if (!flag("no-others")) runOtherBenches();
+}
+
+function merge(a: LoadResult, b: LoadResult): LoadResult {
+  const requests = a.requests + b.requests;
+  return {
+    ...a,
+    rps: Math.round((a.rps + b.rps) / 2),
+    requests,
+    p50Ms: Math.max(a.p50Ms, b.p50Ms),
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    non2xx: a.non2xx + b.non2xx,
+    errors: a.errors + b.errors,
+    dbPerRequest: a.dbPerRequest === null || b.dbPerRequest === null ? null : Math.round(((a.dbPerRequest * a.requests + b.dbPerRequest * b.requests) / requests) * 100) / 100,
+  };
+}
+
+const logAppends = (what: string, r: AppendResult) =>
+  console.log(`  ${what.padEnd(22)} chain ${r.chainPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`);
+const logVerify = (what: string, v: VerifyBench, ms: number) =>
+  console.log(`  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`);
+
+function machine() {
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "?", memGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+}
+
+/** Other areas' benches print their own tables (bench:webhooks, bench:screening), when they exist. */
+function runOtherBenches() {
+  const scripts = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+  for (const name of ["bench:webhooks", "bench:screening"]) {
+    if (!scripts[name]) continue;
+    console.log(`\n== npm run ${name} ==`);
+    spawnSync("npm", ["run", name], { stdio: "inherit" });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err.stack ?? err.message);
+    process.exit(1);
+  },
+);
