@@ -93,7 +93,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (params["line_items[0][price]"] !== priceGrowth) {
         return error(res, 400, "invalid_request_error", "No such price.", { code: "resource_missing", param: "line_items[0][price]" });
       }
-      if (!params.customer && !params.customer_email) return error(res, 400, "invalid_request_error", "customer or customer_email is expected here.");
+      if (params.customer_email === "") return error(res, 400, "invalid_request_error", "Invalid email address: ", { param: "customer_email" });
       const id = rid("cs");
       answer = {
         id,

@@ -44,7 +44,8 @@ export function createStripePayments(config: StripeConfig): PaymentProvider {
           {
             mode: "subscription",
             line_items: [{ price: config.priceGrowth, quantity: 1 }],
-            ...(req.customerId ? { customer: req.customerId } : { customer_email: req.email }),
+            // A known customer keeps its cards and invoices together; else Stripe makes one from the address.
+            ...(req.customerId ? { customer: req.customerId } : req.email ? { customer_email: req.email } : {}),
             client_reference_id: req.checkoutId,
             metadata: { checkoutId: req.checkoutId },
             subscription_data: { metadata: { checkoutId: req.checkoutId } },
