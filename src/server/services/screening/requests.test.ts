@@ -52,6 +52,21 @@ describe("POST /v1/aml/screen-applicant", () => {
     expect(JSON.stringify(audit.data)).not.toContain("Sandoval");
   });
 
+  it("a fresh screen that hits a known person raises its flags, opens a case and emits aml.sanctions_hit, in one transaction", async () => {
+    const org = await createTestOrg();
+    const h = hash();
+    const p = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", applicantIdHash: h } });
+    const did = personDidOf(issuerDid(), p.id);
+    const res = await (await api(org)).post("/v1/aml/screen-applicant", { applicantIdHash: h, fullName: "Ivan Petrenko", birthDate: "1961-04-12" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ personDid: did, flags: { sanctionsFlag: true, pepFlag: false }, severity: "critical", screening: { source: "fresh", sanctions: true } });
+    expect(await org.db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({ sanctionsFlag: true });
+    expect(await org.db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, personId: p.id } })).toMatchObject({ status: "open", priority: "critical" });
+    const event = await org.db.outboxEvent.findFirstOrThrow({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } });
+    expect(event.payload).toMatchObject({ personDid: did, severity: "critical" });
+    expect(await org.db.screeningResult.findUniqueOrThrow({ where: { id: res.body.screening.resultId } })).toMatchObject({ subjectType: "person", subjectRef: did });
+  });
+
   it("answers a denylisted hash as critical even with no person and no name", async () => {
     const org = await createTestOrg();
     const h = hash();

@@ -4,6 +4,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { conflict, notFound } from "../../errors";
 import type { DenylistAddInput, ScreenApplicantInput } from "../../schemas/screening";
 import { personDidOf } from "../account-ref";
+import { recordScreeningHit } from "../aml-hits";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { screenAccount, screenPerson, type ScreenMatch, type Severity } from "./screen";
@@ -32,7 +33,8 @@ function screeningView(r: ScreeningResult, source: "fresh" | "stored") {
 
 /**
  * POST /v1/aml/screen-applicant. Looks the applicant id hash up in the organization's people and
- * its denylist. With `fullName` the lists are screened now (stored and audited); without it the
+ * its denylist. With `fullName` the lists are screened now (stored and audited; a hit on a known
+ * person raises its flags and opens or escalates its AML case); without it the
  * person's latest stored screening is answered. An unknown hash with no name and no denylist
  * entry is 404, like any record of another organization.
  */
@@ -44,6 +46,7 @@ export async function screenApplicant(ctx: ServiceContext, input: ScreenApplican
   ]);
   const personDid = person ? personDidOf(issuerDid(), person.id) : null;
   let screening: ReturnType<typeof screeningView> | null = null;
+  let flags = person ? { pepFlag: person.pepFlag, sanctionsFlag: person.sanctionsFlag } : null;
   if (input.fullName) {
     await ensureSandboxLists(ctx.db);
     screening = await ctx.db.$transaction(async (tx) => {
@@ -55,6 +58,18 @@ export async function screenApplicant(ctx: ServiceContext, input: ScreenApplican
         birthDate: input.birthDate,
         country: input.country,
       });
+      // A hit on a known person raises flags and opens or escalates a case, as at KYC approval.
+      // recordScreeningHit locks the person before our audit append locks the chain head (lock order).
+      const hit = person
+        ? await recordScreeningHit(tx, {
+            orgId,
+            personId: person.id,
+            subjectDid: personDid!,
+            outcome: { sanctions: out.sanctions, pep: out.pep, severity: out.severity, score: out.score, resultId: out.resultId },
+            actor: ctx.actor,
+          })
+        : null;
+      if (hit) flags = { pepFlag: person!.pepFlag || out.pep, sanctionsFlag: person!.sanctionsFlag || out.sanctions };
       await appendAudit(tx, { orgId, actor: ctx.actor }, {
         action: "aml.screened",
         subjectType: person ? "person" : "applicant",
@@ -77,7 +92,7 @@ export async function screenApplicant(ctx: ServiceContext, input: ScreenApplican
     personDid,
     denylisted: !!denied,
     denylist: denied ? { reason: denied.reason, addedAt: denied.createdAt.toISOString() } : null,
-    flags: person ? { pepFlag: person.pepFlag, sanctionsFlag: person.sanctionsFlag } : null,
+    flags,
     screening,
     severity: worst(screening?.severity ?? null, denied ? "critical" : null),
   };
