@@ -78,6 +78,7 @@ async function main() {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await applyMigrations({ query: async (t, p) => (await admin.query(t, p as unknown[])).rows, exec: async (t) => void (await admin.query(t)) });
+  await admin.end();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-wh-"));
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "info", BI_RUN_JOBS: "false" };
   Object.assign(process.env, { DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "warn" });
@@ -116,7 +117,6 @@ async function main() {
   } finally {
     receiver.close();
     await disconnectDb();
-    await admin.end().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     await dropDatabase(server.adminUrl, name).catch(() => undefined);
     fs.rmSync(dataDir, { recursive: true, force: true });

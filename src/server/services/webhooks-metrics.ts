@@ -25,8 +25,15 @@ export function webhookMetrics(): WebhookMetrics {
     labelNames: ["status"],
     registers: [registry],
     async collect() {
-      const db = await getDb();
-      const rows = await db.webhookDelivery.groupBy({ by: ["status"], _count: { _all: true } });
+      let rows: Array<{ status: string; _count: { _all: number } }>;
+      try {
+        const db = await getDb();
+        rows = await db.webhookDelivery.groupBy({ by: ["status"], _count: { _all: true } });
+      } catch {
+        // The database is unreachable: the rest of the exposition (and /v1/ready) still answers.
+        this.reset();
+        return;
+      }
       this.reset();
       for (const s of ["pending", "failed", "delivered", "dead"] as const) {
         this.set({ status: s }, rows.find((r) => r.status === s)?._count._all ?? 0);
