@@ -25,10 +25,11 @@ export function webhookMetrics(): WebhookMetrics {
     labelNames: ["status"],
     registers: [registry],
     async collect() {
-      let rows: Array<{ status: string; _count: { _all: number } }>;
+      let rows: Array<{ status: string; n: number }>;
       try {
         const db = await getDb();
-        rows = await db.webhookDelivery.groupBy({ by: ["status"], _count: { _all: true } });
+        rows = await db.$queryRaw<Array<{ status: string; n: number }>>`
+          SELECT status::text AS status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`;
       } catch {
         // The database is unreachable: the rest of the exposition (and /v1/ready) still answers.
         this.reset();
@@ -36,7 +37,7 @@ export function webhookMetrics(): WebhookMetrics {
       }
       this.reset();
       for (const s of ["pending", "failed", "delivered", "dead"] as const) {
-        this.set({ status: s }, rows.find((r) => r.status === s)?._count._all ?? 0);
+        this.set({ status: s }, rows.find((r) => r.status === s)?.n ?? 0);
       }
     },
   });
