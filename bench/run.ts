@@ -27,7 +27,9 @@ const quick = flag("quick");
 const dir = option("dir") ? path.resolve(option("dir")!) : undefined;
 const label = option("label") ?? "run";
 
-const DURATION = quick ? 2 : 5;
+const DURATION = quick ? 2 : 4;
+const WRITE_DURATION = quick ? 4 : 8;
+const ROUNDS = quick ? 2 : 3;
 const CONNECTIONS = 32;
 const AMOUNT = 500_000;
 const ACCOUNTS_1X = 1_000;
@@ -77,16 +79,22 @@ async function main() {
     servers.push(warn, info);
     const opts = { connections: CONNECTIONS, durationSec: DURATION, amount: AMOUNT };
     const run = async (key: string, srv: BenchServer[], spec: LoadSpec) => {
-      const r = await load(srv, spec, opts);
+      // Writes take tens of milliseconds each: a longer run, so enough of them complete.
+      const r = await load(srv, spec, spec.method === "POST" ? { ...opts, durationSec: WRITE_DURATION } : opts);
       console.log(`  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}`);
       if (!r.requests) for (const s of srv) console.log(`    ${s.base} stderr: ${s.stderr.slice(-1500)}`);
       return r;
     };
-    /** Two measurements interleaved A, B, A, B and summed: the machine's noise hits both alike. */
+    /** Two measurements interleaved A, B, A, B… and averaged: the machine's noise hits both alike. */
     const pair = async (ka: string, a: () => Promise<LoadResult>, kb: string, b: () => Promise<LoadResult>) => {
-      const [a1, b1, a2, b2] = [await a(), await b(), await a(), await b()];
-      report.http[ka] = merge(a1, a2);
-      report.http[kb] = merge(b1, b2);
+      const as: LoadResult[] = [];
+      const bs: LoadResult[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        as.push(await a());
+        bs.push(await b());
+      }
+      report.http[ka] = as.reduce(merge);
+      report.http[kb] = bs.reduce(merge);
     };
 
     // Warm-up: JIT, connection pools, the key cache.
@@ -150,11 +158,12 @@ async function main() {
   if (!flag("no-others")) runOtherBenches();
 }
 
-function merge(a: LoadResult, b: LoadResult): LoadResult {
+/** Averages runs of equal length (rps weighted by run, round trips by request). */
+function merge(a: LoadResult, b: LoadResult, i = 1): LoadResult {
   const requests = a.requests + b.requests;
   return {
     ...a,
-    rps: Math.round((a.rps + b.rps) / 2),
+    rps: Math.round((a.rps * i + b.rps) / (i + 1)),
     requests,
     p50Ms: Math.max(a.p50Ms, b.p50Ms),
     p99Ms: Math.max(a.p99Ms, b.p99Ms),

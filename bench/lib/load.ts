@@ -30,6 +30,7 @@ export async function load(servers: BenchServer[], spec: LoadSpec, opts: { conne
   for (const s of servers) {
     if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`server ${s.base} has exited (${s.child.exitCode ?? s.child.signalCode}):\n${s.stderr.slice(-3000)}`);
   }
+  await settle(servers);
   const before = await Promise.all(servers.map((s) => s.dbQueries()));
   const runs = await Promise.all(
     servers.map((s) =>
@@ -56,6 +57,8 @@ export async function load(servers: BenchServer[], spec: LoadSpec, opts: { conne
       }),
     ),
   );
+  // Requests still in flight when the clock stopped finish before their round trips are counted.
+  await settle(servers);
   const after = await Promise.all(servers.map((s) => s.dbQueries()));
   const requests = runs.reduce((n, r) => n + r.requests.total, 0);
   const queries = after.reduce((n, q, i) => n + q - before[i]!, 0);
@@ -69,4 +72,18 @@ export async function load(servers: BenchServer[], spec: LoadSpec, opts: { conne
     errors: runs.reduce((n, r) => n + r.errors + r.timeouts, 0),
     dbPerRequest: requests ? Math.round((queries / requests) * 100) / 100 : null,
   };
+}
+
+/** Waits until the servers' database round-trip counts stop moving (no backlog), at most 15 s. */
+async function settle(servers: BenchServer[]) {
+  const deadline = Date.now() + 15_000;
+  let last = -1;
+  let still = 0;
+  while (Date.now() < deadline && still < 2) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = (await Promise.all(servers.map((s) => s.dbQueries()))).reduce((a, b) => a + b, 0);
+    // The auth cache heartbeat and the rate-limit flush may add a round trip or two while idle.
+    still = now - last <= 2 * servers.length ? still + 1 : 0;
+    last = now;
+  }
 }

@@ -14,14 +14,14 @@ const SENSITIVE_KEYS = [
 
 const paths = SENSITIVE_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`]);
 
-const g = globalThis as unknown as { __biLog?: pino.Logger; __biLogDest?: ReturnType<typeof pino.destination> };
+const g = globalThis as unknown as { __biLog?: pino.Logger; __biAccessLog?: pino.Logger; __biLogDest?: ReturnType<typeof pino.destination> };
 
 /** A logger with the service's redaction rules; `destination` lets tests read what would be written. */
-export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream): pino.Logger {
+export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream, opts: { redact?: boolean } = {}): pino.Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: "bind-identity", env: env().BI_ENV },
-    redact: { paths, censor: "[redacted]" },
+    ...(opts.redact === false ? {} : { redact: { paths, censor: "[redacted]" } }),
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   return destination ? pino(options, destination) : pino(options);
@@ -40,6 +40,20 @@ export function logger(): pino.Logger {
     g.__biLog = createLogger(level, g.__biLogDest);
   }
   return g.__biLog;
+}
+
+/**
+ * The access log: one line per request of a fixed shape (method, route template, status,
+ * duration, organization id, client IP, correlation id), never anything from the request's
+ * headers or body. It skips the redaction pass, which with our wildcard paths costs about 25
+ * times the line itself (issue 11: the main cost of LOG_LEVEL=info). Same level and destination.
+ */
+export function accessLogger(): pino.Logger {
+  if (!g.__biAccessLog) {
+    const main = logger();
+    g.__biAccessLog = createLogger(main.level as pino.LevelWithSilent, g.__biLogDest, { redact: false });
+  }
+  return g.__biAccessLog;
 }
 
 /** Writes out every queued line, synchronously: call before the process exits. */

@@ -1,3 +1,4 @@
+import { accessLogger } from "../../log";
 import { metrics } from "../../metrics";
 import { errorResponse } from "../respond";
 import type { Middleware } from "../types";
@@ -20,8 +21,9 @@ export function requestMetrics(): Middleware {
     m.requests.inc({ method: state.req.method, route, status: String(res.status) });
     const seconds = (performance.now() - state.startedAt) / 1000;
     m.duration.observe({ method: state.req.method, route }, seconds);
-    state.log.info(
-      { method: state.req.method, route, status: res.status, ms: Math.round(seconds * 1000), orgId: state.org?.id, clientIp: state.clientIp },
+    // Fixed fields only, so it goes through the access logger, which skips redaction (log.ts).
+    accessLogger().info(
+      { correlationId: state.correlationId, method: state.req.method, route, status: res.status, ms: Math.round(seconds * 1000), orgId: state.org?.id, clientIp: state.clientIp },
       "request",
     );
     return res;
