@@ -213,6 +213,21 @@ describe("the address is checked again at every attempt", () => {
   });
 });
 
+describe("a host with several addresses", () => {
+  it("tries the checked addresses in turn (an unreachable first one does not fail the attempt)", async () => {
+    webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
+    const receiver = await startReceiver(() => 200, "127.0.0.1");
+    fakeDns(() => ["127.0.0.2", "127.0.0.1"]);
+    const org = await createTestOrg();
+    const res = await client(url, org.apiKey).post("/v1/admin/webhooks", { url: `http://multi.example.test:${receiver.port}/hook`, events: ["*"] });
+    expect(res.status).toBe(201);
+    await emitUnlocked(org.orgId);
+    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: { not: "pending" } } })) === 1);
+    expect((await db.webhookDelivery.findFirstOrThrow({ where: { orgId: org.orgId } })).status).toBe("delivered");
+    expect(receiver.received).toHaveLength(1);
+  });
+});
+
 describe("deliveries, deactivation and replay", () => {
   async function orgWithDeliveries(n: number) {
     webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true" });

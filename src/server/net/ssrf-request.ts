@@ -36,10 +36,10 @@ export class OutboundError extends Error {
 
 /**
  * Resolves the URL's host and checks EVERY address (one private answer among public ones is
- * enough to refuse: a client could pick it). Returns the first address, which is the one the
+ * enough to refuse: a client could pick it). Returns the checked addresses, the only ones the
  * request then connects to, so a second resolution cannot point elsewhere (DNS rebinding).
  */
-export async function resolveChecked(url: URL, opts: { allowPrivate: boolean; resolver?: Resolver }): Promise<ResolvedAddress> {
+export async function resolveChecked(url: URL, opts: { allowPrivate: boolean; resolver?: Resolver }): Promise<ResolvedAddress[]> {
   const { hostname, literal } = urlHost(url);
   let addresses: ResolvedAddress[];
   if (literal) {
@@ -56,10 +56,10 @@ export async function resolveChecked(url: URL, opts: { allowPrivate: boolean; re
     const v = classifyAddress(a.address, opts);
     if (!v.allowed) throw new OutboundError("refused_address", `The host resolves to a refused address range (${v.range}).`);
   }
-  return addresses[0]!;
+  return addresses;
 }
 
-export type PostResult = { status: number; latencyMs: number; address: string };
+export type PostResult = { status: number; latencyMs: number };
 
 /** Bytes of a receiver's answer read before the connection is dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -78,8 +78,8 @@ function classify(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: numb
 }
 
 /**
- * POSTs `body` to `url`, connecting only to an address checked by `resolveChecked`: the socket's
- * own lookup is replaced by one that answers that address, while the Host header and TLS SNI and
+ * POSTs `body` to `url`, connecting only to addresses checked by `resolveChecked`: the socket's
+ * own lookup is replaced by one that answers those addresses, while the Host header and TLS SNI and
  * certificate check keep the host name. Redirects are never followed (the status is returned).
  * `timeoutMs` bounds everything: DNS, connect, TLS, and the whole answer.
  */
@@ -95,14 +95,15 @@ export async function pinnedPost(
     controller.abort();
   }, init.timeoutMs);
   try {
-    const target = await Promise.race([
+    const targets = await Promise.race([
       resolveChecked(url, init),
       new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(new OutboundError("timeout", `No answer within ${init.timeoutMs} ms.`)))),
     ]);
     const lookup: LookupFunction = (_host, options, callback) => {
-      // Node asks with `all: true` when it may try several addresses (happy eyeballs): answer the one.
-      if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
-      else callback(null, target.address, target.family);
+      // Node asks with `all: true` when it may try several addresses (happy eyeballs): it gets the
+      // checked ones, and nothing else; otherwise the first checked one.
+      if ((options as { all?: boolean }).all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, targets);
+      else callback(null, targets[0]!.address, targets[0]!.family);
     };
     const { hostname } = urlHost(url);
     const payload = Buffer.from(init.body, "utf8");
@@ -137,7 +138,7 @@ export async function pinnedPost(
       req.on("error", reject);
       req.end(payload);
     });
-    return { status, latencyMs: performance.now() - started, address: target.address };
+    return { status, latencyMs: performance.now() - started };
   } catch (err) {
     throw classify(err as NodeJS.ErrnoException, timedOut, init.timeoutMs);
   } finally {

@@ -91,12 +91,15 @@ describe("receiver URL checks", () => {
 
 describe("resolution", () => {
   const url = new URL("https://hooks.example.test/x");
-  it("checks every address the host resolves to, and answers the first one checked", async () => {
+  it("checks every address the host resolves to, and answers them all", async () => {
     const resolver = async () => [
       { address: "93.184.215.14", family: 4 as const },
       { address: "2606:4700:4700::1111", family: 6 as const },
     ];
-    expect(await resolveChecked(url, { allowPrivate: false, resolver })).toEqual({ address: "93.184.215.14", family: 4 });
+    expect(await resolveChecked(url, { allowPrivate: false, resolver })).toEqual([
+      { address: "93.184.215.14", family: 4 },
+      { address: "2606:4700:4700::1111", family: 6 },
+    ]);
   });
 
   it("refuses when any one address is refused", async () => {
