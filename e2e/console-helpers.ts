@@ -76,7 +76,9 @@ export async function shoot(page: Page, name: string) {
     await page.setViewportSize({ width, height });
     await page.waitForLoadState("networkidle");
     await page.waitForTimeout(200);
-    await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: true });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // Transient toasts would cover the page in a still picture.
+    await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: true, style: ".toast-viewport{display:none!important}" });
   }
   if (size) await page.setViewportSize(size);
 }

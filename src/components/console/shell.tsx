@@ -62,7 +62,7 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
             <div className="min-w-0 flex-1">
               <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
                 <div className="flex items-center gap-3 px-4 py-2.5 sm:px-6">
-                  <span className="text-sm font-semibold text-indigo-600 lg:hidden">Bind Identity</span>
+                  <span className="whitespace-nowrap text-sm font-semibold text-indigo-600 lg:hidden">Bind Identity</span>
                   {me.environment === "sandbox" && <Badge tone="amber">Sandbox</Badge>}
                   <div className="ml-auto">
                     <UserMenu me={me} />

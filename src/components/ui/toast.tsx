@@ -28,7 +28,7 @@ export function ToastProvider({ children }: { children: React.ReactNode }) {
             </Toast.Close>
           </Toast.Root>
         ))}
-        <Toast.Viewport className="fixed bottom-0 right-0 z-[60] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 [&>li]:relative" />
+        <Toast.Viewport className="toast-viewport fixed bottom-0 right-0 z-[60] m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 [&>li]:relative" />
       </Toast.Provider>
     </ToastContext.Provider>
   );

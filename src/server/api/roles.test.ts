@@ -40,6 +40,20 @@ const EXPECTED: Record<string, MemberRole> = {
   "accounts.list": "viewer",
   "accounts.get": "viewer",
   "accounts.suspend": "admin",
+  "dashboard.get": "viewer",
+  "aml.queue": "compliance_officer",
+  "aml.overview": "compliance_officer",
+  "aml.proposeClear": "compliance_officer",
+  "aml.approveClear": "compliance_officer",
+  "aml.confirm": "compliance_officer",
+  "webhooks.list": "operator",
+  "webhooks.deliveries": "operator",
+  "webhooks.replay": "operator",
+  "webhooks.register": "admin",
+  "webhooks.deactivate": "admin",
+  "people.list": "operator",
+  "organizations.list": "operator",
+  "risk.overview": "compliance_officer",
 };
 
 const ROLES = Object.keys(ROLE_RANK) as MemberRole[];

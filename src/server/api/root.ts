@@ -6,6 +6,9 @@ import { apiKeysRouter } from "./routers/api-keys";
 import { settingsRouter } from "./routers/settings";
 import { auditRouter } from "./routers/audit";
 import { accountsRouter } from "./routers/accounts";
+import { amlRouter } from "./routers/aml";
+import { webhooksRouter } from "./routers/webhooks";
+import { dashboardRouter, organizationsRouter, peopleRouter, riskRouter } from "./routers/people";
 
 /** The console's API, served over HTTP at /api/trpc (src/app/api/trpc) with the member's session as context. */
 export const appRouter = router({
@@ -16,6 +19,12 @@ export const appRouter = router({
   settings: settingsRouter,
   audit: auditRouter,
   accounts: accountsRouter,
+  dashboard: dashboardRouter,
+  aml: amlRouter,
+  webhooks: webhooksRouter,
+  people: peopleRouter,
+  organizations: organizationsRouter,
+  risk: riskRouter,
 });
 export type AppRouter = typeof appRouter;
 

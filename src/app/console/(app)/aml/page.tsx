@@ -1,0 +1,125 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { useTRPC, errorMessage } from "@/trpc/react";
+import { DataTable, columnsFor } from "@/components/ui/data-table";
+import { Modal } from "@/components/ui/dialog";
+import { useToast } from "@/components/ui/toast";
+import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
+import { RoleGate, useMe } from "@/components/console/shell";
+
+type Hit = { resultId: string | null; severity: string; sanctions: boolean; pep: boolean; score: number; createdAt: string };
+type Case = {
+  caseId: string; status: "open" | "pending_approval" | "cleared" | "confirmed"; priority: "low" | "medium" | "high" | "critical"; subjectDid: string; reason: string;
+  openedBy: string; openedAt: string; proposedBy: string | null; proposedAt: string | null; proposeReason: string | null; hits: Hit[];
+};
+const PRIORITY_TONE = { low: "slate", medium: "amber", high: "red", critical: "red" } as const;
+const PRIORITY_RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
+
+export default function AmlPage() {
+  return (
+    <RoleGate min="compliance_officer">
+      <Queue />
+    </RoleGate>
+  );
+}
+
+function Queue() {
+  const trpc = useTRPC();
+  const queue = useQuery(trpc.aml.queue.queryOptions());
+  const [selected, setSelected] = useState<string | null>(null);
+  const cases = queue.data?.cases as Case[] | undefined;
+  const current = cases?.find((c) => c.caseId === selected) ?? null;
+  const columns = useMemo(() => {
+    const c = columnsFor<Case>();
+    return [
+      c.accessor((x) => PRIORITY_RANK[x.priority], { id: "priority", header: "Priority", cell: (i) => <Badge tone={PRIORITY_TONE[i.row.original.priority]}>{i.row.original.priority}</Badge> }),
+      c.accessor("subjectDid", { header: "Subject", cell: (i) => <span className="break-all font-mono text-xs">{i.getValue()}</span> }),
+      c.accessor("status", { header: "Status", cell: (i) => <Badge tone={i.getValue() === "pending_approval" ? "indigo" : "amber"}>{i.getValue().replace("_", " ")}</Badge> }),
+      c.accessor("reason", { header: "Reason", cell: (i) => <span className="text-slate-600">{i.getValue()}</span> }),
+      c.accessor("openedAt", { header: "Opened", sortFn: "datetime", cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span> }),
+      c.display({
+        id: "open",
+        header: () => <span className="sr-only">Open</span>,
+        cell: (i) => <button type="button" className="btn-secondary" onClick={() => setSelected(i.row.original.caseId)}>Review</button>,
+      }),
+    ];
+  }, []);
+  return (
+    <>
+      <PageHeader title="AML queue" description="Open cases, highest priority first, then oldest. Clearing lifts the person's PEP and sanctions flags; with four-eyes on, a second member must approve." />
+      <DataTable label="AML cases" columns={columns} data={cases} isLoading={queue.isLoading} error={queue.error} onRetry={() => void queue.refetch()} empty="No open AML cases. Screening hits open cases here." filterPlaceholder="Filter by subject, status or reason" />
+      {current && <CaseDialog c={current} onClose={() => setSelected(null)} />}
+    </>
+  );
+}
+
+function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const me = useMe();
+  const [text, setText] = useState("");
+  const done = (title: string) => () => {
+    toast({ tone: "ok", title });
+    void qc.invalidateQueries({ queryKey: trpc.aml.queue.queryKey() });
+    setText("");
+  };
+  const propose = useMutation(trpc.aml.proposeClear.mutationOptions({ onSuccess: (r) => done(r.pendingApproval ? "Clear proposed: waiting for a second member" : "Case cleared")() }));
+  const approve = useMutation(trpc.aml.approveClear.mutationOptions({ onSuccess: () => { done("Clear approved: flags lifted")(); onClose(); } }));
+  const confirm = useMutation(trpc.aml.confirm.mutationOptions({ onSuccess: () => { done("Match confirmed: flags stay up")(); onClose(); } }));
+  const iProposed = c.proposedBy === `member:${me.email}`;
+  const error = propose.error ?? approve.error ?? confirm.error;
+  const busy = propose.isPending || approve.isPending || confirm.isPending;
+  return (
+    <Modal open onOpenChange={(o) => !o && onClose()} title={`AML case · ${c.priority} priority`} description={c.subjectDid}>
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[8rem_1fr]">
+        <dt className="text-slate-500">Status</dt><dd data-testid="case-status">{c.status.replace("_", " ")}</dd>
+        <dt className="text-slate-500">Reason</dt><dd>{c.reason}</dd>
+        <dt className="text-slate-500">Opened</dt><dd>{fmtTime(c.openedAt)} by <span className="break-all">{c.openedBy}</span></dd>
+        {c.proposedBy && (<><dt className="text-slate-500">Clear proposed</dt><dd>{fmtTime(c.proposedAt)} by <span className="break-all">{c.proposedBy}</span>: “{c.proposeReason}”</dd></>)}
+      </dl>
+      <h3 className="mt-4 text-sm font-semibold">Screening hits</h3>
+      {c.hits.length === 0 ? <p className="text-sm text-slate-500">No screening hits recorded (opened by hand).</p> : (
+        <ul className="mt-1 divide-y divide-slate-100 text-sm">
+          {c.hits.map((h, i) => (
+            <li key={h.resultId ?? i} className="flex flex-wrap items-center gap-2 py-1.5">
+              <Badge tone={PRIORITY_TONE[h.severity as Case["priority"]] ?? "slate"}>{h.severity}</Badge>
+              {h.sanctions && <Badge tone="red">sanctions</Badge>}
+              {h.pep && <Badge tone="amber">PEP</Badge>}
+              <span>score {h.score}</span>
+              <span className="text-slate-500">{fmtTime(h.createdAt)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form className="mt-4 space-y-3" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label htmlFor="case-text" className="label">{c.status === "pending_approval" ? "Notes (optional for approval, required to confirm)" : "Reason"}</label>
+          <textarea id="case-text" rows={2} maxLength={500} className="field" value={text} onChange={(e) => setText(e.target.value)} />
+        </div>
+        {c.status === "pending_approval" && iProposed && (
+          <p role="note" className="rounded-md bg-indigo-50 p-2 text-sm text-indigo-900">
+            You proposed this clear, so you cannot approve it: four-eyes needs a different member to approve.
+          </p>
+        )}
+        {error && <p role="alert" className="text-sm text-red-700">{errorMessage(error)}</p>}
+        <div className="flex flex-wrap justify-end gap-2">
+          <button type="button" className="btn-secondary" disabled={busy || !text.trim()} onClick={() => confirm.mutate({ caseId: c.caseId, body: { reason: text } })}>
+            Confirm match
+          </button>
+          {c.status === "open" ? (
+            <button type="button" className="btn-primary" disabled={busy || text.trim().length < 3} onClick={() => propose.mutate({ subjectDid: c.subjectDid, reason: text })}>
+              Propose clear
+            </button>
+          ) : (
+            <button type="button" className="btn-primary" disabled={busy || iProposed} onClick={() => approve.mutate({ caseId: c.caseId, body: text.trim() ? { notes: text } : {} })}>
+              Approve clear
+            </button>
+          )}
+        </div>
+      </form>
+    </Modal>
+  );
+}

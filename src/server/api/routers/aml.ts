@@ -1,0 +1,18 @@
+import * as aml from "../../services/aml";
+import * as lists from "../../services/admin-lists";
+import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../schemas/aml";
+import { consoleProcedure, router } from "../trpc";
+import { z } from "zod";
+
+/** The AML queue: the same service functions as /v1/aml/* and /v1/admin/aml, with the member as the four-eyes identity. */
+export const amlRouter = router({
+  queue: consoleProcedure("compliance_officer").query(({ ctx }) => aml.listOpenCases(ctx.svc)),
+  overview: consoleProcedure("compliance_officer").query(({ ctx }) => lists.amlOverview(ctx.svc)),
+  proposeClear: consoleProcedure("compliance_officer").input(ClearAmlInput).mutation(({ ctx, input }) => aml.proposeClear(ctx.svc, input)),
+  approveClear: consoleProcedure("compliance_officer")
+    .input(z.object({ caseId: AmlCaseParams.shape.caseId, body: ApproveClearInput }))
+    .mutation(({ ctx, input }) => aml.approveClear(ctx.svc, input.caseId, input.body)),
+  confirm: consoleProcedure("compliance_officer")
+    .input(z.object({ caseId: AmlCaseParams.shape.caseId, body: ConfirmAmlInput }))
+    .mutation(({ ctx, input }) => aml.confirmCase(ctx.svc, input.caseId, input.body)),
+});
