@@ -8,6 +8,7 @@ import { MAX_ACTIVE_WEBHOOKS } from "@/server/services/webhooks";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { startReceiver } from "@/server/testing/webhook-receiver";
+import { REFUSED_ADDRESSES, urlHostOf } from "@/server/testing/ssrf-table";
 import { verifyWebhook } from "@/webhooks/verify";
 
 let db: Db;
@@ -111,6 +112,18 @@ describe("registration", () => {
     expect(await db.webhook.count({ where: { orgId: org.orgId } })).toBe(0);
   });
 
+  it.each(REFUSED_ADDRESSES)("refuses %s (%s) at registration, as a literal and behind a host name", async (ip) => {
+    fakeDns(() => ip);
+    const org = await createTestOrg();
+    const api = client(url, org.apiKey);
+    for (const target of [`https://${urlHostOf(ip)}/x`, "https://inside.example.test/x"]) {
+      const res = await api.post("/v1/admin/webhooks", { url: target, events: ["*"] });
+      expect(res.status, target).toBe(400);
+      expect(res.body.error.details.reason).toBe("url_not_allowed");
+    }
+    expect(await db.webhook.count({ where: { orgId: org.orgId } })).toBe(0);
+  });
+
   it.each([["10.0.0.5"], ["127.0.0.1"], ["169.254.169.254"], ["::ffff:10.0.0.5"], ["fd00::5"], ["100.64.1.1"], [[PUBLIC_IP, "10.0.0.5"]]])(
     "refuses a host name resolving to %j at registration",
     async (answer) => {
@@ -174,17 +187,19 @@ describe("the address is checked again at every attempt", () => {
     expect(receiver.received).toHaveLength(0);
   });
 
-  it("an IP-literal receiver in a refused range is refused at delivery too", async () => {
+  it("every refused form is refused at delivery too, as a literal and behind a host name, and nothing connects", async () => {
     const receiver = await startReceiver();
     const org = await createTestOrg();
-    // Written directly, as if registered under another policy: delivery must not trust registration.
-    for (const host of ["127.0.0.1", "[::ffff:127.0.0.1]", "169.254.169.254", "[fe80::1]", "100.64.0.1", "0.0.0.0"]) {
-      await db.webhook.create({ data: { orgId: org.orgId, url: `https://${host}:${receiver.port}/hook`, events: ["*"], secretEnc: seal("whsec_x") } });
-    }
+    const byHost = new Map(REFUSED_ADDRESSES.map(([ip], i) => [`r${i}.example.test`, ip]));
+    setWebhookResolver(async (host) => [{ address: byHost.get(host)!, family: byHost.get(host)!.includes(":") ? 6 : 4 }]);
+    // Written directly, as if registered under another policy or before DNS changed: delivery must not trust registration.
+    const urls = REFUSED_ADDRESSES.flatMap(([ip], i) => [`https://${urlHostOf(ip)}:${receiver.port}/hook`, `https://r${i}.example.test:${receiver.port}/hook`]);
+    await db.webhook.createMany({ data: urls.map((u) => ({ orgId: org.orgId, url: u, events: ["*"], secretEnc: seal("whsec_x") })) });
     await emitUnlocked(org.orgId);
-    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === 6);
-    const errors = (await db.webhookDelivery.findMany({ where: { orgId: org.orgId } })).map((r) => r.lastError);
-    expect(errors.every((e) => /refused address range/.test(e ?? ""))).toBe(true);
+    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === urls.length);
+    const rows = await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, include: { webhook: true } });
+    expect(rows).toHaveLength(urls.length);
+    for (const r of rows) expect(r.lastError, r.webhook.url).toMatch(/refused address range/);
     expect(receiver.received).toHaveLength(0);
   });
 

@@ -1,0 +1,36 @@
+/** Every form the issue names, each with the range it must be refused as. */
+export const REFUSED_ADDRESSES: Array<[string, string]> = [
+  ["10.1.2.3", "private"],
+  ["172.16.0.1", "private"],
+  ["192.168.1.1", "private"],
+  ["127.0.0.1", "loopback"],
+  ["::1", "loopback"],
+  ["169.254.169.254", "linkLocal"],
+  ["fe80::1", "linkLocal"],
+  ["fc00::1", "uniqueLocal"],
+  ["fd12:3456::1", "uniqueLocal"],
+  ["100.64.0.1", "carrierGradeNat"],
+  ["100.127.255.254", "carrierGradeNat"],
+  ["0.0.0.0", "unspecified"],
+  ["0.1.2.3", "unspecified"],
+  ["224.0.0.1", "multicast"],
+  ["ff02::1", "multicast"],
+  ["255.255.255.255", "broadcast"],
+  ["::ffff:127.0.0.1", "ipv4Mapped"],
+  ["::ffff:10.0.0.1", "ipv4Mapped"],
+  ["::ffff:8.8.8.8", "ipv4Mapped"],
+  ["::7f00:1", "ipv4Compatible"],
+  ["::a9fe:a9fe", "ipv4Compatible"],
+  ["64:ff9b::7f00:1", "rfc6052"],
+  ["64:ff9b::a9fe:a9fe", "rfc6052"],
+  ["64:ff9b:1::a00:1", "rfc6052"],
+  ["2002:7f00:1::1", "6to4"],
+  ["2001:0:4136:e378::1", "teredo"],
+  ["::", "unspecified"],
+  ["192.0.2.1", "reserved"],
+  ["240.0.0.1", "reserved"],
+  ["2001:db8::1", "reserved"],
+];
+
+/** The address as a URL host: IPv6 in brackets. */
+export const urlHostOf = (ip: string) => (ip.includes(":") ? `[${ip}]` : ip);
