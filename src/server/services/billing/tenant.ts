@@ -11,6 +11,13 @@ import { peekWindow } from "../rate-limit";
 import { BILLING } from "./public";
 import { chainTerms, returnUrls } from "./signup";
 
+/**
+ * The organization as stored now: `ctx.org` may come from the key cache, which learns of changes
+ * made elsewhere (a payment webhook, another instance) a moment later, and billing decisions
+ * (which plan, which payment customer) must not act on a stale copy.
+ */
+const freshOrg = (ctx: ServiceContext) => ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.org.id } });
+
 const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 
@@ -18,7 +25,7 @@ const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.get
 export async function usage(ctx: ServiceContext) {
   const now = ctx.now();
   const orgId = ctx.org.id;
-  const plan = PLANS[ctx.org.plan];
+  const plan = PLANS[(await freshOrg(ctx)).plan];
   const [thisMinute, today, accounts, verifications] = await Promise.all([
     peekWindow(ctx.db, `plan:${orgId}`, 60, now),
     ctx.db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${orgId}`, day: startOfUtcDay(now) } } }).then((r) => r?.count ?? 0),
@@ -59,8 +66,9 @@ const pendingUpgrade = (ctx: ServiceContext) =>
  * unique index), so the organization cannot end up paying for Growth twice.
  */
 export async function upgrade(ctx: ServiceContext) {
-  if (ctx.org.plan !== "builder") {
-    throw conflict("plan_not_upgradable", `The ${PLANS[ctx.org.plan].name} plan cannot be upgraded here; contact sales for Institutional.`);
+  const org = await freshOrg(ctx);
+  if (org.plan !== "builder") {
+    throw conflict("plan_not_upgradable", `The ${PLANS[org.plan].name} plan cannot be upgraded here; contact sales for Institutional.`);
   }
   const pending = await pendingUpgrade(ctx);
   if (pending?.checkoutUrl && ctx.now().getTime() - pending.createdAt.getTime() < REUSE_PENDING_MS) return upgradeView(pending);
@@ -70,8 +78,8 @@ export async function upgrade(ctx: ServiceContext) {
   const sessionId = randomUUID();
   const card = await payments().createCheckout({
     checkoutId: sessionId,
-    email: ctx.org.contactEmail ?? "",
-    customerId: ctx.org.paymentCustomerId,
+    email: org.contactEmail ?? "",
+    customerId: org.paymentCustomerId,
     ...returnUrls(sessionId),
   });
   const chain = chainTerms();
@@ -82,9 +90,9 @@ export async function upgrade(ctx: ServiceContext) {
           id: sessionId,
           orgId: ctx.org.id,
           purpose: "upgrade",
-          email: ctx.org.contactEmail ?? "",
+          email: org.contactEmail ?? "",
           plan: "growth",
-          organizationName: ctx.org.name,
+          organizationName: org.name,
           status: "awaiting_payment",
           paymentSessionId: card.paymentSessionId,
           checkoutUrl: card.checkoutUrl,
@@ -98,7 +106,7 @@ export async function upgrade(ctx: ServiceContext) {
         action: "billing.upgrade_started",
         subjectType: "checkout_session",
         subject: sessionId,
-        data: { from: ctx.org.plan, to: "growth" },
+        data: { from: org.plan, to: "growth" },
       });
       return row;
     });
@@ -115,7 +123,7 @@ export async function upgrade(ctx: ServiceContext) {
 /** POST /v1/billing/portal: the payment provider's customer portal for this organization. */
 export async function portal(ctx: ServiceContext) {
   const provider = payments();
-  let customerId = ctx.org.paymentCustomerId;
+  let customerId = (await freshOrg(ctx)).paymentCustomerId;
   // The sandbox stand-in has no customers of its own; any organization may open its portal page.
   if (!customerId && provider.name === "sandbox") customerId = `sbx_cus_${ctx.org.id}`;
   if (!customerId) throw conflict("no_payment_customer", "This organization has not paid by card yet, so it has no billing portal.");
