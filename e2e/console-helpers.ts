@@ -25,8 +25,8 @@ export function operator<T>(cmd: string, input: unknown): Promise<T> {
 export type Org = { organizationId: string; apiKey: string; consolePassword: string };
 
 let n = 0;
-export const createOrg = (name = `Console E2E ${Date.now()}-${++n}`) =>
-  operator<Org>("org:create", { name, email: `ops-${Date.now()}-${n}@console-e2e.test` });
+export const createOrg = (name = `Console E2E ${Date.now()}-${++n}`, plan = "builder") =>
+  operator<Org>("org:create", { name, email: `ops-${Date.now()}-${n}@console-e2e.test`, plan });
 
 type Mail = { id: string; to: string; body: string; createdAt: string };
 
