@@ -28,6 +28,8 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/v1/ready`,
     timeout: 240_000,
     reuseExistingServer: false,
-    env: { PORT: String(port), BI_DATA_DIR: dataDir, BI_PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { PORT: String(port), BI_DATA_DIR: dataDir, BI_PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1",
+      // Console e2e: a webhook on loopback that never answers goes dead after 2 quick attempts, to be replayed.
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_MAX_ATTEMPTS: "2", WEBHOOK_BACKOFF_BASE_MS: "200" },
   },
 });
