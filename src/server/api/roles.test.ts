@@ -43,6 +43,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "dashboard.get": "viewer",
   "aml.queue": "compliance_officer",
   "aml.overview": "compliance_officer",
+  "aml.detail": "compliance_officer",
   "aml.proposeClear": "compliance_officer",
   "aml.approveClear": "compliance_officer",
   "aml.confirm": "compliance_officer",

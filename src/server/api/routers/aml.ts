@@ -1,5 +1,6 @@
 import * as aml from "../../services/aml";
 import * as lists from "../../services/admin-lists";
+import { getCaseDetail } from "../../services/aml-case-detail";
 import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../schemas/aml";
 import { consoleProcedure, router } from "../trpc";
 import { z } from "zod";
@@ -8,6 +9,7 @@ import { z } from "zod";
 export const amlRouter = router({
   queue: consoleProcedure("compliance_officer").query(({ ctx }) => aml.listOpenCases(ctx.svc)),
   overview: consoleProcedure("compliance_officer").query(({ ctx }) => lists.amlOverview(ctx.svc)),
+  detail: consoleProcedure("compliance_officer").input(AmlCaseParams).query(({ ctx, input }) => getCaseDetail(ctx.svc, input.caseId)),
   proposeClear: consoleProcedure("compliance_officer").input(ClearAmlInput).mutation(({ ctx, input }) => aml.proposeClear(ctx.svc, input)),
   approveClear: consoleProcedure("compliance_officer")
     .input(z.object({ caseId: AmlCaseParams.shape.caseId, body: ApproveClearInput }))

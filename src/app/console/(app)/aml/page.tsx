@@ -74,6 +74,7 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
   const busy = propose.isPending || approve.isPending || confirm.isPending;
   return (
     <Modal open onOpenChange={(o) => !o && onClose()} title={`AML case · ${c.priority} priority`} description={c.subjectDid}>
+      <div className="max-h-[70vh] overflow-y-auto pr-1">
       <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[8rem_1fr]">
         <dt className="text-slate-500">Status</dt><dd data-testid="case-status">{c.status.replace("_", " ")}</dd>
         <dt className="text-slate-500">Reason</dt><dd>{c.reason}</dd>
@@ -94,6 +95,7 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
           ))}
         </ul>
       )}
+      <Screenings caseId={c.caseId} />
       <form className="mt-4 space-y-3" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor="case-text" className="label">{c.status === "pending_approval" ? "Notes (optional for approval, required to confirm)" : "Reason"}</label>
@@ -120,6 +122,40 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
           )}
         </div>
       </form>
+      </div>
     </Modal>
+  );
+}
+
+/** What the stored screening recorded for this case's hits: list versions and each match's score breakdown. */
+function Screenings({ caseId }: { caseId: string }) {
+  const trpc = useTRPC();
+  const detail = useQuery(trpc.aml.detail.queryOptions({ caseId }));
+  const screenings = detail.data?.screenings ?? [];
+  if (detail.isLoading) return <p className="mt-3 text-sm text-slate-500">Loading the screening details…</p>;
+  if (!screenings.length) return <p className="mt-3 text-sm text-slate-500">No list screening is stored for this case (the match came from the KYC provider or the case was opened by hand).</p>;
+  return (
+    <section className="mt-4" aria-label="Screening details">
+      {screenings.map((s) => (
+        <div key={s.resultId} className="rounded-md border border-slate-200 p-3 text-sm">
+          <p className="font-medium">Screening of {fmtTime(s.screenedAt)} · score {s.score}{s.scoringVersion ? ` · scoring ${s.scoringVersion}` : ""}{s.threshold != null ? ` · threshold ${s.threshold}` : ""}</p>
+          <p className="mt-1 text-xs text-slate-500">Lists: {s.listVersions.map((v) => `${v.list ?? "list"} ${v.versionHash ? v.versionHash.slice(0, 10) : v.id.slice(0, 8)}`).join(", ") || "—"}</p>
+          <ul className="mt-2 space-y-2">
+            {s.matches.map((m, i) => (
+              <li key={i} className="rounded bg-slate-50 p-2">
+                <p><span className="font-medium">{m.name ?? "entry"}</span> on {m.list ?? "a list"} · {m.topics.join(", ")} · {m.score != null ? m.score.toFixed(2) : "—"}</p>
+                {m.breakdown && (
+                  <dl className="mt-1 grid grid-cols-2 gap-x-3 text-xs text-slate-600 sm:grid-cols-3">
+                    {Object.entries(m.breakdown).map(([k, v]) => (
+                      <div key={k} className="flex justify-between gap-2"><dt>{k}</dt><dd className="tabular-nums">{typeof v === "number" ? v.toFixed(2) : String(v)}</dd></div>
+                    ))}
+                  </dl>
+                )}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </section>
   );
 }
