@@ -77,6 +77,15 @@ describe("screening list import", () => {
     expect(await db.screeningEntry.count({ where: { listVersionId: res.listVersionId, name: { contains: "FIXTURE" } } })).toBe(0);
   });
 
+  it("reads an OFAC file written in Windows-1252 (not UTF-8) with its accents intact", async () => {
+    const db = await getDb();
+    const sdn = path.join(tmp, `${randomUUID().slice(0, 6)}-SDN.CSV`);
+    fs.writeFileSync(sdn, Buffer.from('9801,"FIXTUREZ, Jos\xe9 Mar\xeda",individual,SDGT,-0-,-0-,-0-,-0-,-0-,-0-,-0-,"DOB 1970; nationality Spain;"\r\n', "latin1"));
+    const res = await importListFiles(db, { format: "ofac", list: listName(), paths: [sdn], importedBy: "system:test" });
+    const row = await db.screeningEntry.findFirstOrThrow({ where: { listVersionId: res.listVersionId } });
+    expect(row).toMatchObject({ name: "José María FIXTUREZ", normalizedNames: ["jose maria fixturez"], birthDates: ["1970"], countries: ["ES"] });
+  });
+
   it("imports the account-labels fixture", async () => {
     const db = await getDb();
     const res = await importListFiles(db, { format: "labels", list: listName(), paths: [fixture("account-labels.csv")], importedBy: "system:test" });
@@ -202,15 +211,15 @@ describe("screening list import", () => {
   it("npm run screening:import imports from the command line and refuses a bad file with its line and exit code 1", async () => {
     const run = promisify(execFile);
     const list = listName();
-    const ok = await run("npx", ["tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, fixture("account-labels.csv")], { env: process.env });
+    const ok = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, fixture("account-labels.csv")], { env: process.env });
     expect(JSON.parse(ok.stdout)).toMatchObject({ list, format: "labels", entryCount: 6, unchanged: false });
     const bad = writeTmp("labels.csv", withLine(read("account-labels.csv"), 3, "Not An Account,scam,90"));
-    const err = await run("npx", ["tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, bad], { env: process.env }).then(
+    const err = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, bad], { env: process.env }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );
     expect(err?.code).toBe(1);
     expect(err?.stderr).toContain(`${path.basename(bad)}:3: chain_account is not an Antelope account name`);
     expect((await state(list)).versions).toBe(1);
-  }, 60_000);
+  }, 180_000);
 });

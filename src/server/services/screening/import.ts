@@ -14,9 +14,10 @@ export { ListFormatError } from "./list-types";
 export const DEFAULT_LIST: Record<ListFormat, string> = { ftm: "opensanctions", ofac: "ofac-sdn", labels: "account-labels" };
 
 /** Rows per INSERT: large lists go in a few hundred statements instead of one per entry. */
-const CHUNK = 2_000;
+export const CHUNK = 2_000;
 
-export type ListFile = { name: string; text: string };
+/** `sha256` of the file's bytes when read from disk (else of the text's UTF-8). */
+export type ListFile = { name: string; text: string; sha256?: string };
 export type ImportOptions = {
   format: ListFormat;
   files: ListFile[];
@@ -101,13 +102,12 @@ export function inTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promis
 export async function importList(db: DbOrTx, opts: ImportOptions): Promise<ImportResult> {
   const list = opts.list ?? DEFAULT_LIST[opts.format];
   const parsed = prepare(opts.format, opts.files);
-  const fileHashes = opts.files.map((f) => sha256Hex(f.text));
+  const fileHashes = opts.files.map((f) => f.sha256 ?? sha256Hex(f.text));
   const versionHash = sha256Hex(`${opts.format}\n${fileHashes.join("\n")}`);
   const count = parsed.entries?.length ?? parsed.labels?.length ?? 0;
   const base = { list, format: opts.format, versionHash, fileHashes, entryCount: count, skipped: parsed.skipped };
   return inTransaction(db, async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`screening-list:${list}`}))::text AS locked`;
-    const active = await tx.screeningListVersion.findFirst({ where: { list, active: true } });
+    const active = await lockList(tx, list);
     if (active && (opts.onlyIfNone || active.versionHash === versionHash)) {
       return { ...base, listVersionId: active.id, versionHash: active.versionHash, fileHashes: active.fileHashes, entryCount: active.entryCount, unchanged: true };
     }
@@ -116,20 +116,55 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
     });
     const rows = parsed.entries?.map((e) => entryRow(version.id, e)) ?? [];
     for (let i = 0; i < rows.length; i += CHUNK) await insertEntries(tx, rows.slice(i, i + CHUNK));
-    await tx.$executeRaw`
-      INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
-      SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${version.id}::uuid`;
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
-    // Off first, then on: the partial unique index allows one active version per list at every step.
-    await tx.screeningListVersion.updateMany({ where: { list, active: true }, data: { active: false } });
-    await tx.screeningListVersion.update({ where: { id: version.id }, data: { active: true, activatedAt: new Date() } });
+    await activateVersion(tx, list, version.id);
     return { ...base, listVersionId: version.id, unchanged: false };
   });
 }
 
-/** Reads the files from disk (names in errors are the base names) and imports them. */
+/** Serialises imports of one list (until the transaction ends) and returns its active version. */
+export async function lockList(tx: Tx, list: string) {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`screening-list:${list}`}))::text AS locked`;
+  return tx.screeningListVersion.findFirst({ where: { list, active: true } });
+}
+
+/** Builds the version's key index, then makes it the one active version of its list. */
+export async function activateVersion(tx: Tx, list: string, versionId: string) {
+  await tx.$executeRaw`
+    INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
+    SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${versionId}::uuid`;
+  // Off first, then on: the partial unique index allows one active version per list at every step.
+  await tx.screeningListVersion.updateMany({ where: { list, active: true }, data: { active: false } });
+  await tx.screeningListVersion.update({ where: { id: versionId }, data: { active: true, activatedAt: new Date() } });
+}
+
+/**
+ * UTF-8, or Windows-1252 when the bytes are not valid UTF-8: OFAC's legacy CSV files have been
+ * published in the latter, and a wrong guess would only garble accents, never lose a line.
+ */
+export function decodeListFile(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder("windows-1252").decode(bytes);
+  }
+}
+
+/**
+ * Reads the files from disk (names in errors are the base names) and imports them. An FtM file
+ * streams line by line (OpenSanctions' files run to gigabytes); the others are small.
+ */
 export async function importListFiles(db: DbOrTx, opts: Omit<ImportOptions, "files"> & { paths: string[] }): Promise<ImportResult> {
-  const files = await Promise.all(opts.paths.map(async (p) => ({ name: path.basename(p), text: await fs.readFile(p, "utf8") })));
+  if (opts.format === "ftm" && opts.paths.length === 1) {
+    const { importFtmFile } = await import("./import-ftm");
+    return importFtmFile(db, { ...opts, path: opts.paths[0]! });
+  }
+  const files = await Promise.all(
+    opts.paths.map(async (p) => {
+      const bytes = await fs.readFile(p);
+      return { name: path.basename(p), text: decodeListFile(bytes), sha256: sha256Hex(bytes) };
+    }),
+  );
   return importList(db, { ...opts, files });
 }
