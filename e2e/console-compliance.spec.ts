@@ -39,7 +39,7 @@ test("four-eyes: one member proposes, the same member cannot approve, another ap
   await expect(dialog.getByTestId("case-status")).toHaveText("pending approval");
   await expect(dialog.getByRole("note")).toContainText("You proposed this clear, so you cannot approve it");
   await expect(dialog.getByRole("button", { name: "Approve clear" })).toBeDisabled();
-  await shoot(a, "aml-case-proposed");
+  await shoot(a, "aml-case-proposed", { fullPage: false });
   // The procedure refuses it too, not only the page.
   const caseId = (await (await callProcedure(a, "aml.queue", "query")).json()).result.data.json.cases[0].caseId;
   const same = await callProcedure(a, "aml.approveClear", "mutation", { caseId, body: {} });

@@ -69,7 +69,8 @@ export async function memberPage(browser: Browser, org: Org, email: string) {
 }
 
 /** Screenshots at laptop and phone width into docs/screenshots when SCREENSHOTS=1. */
-export async function shoot(page: Page, name: string) {
+/** `fullPage: false` for open dialogs: a modal is fixed to the viewport and the page behind it does not scroll. */
+export async function shoot(page: Page, name: string, opts: { fullPage?: boolean } = {}) {
   if (process.env.SCREENSHOTS !== "1") return;
   const size = page.viewportSize();
   for (const [label, width, height] of [["desktop", 1280, 800], ["phone", 390, 844]] as const) {
@@ -78,7 +79,7 @@ export async function shoot(page: Page, name: string) {
     await page.waitForTimeout(200);
     await page.evaluate(() => window.scrollTo(0, 0));
     // Transient toasts would cover the page in a still picture.
-    await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: true, style: ".toast-viewport{display:none!important}" });
+    await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: opts.fullPage ?? true, style: ".toast-viewport{display:none!important}" });
   }
   if (size) await page.setViewportSize(size);
 }

@@ -46,6 +46,15 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
   await expect(co.getByText(`Signed in as ${coEmail} (compliance officer).`)).toBeVisible();
   await expect(co.getByRole("link", { name: "Audit log" }).first()).toBeVisible();
   await expect(co.getByRole("link", { name: "Members" })).toHaveCount(0);
+  // The session cookie is HTTP-only and SameSite; signing out ends it.
+  const session = (await co.context().cookies()).find((c) => c.name.endsWith("next-auth.session-token"));
+  expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+  await co.getByRole("button", { name: "Account menu" }).click();
+  await co.getByRole("menuitem", { name: "Sign out" }).click();
+  await expect(co).toHaveURL(/\/console\/sign-in$/);
+  await co.goto("/console/audit");
+  await expect(co).toHaveURL(/\/console\/sign-in$/);
+  expect((await callProcedure(co, "tenant.get", "query")).status()).toBe(401);
   await co.context().close();
 });
 
@@ -91,7 +100,7 @@ test("mint a key on the page, use it against /v1, revoke it", async ({ page, req
   await expect(dialog.getByRole("button", { name: "Copy key" })).toBeVisible();
   const apiKey = (await dialog.getByTestId("minted-key").textContent())!.trim();
   expect(apiKey).toMatch(/^bi_test_/);
-  await shoot(page, "api-key-minted");
+  await shoot(page, "api-key-minted", { fullPage: false });
   await dialog.getByRole("button", { name: "Done" }).click();
   await expect(page.getByText(apiKey)).toHaveCount(0);
   await shoot(page, "api-keys");

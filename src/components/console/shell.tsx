@@ -64,7 +64,7 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
                 <div className="flex items-center gap-3 px-4 py-2.5 sm:px-6">
                   <span className="whitespace-nowrap text-sm font-semibold text-indigo-600 lg:hidden">Bind Identity</span>
                   {me.environment === "sandbox" && <Badge tone="amber">Sandbox</Badge>}
-                  <div className="ml-auto">
+                  <div className="ml-auto min-w-0">
                     <UserMenu me={me} />
                   </div>
                 </div>
@@ -113,7 +113,7 @@ function SessionCheck({ path }: { path: string }) {
 function UserMenu({ me }: { me: Me }) {
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="btn-secondary max-w-[60vw]" aria-label="Account menu">
+      <DropdownMenu.Trigger className="btn-secondary max-w-full" aria-label="Account menu">
         <span className="truncate">{me.email}</span>
         <span aria-hidden>▾</span>
       </DropdownMenu.Trigger>

@@ -23,3 +23,16 @@ export function PageHeader({ title, description, actions }: { title: string; des
 }
 
 export const fmtTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—");
+
+/** A DID short enough for a table cell: its method and last segment, the full DID on hover and for screen readers. */
+export function ShortDid({ did }: { did: string }) {
+  const last = did.split(":").pop() ?? did;
+  const short = last.length > 12 ? `${last.slice(0, 8)}…` : last;
+  const kind = did.includes(":people:") ? "person" : did.includes(":orgs:") ? "org" : did.split(":").slice(0, 3).join(":");
+  return (
+    <span title={did} className="whitespace-nowrap font-mono text-xs">
+      <span className="sr-only">{did}</span>
+      <span aria-hidden>{kind} {short}</span>
+    </span>
+  );
+}

@@ -45,10 +45,12 @@ export default function DashboardPage() {
         <Card title="Recent activity" link={atLeast(me.role, "compliance_officer") ? { href: "/console/audit", label: "Audit log" } : undefined} loading={!d}>
           <ul className="mt-2 divide-y divide-slate-100 text-sm">
             {d?.recentAudit.slice(0, 8).map((e) => (
-              <li key={e.id} className="flex flex-wrap items-baseline justify-between gap-x-3 py-2">
-                <span className="font-mono text-xs text-slate-800">{e.action}</span>
-                <span className="min-w-0 truncate text-slate-500">{e.actor}</span>
-                <span className="text-xs text-slate-400">{fmtTime(e.createdAt)}</span>
+              <li key={e.id} className="py-2">
+                <div className="flex items-baseline justify-between gap-3">
+                  <span className="font-mono text-xs text-slate-800">{e.action}</span>
+                  <span className="shrink-0 text-xs text-slate-400">{fmtTime(e.createdAt)}</span>
+                </div>
+                <p className="truncate text-slate-500" title={e.actor}>{e.actor}</p>
               </li>
             ))}
           </ul>

@@ -6,7 +6,7 @@ import { useTRPC, errorMessage } from "@/trpc/react";
 import { DataTable, columnsFor } from "@/components/ui/data-table";
 import { Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
+import { Badge, PageHeader, ShortDid, fmtTime } from "@/components/ui/badge";
 import { RoleGate, useMe } from "@/components/console/shell";
 
 type Hit = { resultId: string | null; severity: string; sanctions: boolean; pep: boolean; score: number; createdAt: string };
@@ -35,7 +35,7 @@ function Queue() {
     const c = columnsFor<Case>();
     return [
       c.accessor((x) => PRIORITY_RANK[x.priority], { id: "priority", header: "Priority", cell: (i) => <Badge tone={PRIORITY_TONE[i.row.original.priority]}>{i.row.original.priority}</Badge> }),
-      c.accessor("subjectDid", { header: "Subject", cell: (i) => <span className="break-all font-mono text-xs">{i.getValue()}</span> }),
+      c.accessor("subjectDid", { header: "Subject", cell: (i) => <ShortDid did={i.getValue()} /> }),
       c.accessor("status", { header: "Status", cell: (i) => <Badge tone={i.getValue() === "pending_approval" ? "indigo" : "amber"}>{i.getValue().replace("_", " ")}</Badge> }),
       c.accessor("reason", { header: "Reason", cell: (i) => <span className="text-slate-600">{i.getValue()}</span> }),
       c.accessor("openedAt", { header: "Opened", sortFn: "datetime", cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span> }),

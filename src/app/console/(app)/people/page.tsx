@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTRPC } from "@/trpc/react";
 import { DataTable, columnsFor } from "@/components/ui/data-table";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
+import { Badge, PageHeader, ShortDid, fmtTime } from "@/components/ui/badge";
 import { RoleGate } from "@/components/console/shell";
 
 type KycStatus = "not_started" | "pending" | "in_review" | "approved" | "rejected" | "retry";
@@ -27,7 +27,7 @@ function People() {
   const columns = useMemo(() => {
     const c = columnsFor<Person>();
     return [
-      c.accessor("personDid", { header: "Person", cell: (i) => <span className="break-all font-mono text-xs">{i.getValue()}</span> }),
+      c.accessor("personDid", { header: "Person", cell: (i) => <ShortDid did={i.getValue()} /> }),
       c.accessor("kycStatus", { header: "KYC", cell: (i) => <Badge tone={TONE[i.getValue()]}>{i.getValue().replace("_", " ")}</Badge> }),
       c.accessor((p) => p.country ?? "", { id: "country", header: "Country", cell: (i) => i.getValue() || "—" }),
       c.accessor((p) => `${p.pepFlag ? "PEP " : ""}${p.sanctionsFlag ? "sanctions" : ""}`, {
