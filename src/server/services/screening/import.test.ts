@@ -8,11 +8,12 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { DEFAULT_LIST, importList, importListFiles, ListFormatError } from "./import";
 import { ensureSandboxLists, FIXTURE_DIR, resetSandboxListsMemo } from "./sandbox-lists";
+import { testListName } from "./test-lists";
 
 const fixture = (name: string) => path.join(FIXTURE_DIR, name);
 const read = (name: string) => fs.readFileSync(fixture(name), "utf8");
 /** Each test imports into its own list, so files running at the same time never see its versions. */
-const listName = () => `test-${randomUUID().slice(0, 8)}`;
+const listName = () => testListName();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "screening-import-"));
 const writeTmp = (name: string, text: string) => {
   const p = path.join(tmp, `${randomUUID().slice(0, 6)}-${name}`);

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { importListFiles } from "./import";
 import { FIXTURE_DIR } from "./sandbox-lists";
 import { MATCH_THRESHOLD } from "./score";
 import { findMatches } from "./screen";
+import { testListName } from "./test-lists";
 
 type Pair = { id: number; kind: string; query: { name: string; birthDate?: string; country?: string }; entryId: string; match: boolean };
 
@@ -33,7 +33,7 @@ describe("matching quality on the labelled set", () => {
     const db = await getDb();
     const imported = await importListFiles(db, {
       format: "ftm",
-      list: `quality-${randomUUID().slice(0, 8)}`,
+      list: testListName("quality"),
       paths: [path.join(FIXTURE_DIR, "entities.ftm.json")],
       importedBy: "system:test",
     });

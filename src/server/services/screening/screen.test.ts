@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
@@ -6,6 +5,7 @@ import { importList } from "./import";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 import { findMatches, screenAccount, screenPerson } from "./screen";
+import { testListName } from "./test-lists";
 
 describe("name normalisation", () => {
   it("transliterates Cyrillic, Greek and Arabic, drops accents, punctuation and honorifics, keeps initials", () => {
@@ -54,7 +54,7 @@ const person = (id: string, name: string, topics: string[], extra: Record<string
 
 async function testList(lines: string[]) {
   const db = await getDb();
-  const res = await importList(db, { format: "ftm", list: `test-${randomUUID().slice(0, 8)}`, files: [{ name: "t.json", text: lines.join("\n") }], importedBy: "system:test" });
+  const res = await importList(db, { format: "ftm", list: testListName(), files: [{ name: "t.json", text: lines.join("\n") }], importedBy: "system:test" });
   return { db, version: { id: res.listVersionId, list: res.list, versionHash: res.versionHash } };
 }
 
