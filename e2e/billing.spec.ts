@@ -1,0 +1,39 @@
+import { expect, test } from "@playwright/test";
+
+// A prospect pays for Growth on the sandbox's checkout page and gets a working key, shown once.
+
+const shoot = async (page: import("@playwright/test").Page, name: string) => {
+  if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+};
+
+test("Growth by (test) card: checkout page → return page → key revealed once → the key works", async ({ page, request }) => {
+  const email = `buyer-${Date.now()}@acme-e2e.test`;
+  const start = await (await request.post("/v1/billing/email/otp/start", { data: { email } })).json();
+  expect(start.devCode).toMatch(/^\d{6}$/);
+  const proof = await (await request.post("/v1/billing/email/otp/confirm", { data: { challengeId: start.challengeId, code: start.devCode } })).json();
+  const checkout = await request.post("/v1/billing/checkout", { data: { emailProofToken: proof.emailProofToken, plan: "growth", organizationName: "E2E Growth Ltd" } });
+  expect(checkout.status()).toBe(200);
+  const { checkoutUrl, sessionId } = await checkout.json();
+
+  await page.goto(new URL(checkoutUrl).pathname);
+  await expect(page.getByRole("heading", { name: "Checkout" })).toBeVisible();
+  await expect(page.getByText("Growth", { exact: true })).toBeVisible();
+  await shoot(page, "billing-sandbox-checkout");
+  await page.getByRole("button", { name: "Pay with the test card" }).click();
+  await expect(page).toHaveURL(new RegExp(`/billing/return\\?session=${sessionId}`));
+  await expect(page.getByTestId("checkout-status")).toHaveText("Your organization is ready.");
+  await page.getByRole("button", { name: "Show my API key (once)" }).click();
+  const key = await page.locator("code").first().textContent();
+  expect(key).toMatch(/^bi_test_/);
+  await shoot(page, "billing-return-revealed");
+
+  const tenant = await request.get("/v1/tenant", { headers: { authorization: `Bearer ${key}` } });
+  expect(tenant.status()).toBe(200);
+  expect((await tenant.json()).plan ?? (await tenant.json()).organization?.plan).toBeDefined();
+
+  // Shown once: the page no longer offers the key.
+  await page.reload();
+  await expect(page.getByTestId("checkout-status")).toContainText("already shown once");
+  const poll = await (await request.get(`/v1/billing/checkout/${sessionId}`)).text();
+  expect(poll).not.toContain(key!);
+});
