@@ -42,7 +42,7 @@ export function SignInForm() {
     setError(null);
     try {
       if (step.kind === "code") return await finish(step.challengeId);
-      const res = await fetch("/api/console/sign-in", {
+      const res = await fetch("/api/auth/console-code", {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ organizationId: form.organizationId.trim(), email: form.email.trim(), password: form.password }),
