@@ -31,7 +31,7 @@ export function SandboxCheckout({ sessionId }: { sessionId: string }) {
   const payable = status.status === "awaiting_payment";
   return (
     <section className="mt-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-      <dl className="grid grid-cols-[auto,1fr] gap-x-6 gap-y-2 text-sm">
+      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
         <dt className="text-slate-500">Plan</dt>
         <dd className="font-medium">{PLAN_NAMES[status.plan] ?? status.plan}</dd>
         <dt className="text-slate-500">Account email</dt>
