@@ -103,6 +103,17 @@ describe("console sign-in", () => {
     expect(limited.message).not.toMatch(/password|organization|email/i);
   });
 
+  it("rate limits attempts per organization, whichever addresses are tried", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    for (let i = 0; i < CONSOLE_SIGN_IN.perOrganization; i++) {
+      await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email: `spray-${i}-${org.orgId.slice(0, 8)}@example.com`, password: "wrong" }, IP));
+    }
+    const limited = await appErrorOf(completeConsoleSignIn(db, { organizationId: org.orgId, email: `fresh-${org.orgId.slice(0, 8)}@example.com`, password: org.consolePassword }, IP));
+    expect(limited.code).toBe("RATE_LIMITED");
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console.signed_in" } })).toBe(0);
+  });
+
   it("rejects an unknown organization and a malformed id like a wrong password", async () => {
     const db = await getDb();
     const org = await createTestOrg();
