@@ -181,3 +181,29 @@ test("a deactivated member is signed out at their next request", async ({ page, 
   await expect(op.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
   await op.context().close();
 });
+
+test("security headers on every page; the home page, /docs and the console run under the strict CSP", async ({ page, request }) => {
+  for (const path of ["/", "/docs", "/console/sign-in"]) {
+    const res = await request.get(path);
+    expect(res.status()).toBe(200);
+    const h = res.headers();
+    expect(h["content-security-policy"]).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+    expect(h["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(h["content-security-policy"]).toContain("object-src 'none'");
+    expect(h["x-content-type-options"]).toBe("nosniff");
+    expect(h["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+    // HSTS only in production, where the service is behind TLS.
+    expect(h["strict-transport-security"]).toBeUndefined();
+  }
+  const violations: string[] = [];
+  page.on("console", (m) => m.type() === "error" && /Content Security Policy|Refused to/.test(m.text()) && violations.push(m.text()));
+  await page.goto("/docs");
+  await expect(page.getByRole("heading", { name: "Bind Identity API" })).toBeVisible();
+  await page.goto("/");
+  await page.getByRole("link", { name: "API reference" }).click();
+  await expect(page).toHaveURL(/\/docs$/);
+  await page.goto("/console/sign-in");
+  await page.getByLabel("Organization ID").fill("x");
+  await expect(page.getByLabel("Organization ID")).toHaveValue("x");
+  expect(violations).toEqual([]);
+});
