@@ -78,6 +78,15 @@ describe("key cache invalidation across instances", () => {
     expect(await within(ONE_SECOND, async () => (await tenant(b!.base, key)).status === 403)).not.toBeNull();
   });
 
+  it("requires signatures at once on the instance that enabled signing, and within a second on another", async () => {
+    const { key, admin } = await warmKey(["read"]);
+    expect((await admin.post("/v1/admin/signing/enable")).status).toBe(200);
+    const here = await tenant(A, key);
+    expect(here.status).toBe(401);
+    const took = await within(ONE_SECOND, async () => (await tenant(b!.base, key)).status === 401);
+    expect(took).not.toBeNull();
+  });
+
   it("applies a plan change within a second on every instance, and at once where orgChanged is called", async () => {
     const { org, key } = await warmKey(["read"]);
     expect((await tenant(b!.base, key)).headers.get("x-ratelimit-plan-limit")).toBe("120");
