@@ -29,12 +29,12 @@ const label = option("label") ?? "run";
 
 const DURATION = quick ? 2 : 4;
 const WRITE_DURATION = quick ? 4 : 8;
-const ROUNDS = quick ? 2 : 3;
+const ROUNDS = quick ? 2 : 4;
 const CONNECTIONS = 32;
 const AMOUNT = 500_000;
 const ACCOUNTS_1X = 1_000;
 const AUDIT_1X = quick ? 1_000 : 10_000;
-const APPENDS = quick ? 1_000 : 3_000;
+const APPENDS = quick ? 1_000 : 2_000;
 
 async function main() {
   const started = Date.now();
@@ -89,17 +89,23 @@ async function main() {
     const pair = async (ka: string, a: () => Promise<LoadResult>, kb: string, b: () => Promise<LoadResult>) => {
       const as: LoadResult[] = [];
       const bs: LoadResult[] = [];
+      // A B, B A, A B…: a steady drift (JIT warming up, other load on the machine) cancels out.
       for (let i = 0; i < ROUNDS; i++) {
-        as.push(await a());
-        bs.push(await b());
+        if (i % 2 === 0) {
+          as.push(await a());
+          bs.push(await b());
+        } else {
+          bs.push(await b());
+          as.push(await a());
+        }
       }
       report.http[ka] = as.reduce(merge);
       report.http[kb] = bs.reduce(merge);
     };
 
     // Warm-up: JIT, connection pools, the key cache.
-    await load([warn, info], specs.tenant!, { ...opts, durationSec: 1 });
-    await load([warn], specs.free!, { ...opts, durationSec: 1 });
+    for (const spec of [specs.health!, specs.did!, specs.tenant!, specs.account!]) await load([warn, info], spec, { ...opts, durationSec: 2 });
+    await load([warn], specs.free!, { ...opts, durationSec: 2 });
     await new Promise((r) => setTimeout(r, 3_000)); // let the warm-up's last writes finish
 
     await pair("health_warn", () => run("health (warn)", [warn], specs.health!), "health_info", () => run("health (info)", [info], specs.health!));

@@ -59,6 +59,9 @@ export async function appendsVersusInserts(db: Db, chainOrg: string, plainOrg: s
  * appendAudit computes them), 5,000 rows per statement, and points the head at its end.
  */
 export async function buildChain(admin: pg.Client, orgId: string, n: number): Promise<void> {
+  // A bench organization: its provisioning entries make way for the generated chain.
+  await admin.query(`DELETE FROM audit_entries WHERE "orgId" = $1`, [orgId]);
+  await admin.query(`DELETE FROM audit_heads WHERE "orgId" = $1`, [orgId]);
   let prevHash = GENESIS_HASH;
   const t0 = Date.UTC(2026, 0, 1);
   for (let start = 1; start <= n; start += 5000) {
