@@ -83,6 +83,19 @@ function wrapQueryable(q) {
           return res;
         };
       }
+      // adapter-pg's executeScript splits the script on every ";", which breaks a migration
+      // with a ";" inside a comment or a function body ($$ … $$). PostgreSQL's simple query
+      // protocol runs a whole multi-statement script as one string, as the native engine does.
+      if (prop === "executeScript" && typeof target.underlyingDriver === "function") {
+        return async (script) => {
+          try {
+            await target.underlyingDriver().query(script);
+          } catch (error) {
+            if (typeof target.onError === "function") target.onError(error);
+            throw error;
+          }
+        };
+      }
       if (prop === "startTransaction") {
         return async (...a) => wrapQueryable(await target.startTransaction(...a));
       }
