@@ -27,8 +27,29 @@ type Connection = {
 // (PGlite is a single in-process database and must never be opened twice).
 const g = globalThis as unknown as { __biDb?: Promise<Connection> };
 
+type NotificationHandler = (channel: string, payload: string) => void;
+const notificationHandlers = new Set<NotificationHandler>();
+
+/**
+ * Notifications received by this process's pooled PostgreSQL sessions (the auth cache, issue 11).
+ * Each pooled session LISTENs on "bi_auth": PostgreSQL hands a session the notifications of its
+ * own transaction before the COMMIT's answer, so a change written through this process is known
+ * to its caches before the writer's await returns (other instances: auth-cache-listener.ts).
+ */
+export function onDbNotification(handler: NotificationHandler): () => void {
+  notificationHandlers.add(handler);
+  return () => notificationHandlers.delete(handler);
+}
+
 async function openPostgres(url: string): Promise<Connection> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on("connect", (client) => {
+    client.on("notification", (n) => {
+      for (const h of notificationHandlers) h(n.channel, n.payload ?? "");
+    });
+    // Queued before any query the pool hands this client out for.
+    void client.query("LISTEN bi_auth").catch(() => undefined);
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlExecutor = {
     async query(text, params) {

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { env } from "@/env";
-import { connectDb } from "../db/client";
+import { connectDb, onDbNotification } from "../db/client";
 import { logger } from "../log";
 import { AuthCache, applyNotification } from "./auth-cache";
 
@@ -125,10 +125,20 @@ class PgFeed implements Feed {
   }
 }
 
-/** A cache with its own invalidation feed, for this process's database. */
+/**
+ * A cache with its own invalidation feed, for this process's database. On PostgreSQL it also
+ * hears the pooled sessions (db/client.ts `onDbNotification`): this process's own writes, by any
+ * code path, invalidate before the write's await returns.
+ */
 export function createAuthCache(): { cache: AuthCache; feed: Promise<Feed> } {
   const cache = new AuthCache();
-  const feed = connectDb().then((conn) => startInvalidationFeed(cache, { databaseUrl: env().DATABASE_URL, listen: conn.listen }));
+  const off = onDbNotification((channel, payload) => {
+    if (channel === AUTH_CHANNEL) applyNotification(cache, payload);
+  });
+  const feed = connectDb().then((conn) => {
+    const f = startInvalidationFeed(cache, { databaseUrl: env().DATABASE_URL, listen: conn.listen });
+    return { stop: async () => (off(), f.stop()) };
+  });
   return { cache, feed };
 }
 

@@ -118,10 +118,23 @@ describe("the key cache itself", () => {
       for (let i = 0; i < 5; i++) expect((await tenant(base, org.apiKey)).status).toBe(200);
       expect(cache.hits - hits).toBe(5);
       expect(cache.misses).toBe(misses);
-      // Another instance's change (the trigger's NOTIFY) empties this organization's entries.
-      await db.organization.update({ where: { id: org.orgId }, data: { name: "Renamed by another instance" } });
-      expect(await within(ONE_SECOND, async () => cache.size === 0)).not.toBeNull();
-      expect((await tenant(base, org.apiKey)).body.name).toBe("Renamed by another instance");
+      // A change written through this process, by any code path (here Prisma directly, no hook):
+      // the trigger's NOTIFY reaches the writing session before its COMMIT answers.
+      await db.organization.update({ where: { id: org.orgId }, data: { name: "Renamed without a hook" } });
+      expect(cache.size).toBe(0);
+      expect((await tenant(base, org.apiKey)).body.name).toBe("Renamed without a hook");
+      // Another process's change arrives through the dedicated listener.
+      const other = await startInstance();
+      try {
+        // (the other process writes through its own pool: a revocation from its own API)
+        const minted = await client(other.base, org.apiKey).post("/v1/admin/api-keys", { name: "from another process", scopes: ["read"] });
+        expect(minted.status).toBe(201);
+        expect((await tenant(base, minted.body.apiKey)).status).toBe(200);
+        expect((await client(other.base, org.apiKey).delete(`/v1/admin/api-keys/${minted.body.id}`)).status).toBe(200);
+        expect(await within(ONE_SECOND, async () => (await tenant(base, minted.body.apiKey)).status === 401)).not.toBeNull();
+      } finally {
+        await stopInstance(other);
+      }
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
