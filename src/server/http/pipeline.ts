@@ -11,7 +11,7 @@ import { planLimitPerMinute } from "../plans";
 import type { AuthCache } from "../services/auth-cache";
 import { defaultAuthCache } from "../services/auth-cache-listener";
 import { batchedWindows, type BatchedWindows } from "../services/rate-limit-batch";
-import { apiKeyAuth, requireScope } from "./middleware/api-key";
+import { apiKeyAuth, authCacheEnabled, requireScope } from "./middleware/api-key";
 import { ipAllowlist } from "./middleware/ip-allowlist";
 import { requestSigning } from "./middleware/signing";
 import { validateInput } from "./middleware/validate";
@@ -77,7 +77,7 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
   const e = env();
   const factor = rateLimitFactor();
   const windows = opts.windows ?? batchedWindows();
-  const authCache = opts.authCache ?? defaultAuthCache();
+  const authCache = opts.authCache ?? (authCacheEnabled() ? defaultAuthCache() : undefined);
   const chain = compose(
     [
       correlationId(),

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { apiKeyView, insertApiKey } from "../../services/api-keys";
 import { call, createTestOrg, testServer } from "../../testing/harness";
+import { authCacheEnabled } from "./api-key";
 
 const tenant = async (authorization?: string) => {
   const { url } = await testServer();
@@ -84,5 +85,14 @@ describe("bearer API key authentication", () => {
       expect(a.text).not.toContain(orgRow.consolePasswordHash);
       expect(a.text).not.toContain(org.apiKey);
     }
+  });
+});
+
+describe("BI_AUTH_CACHE", () => {
+  it("is on by default, off on request, and refuses anything else", () => {
+    expect(authCacheEnabled({})).toBe(true);
+    expect(authCacheEnabled({ BI_AUTH_CACHE: "on" })).toBe(true);
+    expect(authCacheEnabled({ BI_AUTH_CACHE: "off" })).toBe(false);
+    expect(() => authCacheEnabled({ BI_AUTH_CACHE: "maybe" })).toThrow(/BI_AUTH_CACHE/);
   });
 });

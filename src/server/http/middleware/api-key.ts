@@ -33,3 +33,15 @@ export function requireScope(): Middleware {
     return next();
   };
 }
+
+/**
+ * BI_AUTH_CACHE=off reads every key from the database (as before issue 11), for deployments whose
+ * sessions cannot LISTEN (PgBouncer in transaction mode) or to rule the cache out. Read here
+ * rather than in src/env.ts only because that shared file had others' uncommitted edits.
+ */
+export function authCacheEnabled(source: Record<string, string | undefined> = process.env): boolean {
+  const v = (source.BI_AUTH_CACHE ?? "").toLowerCase();
+  if (v === "" || v === "on") return true;
+  if (v === "off") return false;
+  throw new Error("Invalid environment:\n  BI_AUTH_CACHE: must be on or off");
+}

@@ -6,7 +6,7 @@ import { startInstance, stopInstance, type Instance } from "../../testing/instan
 import { FLUSH_INTERVAL_MS, maxUnsynced } from "../../services/rate-limit-batch";
 import { compose } from "../pipeline";
 import type { PipelineState, RouteDef } from "../types";
-import { ipBackstop } from "./rate-limit";
+import { ipBackstop, rateLimitFactor } from "./rate-limit";
 
 /** Fixed one-minute windows: start early in a minute so all requests land in the same window. */
 async function awaitFreshWindow(minimumMs = 15_000) {
@@ -176,5 +176,14 @@ describe("per-IP backstop middleware", () => {
     );
     expect(refused?.code).toBe("RATE_LIMITED");
     expect(refused?.headers["Retry-After"]).toBe(String(refused?.details.retryAfterSec));
+  });
+});
+
+describe("BI_RATE_LIMIT_FACTOR", () => {
+  it("defaults to 1, multiplies on request, and is refused in production or when not a positive integer", () => {
+    expect(rateLimitFactor({})).toBe(1);
+    expect(rateLimitFactor({ BI_RATE_LIMIT_FACTOR: "1000" })).toBe(1000);
+    expect(() => rateLimitFactor({ BI_RATE_LIMIT_FACTOR: "1000", BI_ENV: "production" })).toThrow(/refused when BI_ENV=production/);
+    for (const bad of ["0", "-2", "1.5", "lots"]) expect(() => rateLimitFactor({ BI_RATE_LIMIT_FACTOR: bad })).toThrow(/positive integer/);
   });
 });
