@@ -231,6 +231,13 @@ describe("provider callbacks", () => {
     expect(await db.providerEvent.count()).toBe(events);
   });
 
+  it("has no callback endpoint for a provider this deployment does not use", async () => {
+    const { url } = await testServer();
+    const res = await call(url, "POST", "/v1/kyc/callbacks/sumsub", { body: { type: "applicantReviewed" } });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+  });
+
   it("applies a redelivered event once", async () => {
     const { url, db, org, api } = await setup();
     const started = await api.post("/v1/kyc/start", {});

@@ -4,9 +4,9 @@ import { hmacSha256Hex } from "../crypto/hash";
 import { issuerDid } from "../crypto/issuer-keys";
 import { jcs } from "../crypto/jcs";
 import { deriveKey } from "../crypto/secret-box";
-import { unauthorized } from "../errors";
+import { notFound, unauthorized } from "../errors";
 import { logger } from "../log";
-import { kycProvider, withProvider } from "../providers/kyc";
+import { isKycProviderConfigured, kycProvider, withProvider } from "../providers/kyc";
 import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../providers/kyc/types";
 import { personDidOf } from "./account-ref";
 import { appendAudit } from "./audit";
@@ -92,6 +92,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
  * nothing), then applied once per provider event id, in one transaction with its audit entry.
  */
 export async function handleProviderCallback(db: Db, providerName: ProviderName, rawBody: Buffer, headers: Headers) {
+  // A provider this deployment does not use has no callback endpoint (its secrets are unknown).
+  if (!isKycProviderConfigured(providerName)) throw notFound("Callback endpoint");
   const provider = kycProvider(providerName);
   const callback = provider.verifyCallback(rawBody, headers);
   if (!callback) throw unauthorized("invalid_signature", "The callback signature does not verify.");
