@@ -41,15 +41,31 @@ export function onDbNotification(handler: NotificationHandler): () => void {
   return () => notificationHandlers.delete(handler);
 }
 
-async function openPostgres(url: string): Promise<Connection> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  pool.on("connect", (client) => {
-    client.on("notification", (n) => {
+/**
+ * A pooled session that LISTENs on "bi_auth" before the pool hands it out: the LISTEN finishes
+ * inside connect, so it never overlaps the first query (pg deprecates overlapping queries).
+ */
+class ListeningClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on("notification", (n) => {
       for (const h of notificationHandlers) h(n.channel, n.payload ?? "");
     });
-    // Queued before any query the pool hands this client out for.
-    void client.query("LISTEN bi_auth").catch(() => undefined);
-  });
+  }
+
+  // pg-pool connects with a callback; everything else with a promise.
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+  override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+    const ready = super.connect().then(() => super.query("LISTEN bi_auth")).then(() => this as pg.Client);
+    if (!callback) return ready;
+    const cb = callback as (err: Error | null, c?: pg.Client) => void;
+    ready.then((c) => cb(null, c), (err: Error) => cb(err));
+  }
+}
+
+async function openPostgres(url: string): Promise<Connection> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, Client: ListeningClient });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlExecutor = {
     async query(text, params) {
