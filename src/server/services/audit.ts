@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { AuditEntry } from "@/generated/prisma/client.ts";
 import type { DbOrTx, Prisma, Tx } from "../db/client";
 import { sha256Hex } from "../crypto/hash";
@@ -51,13 +52,14 @@ export function entryHash(e: HashFields): string {
  */
 export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor | string }, input: AuditInput): Promise<AuditEntry> {
   const { orgId } = scope;
-  await tx.$executeRaw`
-    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, 0, ${GENESIS_HASH}, '1970-01-01 00:00:00')
-    ON CONFLICT ("orgId") DO NOTHING`;
+  // One round trip creates the head if absent, locks it and reads it (ON CONFLICT DO UPDATE takes
+  // the row lock, as FOR UPDATE would); a second writes the entry and moves the head. The lock is
+  // then held for one round trip and the COMMIT, so appends of one organization queue briefly.
   // "updatedAt" is a UTC timestamp without zone (as Prisma writes it); epoch arithmetic keeps it zone-free.
   const [head] = await tx.$queryRaw<{ seq: number; hash: string; lastMs: number }[]>`
-    SELECT seq, hash, (extract(epoch from "updatedAt") * 1000)::float8 AS "lastMs"
-    FROM audit_heads WHERE "orgId" = ${orgId}::uuid FOR UPDATE`;
+    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, 0, ${GENESIS_HASH}, '1970-01-01 00:00:00')
+    ON CONFLICT ("orgId") DO UPDATE SET seq = audit_heads.seq
+    RETURNING seq, hash, (extract(epoch from "updatedAt") * 1000)::float8 AS "lastMs"`;
   const fields: HashFields = {
     orgId,
     seq: head!.seq + 1,
@@ -71,11 +73,17 @@ export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor |
     prevHash: head!.hash,
   };
   const hash = entryHash(fields);
-  const entry = await tx.auditEntry.create({
-    data: { ...fields, data: fields.data as Prisma.InputJsonObject, hash },
-  });
-  await tx.auditHead.update({ where: { orgId }, data: { seq: fields.seq, hash, updatedAt: fields.createdAt } });
-  return entry;
+  const id = randomUUID();
+  const createdAtIso = fields.createdAt.toISOString();
+  await tx.$executeRaw`
+    WITH entry AS (
+      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
+      VALUES (${id}::uuid, ${orgId}::uuid, ${fields.seq}, ${fields.actor}, ${fields.action}, ${fields.subjectType}, ${fields.subject},
+              ${JSON.stringify(fields.data)}::jsonb, ${createdAtIso}::timestamptz, ${fields.prevHash}, ${hash})
+      RETURNING 1)
+    UPDATE audit_heads SET seq = ${fields.seq}, hash = ${hash}, "updatedAt" = (${createdAtIso}::timestamptz AT TIME ZONE 'UTC')
+    WHERE "orgId" = ${orgId}::uuid AND EXISTS (SELECT 1 FROM entry)`;
+  return { ...fields, id, data: fields.data as AuditEntry["data"], hash };
 }
 
 export type VerifyResult = {
