@@ -12,6 +12,16 @@ export type FakeFailureMode = "ok" | "unavailable" | "server_error" | "rate_limi
 export type FakeAnswer = { status: number; json: unknown; headers?: Record<string, string> };
 export type FakeRequest = { method: string; path: string; headers: http.IncomingHttpHeaders; raw: string };
 
+/** The request body as JSON when it parses, else the raw text (a fake must see exactly what was sent). */
+export function bodyOf(r: FakeRequest): unknown {
+  if (!r.raw) return null;
+  try {
+    return JSON.parse(r.raw);
+  } catch {
+    return r.raw;
+  }
+}
+
 export type FakeServer = { url: string; close(): Promise<void> };
 
 export async function startFakeServer(handle: (req: FakeRequest) => FakeAnswer | null): Promise<FakeServer> {

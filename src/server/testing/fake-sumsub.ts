@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { payloadDigest } from "../providers/kyc/sumsub-review";
-import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest } from "./fake-http";
+import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest, bodyOf } from "./fake-http";
 
 /** One applicant as the fake keeps it, in Sumsub's own shape. */
 export type FakeSumsubApplicant = {
@@ -125,12 +125,7 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
   }
 
   const server = await startFakeServer((r) => {
-    let body: unknown = null;
-    try {
-      body = r.raw ? JSON.parse(r.raw) : null;
-    } catch {
-      body = r.raw;
-    }
+    const body = bodyOf(r);
     const refused = authenticate(r);
     const answer = refused ?? failure(failures.current());
     const out = answer === undefined ? route(r, body) : answer;

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest } from "./fake-http";
+import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest, bodyOf } from "./fake-http";
 import type { FakeCallback } from "./fake-sumsub";
 
 export type FakeVeriffDecision = {
@@ -108,12 +108,7 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
   }
 
   const server = await startFakeServer((r) => {
-    let body: unknown = null;
-    try {
-      body = r.raw ? JSON.parse(r.raw) : null;
-    } catch {
-      body = r.raw;
-    }
+    const body = bodyOf(r);
     const mode = failures.current();
     let out: FakeAnswer | null;
     if (mode === "hang") out = null;
