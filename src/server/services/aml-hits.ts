@@ -1,4 +1,5 @@
 import type { Tx } from "../db/client";
+import { notFound } from "../errors";
 import { actorId, type Actor } from "../context";
 import type { ScreeningOutcome, Severity } from "../schemas/aml";
 import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./aml-cases";
@@ -40,7 +41,7 @@ export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Prom
   const score = clampScore(outcome.score);
 
   const person = await lockPerson(tx, orgId, personId);
-  if (!person) throw new Error("recordScreeningHit: the person is not in this organization");
+  if (!person) throw notFound("Person");
   await tx.person.update({
     where: { id: personId },
     data: {

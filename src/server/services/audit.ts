@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AuditEntry } from "@/generated/prisma/client.ts";
-import type { DbOrTx, Prisma, Tx } from "../db/client";
+import type { Db, DbOrTx, Prisma, Tx } from "../db/client";
 import { sha256Hex } from "../crypto/hash";
+import { isTransaction } from "../db/tx";
 import { jcs } from "../crypto/jcs";
 import { actorId, type Actor, type ServiceContext } from "../context";
 
@@ -103,8 +104,8 @@ const VERIFY_PAGE = 1000;
  * committing meanwhile never look like a mismatch between the head and the entries.
  */
 export async function verifyChain(db: DbOrTx, orgId: string): Promise<VerifyResult> {
-  if ("$transaction" in db) {
-    return db.$transaction((tx) => verifyChainIn(tx, orgId), { isolationLevel: "RepeatableRead", timeout: 120_000, maxWait: 10_000 });
+  if (!isTransaction(db)) {
+    return (db as Db).$transaction((tx) => verifyChainIn(tx, orgId), { isolationLevel: "RepeatableRead", timeout: 120_000, maxWait: 10_000 });
   }
   return verifyChainIn(db, orgId);
 }

@@ -2,7 +2,7 @@ import type { Organization } from "@/generated/prisma/client.ts";
 import type { Db } from "../db/client";
 import { hashPassword, verifyPassword } from "../crypto/password";
 import { sha256Hex } from "../crypto/hash";
-import { AppError, forbidden, isAppError } from "../errors";
+import { AppError, forbidden, isAppError, rateLimited } from "../errors";
 import { logger } from "../log";
 import type { ServiceContext } from "../context";
 import type { MemberRole } from "../schemas/members";
@@ -34,7 +34,7 @@ async function countAttempt(db: Db, orgId: string, email: string) {
   const perAddress = await hitWindow(db, `console-sign-in:address:${sha256Hex(email)}`, CONSOLE_SIGN_IN.perAddress, CONSOLE_SIGN_IN.windowSec);
   const perOrg = await hitWindow(db, `console-sign-in:org:${orgId.toLowerCase()}`, CONSOLE_SIGN_IN.perOrganization, CONSOLE_SIGN_IN.windowSec);
   const hit = perAddress.exceeded ? perAddress : perOrg.exceeded ? perOrg : null;
-  if (hit) throw new AppError("RATE_LIMITED", "Too many sign-in attempts; wait a few minutes and try again.", { retryAfterSec: hit.resetSec });
+  if (hit) throw rateLimited(hit.resetSec, "Too many sign-in attempts; wait a few minutes and try again.");
 }
 
 /**
@@ -148,4 +148,11 @@ export async function changeConsolePassword(ctx: ServiceContext, input: { curren
     await appendAudit(tx, { orgId: org.id, actor: ctx.actor }, { action: "console_password.changed", subjectType: "organization", subject: org.id });
   });
   return { changed: true as const };
+}
+
+/** The signed-in member and their organization, for the console's layout. */
+export function consoleSession(ctx: ServiceContext) {
+  const { actor, org } = ctx;
+  if (actor.type !== "member") throw forbidden("console_role", "Only a console member has a console session.");
+  return { email: actor.email, role: actor.role, organizationId: org.id, organizationName: org.name, environment: org.environment };
 }

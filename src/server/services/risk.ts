@@ -1,9 +1,10 @@
 import { createRequire } from "node:module";
-import type { DbOrTx, Tx } from "../db/client";
+import type { Db, DbOrTx, Tx } from "../db/client";
 import type { ServiceContext } from "../context";
 import { sha256Hex } from "../crypto/hash";
 import { normalizeIp } from "../net/cidr";
 import type { RiskAssessInput, RiskAssessment, RiskKind } from "../schemas/risk";
+import { isTransaction } from "../db/tx";
 
 // Anti-abuse risk: velocity per device, per client IP and per organization over recent windows,
 // one device shared across several people or accounts, and disposable email domains from the
@@ -76,7 +77,7 @@ async function deviceSubjects(db: DbOrTx, orgId: string, deviceHash: string, sin
  * which those weak signals tolerate.
  */
 export async function assessRisk(db: DbOrTx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
-  return "$transaction" in db ? db.$transaction((tx) => assessIn(tx, ctx, input, kind)) : assessIn(db, ctx, input, kind);
+  return isTransaction(db) ? assessIn(db as Tx, ctx, input, kind) : (db as Db).$transaction((tx) => assessIn(tx, ctx, input, kind));
 }
 
 async function assessIn(db: Tx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {

@@ -1,19 +1,16 @@
-import { z } from "zod";
 import * as tenant from "../../services/tenant";
 import { changeConsolePassword } from "../../services/console-auth";
+import { whoAmI } from "../../services/ops";
+import { ChangeConsolePasswordInput } from "../../schemas/console-auth";
 import { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../schemas/tenant";
 import { consoleProcedure, router } from "../trpc";
 
-export const ChangeConsolePasswordInput = z.strictObject({
-  currentPassword: z.string().min(1).max(200),
-  newPassword: z.string().min(12, "use at least 12 characters").max(200),
-});
 
 /** The organization's settings: the same service functions as /v1/admin/*. */
 export const settingsRouter = router({
   get: consoleProcedure("admin").query(({ ctx }) => tenant.getAdminTenant(ctx.svc)),
   /** The caller's address as the service sees it, shown beside the allowlist. */
-  clientIp: consoleProcedure("admin").query(({ ctx }) => ({ clientIp: ctx.svc.clientIp })),
+  clientIp: consoleProcedure("admin").query(({ ctx }) => whoAmI(ctx.svc)),
   enableSigning: consoleProcedure("admin").mutation(({ ctx }) => tenant.enableSigning(ctx.svc)),
   disableSigning: consoleProcedure("admin").mutation(({ ctx }) => tenant.disableSigning(ctx.svc)),
   setIpAllowlist: consoleProcedure("admin").input(IpAllowlistInput).mutation(({ ctx, input }) => tenant.setIpAllowlist(ctx.svc, input)),

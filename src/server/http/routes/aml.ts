@@ -40,7 +40,7 @@ export const amlRoutes: RouteDef[] = [
     body: ApproveClearInput,
     response: AmlCaseView,
     errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT"],
-    handler: ({ ctx, params, body }) => aml.approveClear(ctx, params.caseId, body ?? {}),
+    handler: ({ ctx, params, body }) => aml.approveClear(ctx, params.caseId, body),
   }),
   route({
     method: "POST",

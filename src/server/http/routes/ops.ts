@@ -30,7 +30,7 @@ export const opsRoutes = [
     tag: "Operations",
     summary: "The client address the service attributes to the caller (what IP allowlists compare).",
     response: z.object({ clientIp: z.string() }),
-    handler: async ({ state }) => ({ clientIp: state.clientIp }),
+    handler: async ({ state }) => ops.whoAmI(state),
   }),
   route({
     method: "GET",

@@ -1,8 +1,9 @@
-import { createRequire } from "node:module";
 import type { Logger } from "pino";
 import type { Db } from "../../db/client";
 import { AppError, rateLimited } from "../../errors";
 import { hitWindow } from "../rate-limit";
+import { normalizeEmail } from "../contact-address";
+import { isDisposableEmail } from "../risk";
 
 /** What a public (unauthenticated) billing call knows about its caller. */
 export type PublicContext = { db: Db; clientIp: string; correlationId: string; log: Logger; now: () => Date };
@@ -23,7 +24,6 @@ export async function limitPublicCall(pub: PublicContext, kind: "call" | "poll" 
   if (hit.exceeded) throw rateLimited(hit.resetSec, "Too many billing requests from this address; retry after the window resets.");
 }
 
-const disposable = new Set(createRequire(import.meta.url)("disposable-email-domains") as string[]);
 /** Consumer mailboxes: a signup names the organization's work address, which becomes its contact. */
 const CONSUMER_DOMAINS = new Set([
   "gmail.com", "googlemail.com", "yahoo.com", "ymail.com", "hotmail.com", "outlook.com", "live.com", "msn.com",
@@ -33,9 +33,9 @@ const CONSUMER_DOMAINS = new Set([
 
 /** Lower-cased work address, or 400 naming the field (never the address). */
 export function workEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
+  const email = normalizeEmail(raw);
   const domain = email.slice(email.lastIndexOf("@") + 1);
-  if (disposable.has(domain) || CONSUMER_DOMAINS.has(domain)) {
+  if (isDisposableEmail(email) || CONSUMER_DOMAINS.has(domain)) {
     throw new AppError("VALIDATION_ERROR", "Use a work email address: disposable and consumer mailboxes are not accepted for signup.", {
       reason: "work_email_required",
       issues: [{ path: "body.email", message: "must be a work email address" }],

@@ -7,6 +7,7 @@ import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
 import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
+import { isTransaction } from "../../db/tx";
 
 export { ListFormatError } from "./list-types";
 
@@ -82,13 +83,9 @@ export async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[])
       "nameKeys" text[], "birthDates" text[], countries text[], topics text[], programme text)`;
 }
 
-/**
- * A transaction client lacks `$connect` (Prisma removes it), while `$transaction` is still there:
- * nesting would need savepoints, which the embedded database's adapter does not implement.
- */
-export const isTransaction = (db: DbOrTx): boolean => typeof (db as Db).$connect !== "function";
-
 /** Runs `fn` in the caller's transaction, or in a new one on a full client. */
+export { isTransaction };
+
 export function inTransaction<T>(db: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return isTransaction(db) ? fn(db as Tx) : (db as Db).$transaction(fn, { timeout: 10 * 60_000, maxWait: 60_000 });
 }

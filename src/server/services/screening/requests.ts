@@ -1,6 +1,7 @@
 import type { ScreeningResult } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
 import type { DenylistAddInput, ScreenApplicantInput } from "../../schemas/screening";
 import { personDidOf } from "../account-ref";
@@ -122,6 +123,14 @@ const denylistView = (e: { applicantIdHash: string; reason: string; addedBy: str
 
 /** Adds an applicant id hash to the organization's denylist; the same hash twice is 409. */
 export async function addToDenylist(ctx: ServiceContext, input: DenylistAddInput) {
+  // A concurrent add of the same hash passes the read and meets the unique key at the insert.
+  return addToDenylistIn(ctx, input).catch((err: unknown) => {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") throw conflict("already_denylisted", "This applicant is already on the denylist.");
+    throw err;
+  });
+}
+
+function addToDenylistIn(ctx: ServiceContext, input: DenylistAddInput) {
   return ctx.db.$transaction(async (tx) => {
     const where = { orgId_applicantIdHash: { orgId: ctx.org.id, applicantIdHash: input.applicantIdHash } };
     if (await tx.applicantDenylistEntry.findUnique({ where })) throw conflict("already_denylisted", "This applicant is already on the denylist.");
