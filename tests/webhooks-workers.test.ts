@@ -125,7 +125,7 @@ describe("webhook workers as separate processes", () => {
     await emitMany(orgId, 40);
     await receiver.waitFor(5, 30_000);
     await kill(first, "SIGKILL");
-    expect(first.child.signalCode ?? "SIGKILL").toBe("SIGKILL");
+    expect(first.child.signalCode).toBe("SIGKILL");
     // Mid-batch: some deliveries are claimed by the dead worker and not finished.
     const stranded = await db.webhookDelivery.count({ where: { orgId, status: "pending", lockedUntil: { not: null } } });
     const unfinished = await db.webhookDelivery.count({ where: { orgId, status: { not: "delivered" } } });

@@ -84,11 +84,14 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
     expect(() => advisorConfig({ ADVISOR_API_KEY: "sk-secret-value" }, "sandbox")).toThrow(/ADVISOR_API_URL: is required/);
     expect(() => advisorConfig({ ADVISOR_API_URL: base }, "sandbox")).toThrow(/ADVISOR_MODEL: is required/);
     expect(() => advisorConfig({ ADVISOR_API_URL: "http://x.test/v1", ADVISOR_MODEL: "m" }, "production")).toThrow(/must be https/);
+    let refusal: Error | undefined;
     try {
       advisorConfig({ ADVISOR_API_URL: "ftp://x", ADVISOR_API_KEY: "sk-secret-value", ADVISOR_MODEL: "m" }, "sandbox");
     } catch (e) {
-      expect((e as Error).message).not.toContain("sk-secret-value");
+      refusal = e as Error;
     }
+    expect(refusal?.message).toMatch(/ADVISOR_API_URL/);
+    expect(refusal?.message).not.toContain("sk-secret-value");
     expect(advisorConfig({}, "sandbox")).toBeNull();
   });
 });

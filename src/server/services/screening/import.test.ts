@@ -187,10 +187,14 @@ describe("screening list import", () => {
     const db = await getDb();
     const list = listName();
     const labels = { format: "labels" as const, list, paths: [fixture("account-labels.csv")], importedBy: "system:test" };
+    let importedInside = 0;
     await db.$transaction(async (tx) => {
-      await importListFiles(tx, labels);
+      importedInside = (await importListFiles(tx, labels)).entryCount;
       throw new Error("caller rolls back");
-    }).catch(() => undefined);
+    }).catch((e: Error) => {
+      if (e.message !== "caller rolls back") throw e;
+    });
+    expect(importedInside).toBeGreaterThan(0);
     expect(await state(list)).toMatchObject({ versions: 0, active: null });
     await db.$transaction((tx) => importListFiles(tx, labels));
     expect((await state(list)).versions).toBe(1);

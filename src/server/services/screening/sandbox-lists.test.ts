@@ -15,12 +15,17 @@ describe("sandbox fixture lists on the embedded database", () => {
       resetSandboxListsMemo();
       const orgId = "00000000-0000-4000-8000-000000000001";
       const ivan = { orgId, subjectRef: "did:test:ivan", name: "Ivan Testovich Petrenko", birthDate: "1961-04-12", country: "UA" };
+      let screenedInside = false;
       await db
         .$transaction(async (tx) => {
           expect((await screenPerson(tx, ivan)).severity).toBe("critical");
+          screenedInside = true;
           throw new Error("approval rolled back");
         })
-        .catch(() => undefined);
+        .catch((e: Error) => {
+          if (e.message !== "approval rolled back") throw e;
+        });
+      expect(screenedInside).toBe(true);
       expect(await db.screeningListVersion.count()).toBe(0);
       const out = await db.$transaction((tx) => screenPerson(tx, ivan), { timeout: 60_000 });
       expect(out).toMatchObject({ sanctions: true, severity: "critical" });
