@@ -44,7 +44,7 @@ async function main() {
   process.env.BI_DATA_DIR = bench.dataDir;
   process.env.BI_RUN_JOBS = "false";
   const { getDb, disconnectDb } = await import("../src/server/db/client");
-  const { provisionOrganization } = await import("../src/server/services/organizations");
+  const { provisionOrganization } = await import("../src/server/services/org/organizations");
   const { walletKey } = await import("../src/server/testing/factories");
   const db = await getDb();
   const servers: BenchServer[] = [];

@@ -83,7 +83,7 @@ async function main() {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "info", BI_RUN_JOBS: "false" };
   Object.assign(process.env, { DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "warn" });
   const { getDb, disconnectDb } = await import("../src/server/db/client");
-  const { provisionOrganization } = await import("../src/server/services/organizations");
+  const { provisionOrganization } = await import("../src/server/services/org/organizations");
   const { seal } = await import("../src/server/crypto/secret-box");
   const db = await getDb();
   const receiver = await startReceiver();

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { issueAccountBindingCredential } from "@/server/services/credentials";
-import { issuerDidDocument } from "@/server/services/did";
+import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
+import { issuerDidDocument } from "@/server/services/accounts/did-documents";
 import { didWebUrl } from "@/server/crypto/did-web";
 
 const run = promisify(execFile);

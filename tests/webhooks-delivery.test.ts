@@ -1,12 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Db } from "@/server/db/client";
-import { emitEvent, type EventName } from "@/server/services/outbox";
+import { emitEvent, type EventName } from "@/server/platform/outbox";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { startReceiver, type Receiver, type ReceiverBehaviour } from "@/server/testing/webhook-receiver";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { verifyWebhook } from "@/webhooks/verify";
-import { dispatchOutboxEvents } from "@/server/services/webhooks-dispatch";
-import { createDeliveryWorker } from "@/server/services/webhooks-worker";
+import { dispatchOutboxEvents } from "@/server/services/webhooks/dispatch";
+import { createDeliveryWorker } from "@/server/services/webhooks/worker";
 
 const BASE_MS = 50;
 const TIMEOUT_MS = 800;

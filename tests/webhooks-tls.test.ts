@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/server/crypto/secret-box";
 import { getDb, type Db } from "@/server/db/client";
-import { emitEvent } from "@/server/services/outbox";
+import { emitEvent } from "@/server/platform/outbox";
 import { createTestOrg } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { verifyWebhook } from "@/webhooks/verify";

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client.ts";
 import { seal } from "@/server/crypto/secret-box";
 import { applyMigrations } from "@/server/db/migrate";
-import { emitEvent } from "@/server/services/outbox";
-import { provisionOrganization } from "@/server/services/organizations";
+import { emitEvent } from "@/server/platform/outbox";
+import { provisionOrganization } from "@/server/services/org/organizations";
 import { createDatabase, dropDatabase } from "@/server/testing/postgres";
 import { startReceiver, type Receiver } from "@/server/testing/webhook-receiver";
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Db } from "../../src/server/db/client";
 import { jcs } from "../../src/server/crypto/jcs";
-import { appendAudit, entryHash, GENESIS_HASH, verifyChain, type HashFields } from "../../src/server/services/audit";
+import { appendAudit, entryHash, GENESIS_HASH, verifyChain, type HashFields } from "../../src/server/services/audit/chain";
 
 const now = () => performance.now();
 

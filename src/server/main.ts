@@ -1,8 +1,8 @@
 import { startServer } from "./app";
 import { disconnectDb } from "./db/client";
 import { flushLogs, logger } from "./log";
-import { stopDefaultAuthCache } from "./services/auth-cache-listener";
-import { flushBatchedWindows } from "./services/rate-limit-batch";
+import { stopDefaultAuthCache } from "./platform/auth-cache-listener";
+import { flushBatchedWindows } from "./platform/rate-limit-batch";
 
 // Entry point of `npm start` / `npm run dev`: one instance serving the API, the DID documents
 // and the console. `--api-only` skips Next (an API-only deployment, and what tests spawn).

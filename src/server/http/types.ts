@@ -3,7 +3,7 @@ import type { Organization, ApiKey } from "@/generated/prisma/client.ts";
 import type { Logger } from "pino";
 import type { Db } from "../db/client";
 import type { ErrorCode } from "../errors";
-import type { Scope } from "../scopes";
+import type { Scope } from "../platform/scopes";
 import type { ServiceContext } from "../context";
 
 /** A request as the pipeline sees it: already read off the socket, body as exact bytes. */

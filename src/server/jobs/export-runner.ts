@@ -1,4 +1,4 @@
-import { runExportJobs } from "../services/exports";
+import { runExportJobs } from "../services/audit/exports";
 import type { Job } from "./index";
 
 export { runExportJobs };

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { logger } from "../log";
-import { purgeExpiredWindows } from "../services/rate-limit";
-import { purgeExpiredIdempotencyKeys } from "../services/idempotency";
+import { purgeExpiredWindows } from "../platform/rate-limit";
+import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { exportRunnerJob } from "./export-runner";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";

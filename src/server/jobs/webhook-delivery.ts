@@ -1,4 +1,4 @@
-import { createDeliveryWorker } from "../services/webhooks-worker";
+import { createDeliveryWorker } from "../services/webhooks/worker";
 import type { Job } from "./index";
 
 /** This process's pool of webhook attempts; the dispatcher nudges it when it creates deliveries. */

@@ -1,5 +1,5 @@
-import { dispatchOutboxEvents } from "../services/webhooks-dispatch";
-import { purgeWebhookHistory } from "../services/webhooks-retention";
+import { dispatchOutboxEvents } from "../services/webhooks/dispatch";
+import { purgeWebhookHistory } from "../services/webhooks/retention";
 import { deliveryWorker } from "./webhook-delivery";
 import type { Job } from "./index";
 

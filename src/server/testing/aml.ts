@@ -2,10 +2,10 @@ import type { Db } from "../db/client";
 import type { Actor, ServiceContext } from "../context";
 import { issuerDid } from "../crypto/issuer-keys";
 import { logger } from "../log";
-import { insertApiKey } from "../services/api-keys";
-import { personDidOf } from "../services/account-ref";
-import { recordScreeningHit } from "../services/aml";
-import type { ScreeningOutcome } from "../schemas/aml";
+import { insertApiKey } from "../services/org/api-keys";
+import { personDidOf } from "../platform/account-ref";
+import { recordScreeningHit } from "../services/aml/cases";
+import type { ScreeningOutcome } from "../services/aml/aml.schema";
 
 /** Another API key of the organization (another identity for four-eyes checks). */
 export async function extraKey(db: Db, orgId: string, name = "second officer", scopes: Parameters<typeof insertApiKey>[2]["scopes"] = ["compliance_export"]) {

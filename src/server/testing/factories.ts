@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
 import { getDb } from "../db/client";
-import { issueKycCreateToken } from "../services/kyc-tokens";
+import { issueKycCreateToken } from "../services/kyc/create-tokens";
 
 /** A wallet key pair as a user's wallet would hold it. */
 export function walletKey(type: "K1" | "R1" = "K1") {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
 import type { Db } from "../db/client";
 import { seal } from "../crypto/secret-box";
-import { insertApiKey } from "../services/api-keys";
+import { insertApiKey } from "../services/org/api-keys";
 
 export type FixtureContext = { db: Db; orgId: string };
 

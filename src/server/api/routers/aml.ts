@@ -1,14 +1,14 @@
-import * as aml from "../../services/aml";
-import * as lists from "../../services/admin-lists";
-import { getCaseDetail } from "../../services/aml-case-detail";
-import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../schemas/aml";
+import * as aml from "../../services/aml/cases";
+import { amlOverview } from "../../services/aml/overview";
+import { getCaseDetail } from "../../services/aml/case-detail";
+import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../services/aml/aml.schema";
 import { consoleProcedure, router } from "../trpc";
 import { z } from "zod";
 
 /** The AML queue: the same service functions as /v1/aml/* and /v1/admin/aml, with the member as the four-eyes identity. */
 export const amlRouter = router({
   queue: consoleProcedure("compliance_officer").query(({ ctx }) => aml.listOpenCases(ctx.svc)),
-  overview: consoleProcedure("compliance_officer").query(({ ctx }) => lists.amlOverview(ctx.svc)),
+  overview: consoleProcedure("compliance_officer").query(({ ctx }) => amlOverview(ctx.svc)),
   detail: consoleProcedure("compliance_officer").input(AmlCaseParams).query(({ ctx, input }) => getCaseDetail(ctx.svc, input.caseId)),
   proposeClear: consoleProcedure("compliance_officer").input(ClearAmlInput).mutation(({ ctx, input }) => aml.proposeClear(ctx.svc, input)),
   approveClear: consoleProcedure("compliance_officer")

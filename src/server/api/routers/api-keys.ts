@@ -1,5 +1,5 @@
-import * as apiKeys from "../../services/api-keys";
-import { ApiKeyIdParams, MintApiKeyInput } from "../../schemas/api-keys";
+import * as apiKeys from "../../services/org/api-keys";
+import { ApiKeyIdParams, MintApiKeyInput } from "../../services/org/api-keys.schema";
 import { consoleProcedure, router } from "../trpc";
 
 export const apiKeysRouter = router({

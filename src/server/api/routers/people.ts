@@ -1,11 +1,13 @@
-import * as lists from "../../services/admin-lists";
-import * as kyb from "../../services/kyb";
-import { ListPeopleQuery } from "../../schemas/admin-lists";
+import { listPeople } from "../../services/people/people";
+import { riskOverview } from "../../services/aml/overview";
+import { dashboard } from "../../services/dashboard/dashboard";
+import * as kyb from "../../services/kyc/kyb";
+import { ListPeopleQuery } from "../../services/people/people.schema";
 import { consoleProcedure, router } from "../trpc";
 
 /** People (KYC subjects), KYB organizations, risk and the dashboard: the reads behind /v1/admin/*. */
 export const peopleRouter = router({
-  list: consoleProcedure("operator").input(ListPeopleQuery).query(({ ctx, input }) => lists.listPeople(ctx.svc, input)),
+  list: consoleProcedure("operator").input(ListPeopleQuery).query(({ ctx, input }) => listPeople(ctx.svc, input)),
 });
 
 export const organizationsRouter = router({
@@ -13,9 +15,9 @@ export const organizationsRouter = router({
 });
 
 export const riskRouter = router({
-  overview: consoleProcedure("compliance_officer").query(({ ctx }) => lists.riskOverview(ctx.svc)),
+  overview: consoleProcedure("compliance_officer").query(({ ctx }) => riskOverview(ctx.svc)),
 });
 
 export const dashboardRouter = router({
-  get: consoleProcedure("viewer").query(({ ctx }) => lists.dashboard(ctx.svc)),
+  get: consoleProcedure("viewer").query(({ ctx }) => dashboard(ctx.svc)),
 });

@@ -1,8 +1,8 @@
-import * as tenant from "../../services/tenant";
-import { changeConsolePassword } from "../../services/console-auth";
-import { whoAmI } from "../../services/ops";
-import { ChangeConsolePasswordInput } from "../../schemas/console-auth";
-import { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../schemas/tenant";
+import * as tenant from "../../services/org/tenant";
+import { changeConsolePassword } from "../../services/org/console-auth";
+import { whoAmI } from "../../services/ops/index";
+import { ChangeConsolePasswordInput } from "../../services/org/console-auth.schema";
+import { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../services/org/tenant.schema";
 import { consoleProcedure, router } from "../trpc";
 
 

@@ -1,5 +1,5 @@
-import * as tenant from "../../services/tenant";
-import { PolicyPatchInput } from "../../schemas/tenant";
+import * as tenant from "../../services/org/tenant";
+import { PolicyPatchInput } from "../../services/org/tenant.schema";
 import { consoleProcedure, router } from "../trpc";
 
 export const tenantRouter = router({

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
-import { apiKeyView, insertApiKey } from "../../services/api-keys";
+import { apiKeyView, insertApiKey } from "../../services/org/api-keys";
 import { call, createTestOrg, testServer } from "../../testing/harness";
 import { authCacheEnabled } from "./api-key";
 

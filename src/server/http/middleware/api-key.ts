@@ -1,7 +1,7 @@
 import { env } from "@/env";
 import { forbidden, unauthorized } from "../../errors";
-import { authenticateApiKey } from "../../services/api-keys";
-import type { AuthCache } from "../../services/auth-cache";
+import { authenticateApiKey } from "../../services/org/api-keys";
+import type { AuthCache } from "../../platform/auth-cache";
 import type { Middleware } from "../types";
 
 /**

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../crypto/hash";
 import { AppError, conflict } from "../../errors";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../../services/idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../../platform/idempotency";
 import type { Middleware } from "../types";
 
 /**

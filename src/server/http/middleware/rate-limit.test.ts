@@ -3,7 +3,7 @@ import { getDb } from "../../db/client";
 import { logger } from "../../log";
 import { createTestOrg, type TestOrg } from "../../testing/harness";
 import { startInstance, stopInstance, type Instance } from "../../testing/instance";
-import { FLUSH_INTERVAL_MS, maxUnsynced } from "../../services/rate-limit-batch";
+import { FLUSH_INTERVAL_MS, maxUnsynced } from "../../platform/rate-limit-batch";
 import { compose } from "../pipeline";
 import type { PipelineState, RouteDef } from "../types";
 import { ipBackstop, rateLimitFactor } from "./rate-limit";

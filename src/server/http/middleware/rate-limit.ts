@@ -1,6 +1,6 @@
 import { rateLimited } from "../../errors";
-import { planLimitPerMinute } from "../../plans";
-import { batchedWindows, type BatchedWindows } from "../../services/rate-limit-batch";
+import { planLimitPerMinute } from "../../platform/plans";
+import { batchedWindows, type BatchedWindows } from "../../platform/rate-limit-batch";
 import type { Middleware } from "../types";
 
 /**

@@ -1,5 +1,9 @@
-import * as lists from "../../services/admin-lists";
-import { AdminAmlView, AdminRiskView, DashboardView, ListPeopleQuery, PeopleList } from "../../schemas/admin-lists";
+import { listPeople } from "../../services/people/people";
+import { amlOverview, riskOverview } from "../../services/aml/overview";
+import { dashboard } from "../../services/dashboard/dashboard";
+import { ListPeopleQuery, PeopleList } from "../../services/people/people.schema";
+import { AdminAmlView, AdminRiskView } from "../../services/aml/overview.schema";
+import { DashboardView } from "../../services/dashboard/dashboard.schema";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
@@ -16,7 +20,7 @@ export const adminListRoutes: RouteDef[] = [
     summary: "People (KYC subjects) of the organization, newest first, with KYC status, flags and risk score; filter by kycStatus or flagged, page on with before = nextBefore.",
     query: ListPeopleQuery,
     response: PeopleList,
-    handler: ({ ctx, query }) => lists.listPeople(ctx, query),
+    handler: ({ ctx, query }) => listPeople(ctx, query),
   }),
   route({
     method: "GET",
@@ -25,7 +29,7 @@ export const adminListRoutes: RouteDef[] = [
     tag,
     summary: "PEP and sanctions alerts (flagged people with their open case), the open case queue, and recent AML audit entries.",
     response: AdminAmlView,
-    handler: ({ ctx }) => lists.amlOverview(ctx),
+    handler: ({ ctx }) => amlOverview(ctx),
   }),
   route({
     method: "GET",
@@ -34,7 +38,7 @@ export const adminListRoutes: RouteDef[] = [
     tag,
     summary: "Risk velocity over the last minute, hour and day, devices shared by several people or accounts, and recent risk events.",
     response: AdminRiskView,
-    handler: ({ ctx }) => lists.riskOverview(ctx),
+    handler: ({ ctx }) => riskOverview(ctx),
   }),
   route({
     method: "GET",
@@ -43,6 +47,6 @@ export const adminListRoutes: RouteDef[] = [
     tag,
     summary: "Aggregates: accounts by lifecycle, people by KYC status, open AML cases by priority, risk decisions of the last day, recent audit entries.",
     response: DashboardView,
-    handler: ({ ctx }) => lists.dashboard(ctx),
+    handler: ({ ctx }) => dashboard(ctx),
   }),
 ];

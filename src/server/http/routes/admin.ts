@@ -1,6 +1,6 @@
-import * as apiKeys from "../../services/api-keys";
-import * as tenant from "../../services/tenant";
-import { ApiKeyIdParams, ApiKeyList, MintApiKeyInput, MintedApiKey, RevokedApiKey } from "../../schemas/api-keys";
+import * as apiKeys from "../../services/org/api-keys";
+import * as tenant from "../../services/org/tenant";
+import { ApiKeyIdParams, ApiKeyList, MintApiKeyInput, MintedApiKey, RevokedApiKey } from "../../services/org/api-keys.schema";
 import {
   AdminTenantView,
   CountryPolicyInput,
@@ -12,7 +12,7 @@ import {
   PolicyView,
   SigningDisabledView,
   SigningEnabledView,
-} from "../../schemas/tenant";
+} from "../../services/org/tenant.schema";
 import type { RouteDef } from "../types";
 import { route } from "../route";
 

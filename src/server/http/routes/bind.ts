@@ -1,5 +1,5 @@
-import * as bind from "../../services/bind";
-import { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "../../schemas/bind";
+import * as bind from "../../services/accounts/bind";
+import { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "../../services/accounts/bind.schema";
 import { route } from "../route";
 
 /** Wallet-signed binding of an approved person to an account, and unlock after it. */

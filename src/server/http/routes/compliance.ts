@@ -1,5 +1,5 @@
-import * as audit from "../../services/audit";
-import * as exportJobs from "../../services/exports";
+import * as audit from "../../services/audit/chain";
+import * as exportJobs from "../../services/audit/exports";
 import {
   AuditListQuery,
   AuditListView,
@@ -10,7 +10,7 @@ import {
   ExportListView,
   ExportRequestInput,
   VerifyResultView,
-} from "../../schemas/audit";
+} from "../../services/audit/audit.schema";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

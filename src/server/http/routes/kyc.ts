@@ -1,10 +1,10 @@
-import * as kyc from "../../services/kyc";
-import * as kyb from "../../services/kyb";
-import { handleProviderCallback } from "../../services/kyc-review";
+import * as kyc from "../../services/kyc/sessions";
+import * as kyb from "../../services/kyc/kyb";
+import { handleProviderCallback } from "../../services/kyc/review";
 import {
   CallbackParams, CallbackReceived, KybStarted, KybStartInput, KycStarted, KycStartInput, KycStatusQuery, KycStatusView, OrganizationsView,
   SandboxCompleted, SandboxHostedInput, SandboxHostedParams, SandboxKycCompleteInput,
-} from "../../schemas/kyc";
+} from "../../services/kyc/kyc.schema";
 import { route } from "../route";
 
 const kycWrite = { scope: "kyc_write" } as const;

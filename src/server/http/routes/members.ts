@@ -1,5 +1,5 @@
-import * as members from "../../services/members";
-import { AddMemberInput, MemberEmailParams, MemberList, MemberView, UpdateMemberInput } from "../../schemas/members";
+import * as members from "../../services/org/members";
+import { AddMemberInput, MemberEmailParams, MemberList, MemberView, UpdateMemberInput } from "../../services/org/members.schema";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

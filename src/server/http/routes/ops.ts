@@ -1,5 +1,5 @@
 import { z } from "zod";
-import * as ops from "../../services/ops";
+import * as ops from "../../services/ops/index";
 import { metrics } from "../../metrics";
 import { replyText, route } from "../route";
 

@@ -9,7 +9,7 @@ import {
   ScreenAccountView,
   ScreenApplicantInput,
   ScreenApplicantView,
-} from "../../schemas/screening";
+} from "../../services/screening/screening.schema";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

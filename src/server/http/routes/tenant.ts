@@ -1,5 +1,5 @@
-import * as tenant from "../../services/tenant";
-import { TenantView } from "../../schemas/tenant";
+import * as tenant from "../../services/org/tenant";
+import { TenantView } from "../../services/org/tenant.schema";
 import { route } from "../route";
 
 export const tenantRoutes = [

@@ -1,5 +1,5 @@
 import type { Plan } from "@/generated/prisma/enums.ts";
-import { PLAN_ORDER, PLANS } from "../../plans";
+import { PLAN_ORDER, PLANS } from "../../platform/plans";
 
 export type AdviceInput = {
   question: string;

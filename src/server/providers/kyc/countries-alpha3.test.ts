@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COUNTRY_CODES } from "../../services/countries";
+import { COUNTRY_CODES } from "../../platform/countries";
 import { ALPHA3_TO_ALPHA2, alpha3Of, toAlpha2 } from "./countries-alpha3";
 
 describe("alpha-3 → alpha-2", () => {

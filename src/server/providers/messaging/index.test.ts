@@ -4,7 +4,7 @@ import { AppError } from "../../errors";
 import { getDb } from "../../db/client";
 import { startFakeSmsGateway, type FakeSmsGateway } from "../../testing/fake-sms-gateway";
 import { assertMessagingConfigured, describeMessaging, messaging, messagingConfig } from "./index";
-import { startTestSmtpServer, type TestSmtpServer } from "./smtp-test-server";
+import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
 
 let smtp: TestSmtpServer;
 let gw: FakeSmsGateway;

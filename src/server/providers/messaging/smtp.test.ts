@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
 import { smtpEmail } from "./smtp";
-import { startTestSmtpServer, type TestSmtpServer } from "./smtp-test-server";
+import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
 import { appErrorOf } from "../../testing/rejection";
 
 const FROM = "Bind Identity <no-reply@bind.example>";

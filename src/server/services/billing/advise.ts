@@ -1,4 +1,4 @@
-import { PLANS } from "../../plans";
+import { PLANS } from "../../platform/plans";
 import { advise, type AdviceInput } from "../../providers/advisor";
 import { limitPublicCall, type PublicContext } from "./public";
 

@@ -3,7 +3,7 @@ export { BILLING, type PublicContext } from "./public";
 export { startSignupEmail, confirmSignupEmail, checkout } from "./signup";
 export { completeSandboxCheckout, revealCheckout, checkoutStatus } from "./settle";
 export { confirmChainPayment, sandboxChainTransfer } from "./chain-payment";
-export { usage, upgrade, portal } from "./tenant";
+export { usage, upgrade, portal } from "./subscription";
 export { receivePaymentNotification } from "./webhook";
 export { advisePlan } from "./advise";
 export { listPlans } from "./plans";

@@ -1,4 +1,4 @@
-import { PLAN_ORDER, PLANS } from "../../plans";
+import { PLAN_ORDER, PLANS } from "../../platform/plans";
 
 /** GET /v1/billing/plans: the catalog the plan quota also enforces. */
 export async function listPlans() {

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Db } from "../../db/client";
 import { AppError, rateLimited } from "../../errors";
-import { hitWindow } from "../rate-limit";
-import { normalizeEmail } from "../contact-address";
-import { isDisposableEmail } from "../risk";
+import { hitWindow } from "../../platform/rate-limit";
+import { normalizeEmail } from "../../platform/contact-address";
+import { isDisposableEmail } from "../aml/risk";
 
 /** What a public (unauthenticated) billing call knows about its caller. */
 export type PublicContext = { db: Db; clientIp: string; correlationId: string; log: Logger; now: () => Date };

@@ -2,10 +2,10 @@ import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import { Prisma, type Tx } from "../../db/client";
 import { open, seal } from "../../crypto/secret-box";
 import { conflict, notFound } from "../../errors";
-import { appendAudit } from "../audit";
-import { orgChanged } from "../auth-cache";
-import { maskEmail } from "../contact-address";
-import { provisionOrganization } from "../organizations";
+import { appendAudit } from "../audit/chain";
+import { orgChanged } from "../../platform/auth-cache";
+import { maskEmail } from "../../platform/contact-address";
+import { provisionOrganization } from "../org/organizations";
 import type { PublicContext } from "./public";
 import { limitPublicCall } from "./public";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PLANS } from "../../plans";
+import { PLANS } from "../../platform/plans";
 import { client, testServer } from "../../testing/harness";
 import { emailProof, fromIp, randomIp, trustLoopbackProxy, workAddress } from "../../testing/billing";
 

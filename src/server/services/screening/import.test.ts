@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { DEFAULT_LIST, importList, importListFiles, ListFormatError } from "./import";
 import { ensureSandboxLists, FIXTURE_DIR, resetSandboxListsMemo } from "./sandbox-lists";
-import { testListName } from "./test-lists";
+import { testListName } from "../../testing/screening-lists";
 
 const fixture = (name: string) => path.join(FIXTURE_DIR, name);
 const read = (name: string) => fs.readFileSync(fixture(name), "utf8");

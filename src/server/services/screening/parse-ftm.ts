@@ -1,4 +1,4 @@
-import { isCountryCode } from "../countries";
+import { isCountryCode } from "../../platform/countries";
 import { DATE_PATTERN, ListFormatError, type ParsedEntry } from "./list-types";
 
 type FtmEntity = { id?: unknown; schema?: unknown; properties?: Record<string, unknown> };

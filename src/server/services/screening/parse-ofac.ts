@@ -1,5 +1,5 @@
 import { parse } from "csv-parse/sync";
-import { COUNTRY_CODES } from "../countries";
+import { COUNTRY_CODES } from "../../platform/countries";
 import { ListFormatError, type ParsedEntry } from "./list-types";
 
 // OFAC's SDN list in its legacy CSV files: no header rows, "-0-" for an empty field, a lone

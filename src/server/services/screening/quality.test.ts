@@ -6,7 +6,7 @@ import { importListFiles } from "./import";
 import { FIXTURE_DIR } from "./sandbox-lists";
 import { MATCH_THRESHOLD } from "./score";
 import { findMatches } from "./screen";
-import { testListName } from "./test-lists";
+import { testListName } from "../../testing/screening-lists";
 
 type Pair = { id: number; kind: string; query: { name: string; birthDate?: string; country?: string }; entryId: string; match: boolean };
 

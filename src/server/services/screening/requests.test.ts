@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
-import { personDidOf } from "../account-ref";
-import { insertApiKey } from "../api-keys";
+import { personDidOf } from "../../platform/account-ref";
+import { insertApiKey } from "../org/api-keys";
 import { screenPerson } from "./screen";
 
 const hash = () => randomBytes(32).toString("hex");

@@ -3,10 +3,10 @@ import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
-import type { DenylistAddInput, ScreenApplicantInput } from "../../schemas/screening";
-import { personDidOf } from "../account-ref";
-import { recordScreeningHit } from "../aml-hits";
-import { appendAudit } from "../audit";
+import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
+import { personDidOf } from "../../platform/account-ref";
+import { recordScreeningHit } from "../aml/hits";
+import { appendAudit } from "../audit/chain";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { screenAccount, screenPerson, type ScreenMatch, type Severity } from "./screen";
 

@@ -5,7 +5,7 @@ import { importList } from "./import";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 import { findMatches, screenAccount, screenPerson } from "./screen";
-import { testListName } from "./test-lists";
+import { testListName } from "../../testing/screening-lists";
 
 describe("name normalisation", () => {
   it("transliterates Cyrillic, Greek and Arabic, drops accents, punctuation and honorifics, keeps initials", () => {

@@ -1,0 +1,12 @@
+import type { Account, Person } from "@/generated/prisma/client.ts";
+import type { ServiceContext } from "../../context";
+import { assessRisk } from "../aml/risk";
+
+/**
+ * The anti-abuse assessment that runs before a binding is written (recorded as a risk event of
+ * kind `bind`); only `deny` refuses: `review` is the tenant's signal to look, not ours to block.
+ */
+export async function bindRiskCheck(ctx: ServiceContext, input: { account: Account; person: Person; deviceFingerprint?: string }) {
+  const assessment = await assessRisk(ctx.db, ctx, { deviceFingerprint: input.deviceFingerprint, subjectRef: input.account.did }, "bind");
+  return { denied: assessment.decision === "deny", score: assessment.score };
+}

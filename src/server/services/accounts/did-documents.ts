@@ -1,0 +1,48 @@
+import type { Db } from "../../db/client";
+import { issuerDid, issuerKeys, verificationMethodId } from "../../crypto/issuer-keys";
+import { notFound } from "../../errors";
+
+const DID_CONTEXT = ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The issuer's did:web document: every issuer key (current first, then previous ones, so what
+ * they signed still verifies) as a Multikey listed under assertionMethod.
+ */
+export function issuerDidDocument() {
+  const did = issuerDid();
+  const methods = issuerKeys().map((k) => ({
+    id: verificationMethodId(k),
+    type: "Multikey",
+    controller: did,
+    publicKeyMultibase: k.publicKeyMultibase,
+  }));
+  return {
+    "@context": DID_CONTEXT,
+    id: did,
+    verificationMethod: methods,
+    assertionMethod: methods.map((m) => m.id),
+  };
+}
+
+/** A subject's document: its did:web id under the issuer, the issuer as controller, and one status field. */
+const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<string, string>) => ({
+  "@context": ["https://www.w3.org/ns/did/v1"],
+  id: `${issuerDid()}:${kind}:${id}`,
+  controller: issuerDid(),
+  ...status,
+});
+
+/** A person's document exposes the KYC status only: no name, country, flags or accounts. */
+export async function personDidDocument(db: Db, personId: string) {
+  const person = UUID.test(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
+  if (!person) throw notFound("Person");
+  return subjectDocument("people", person.id, { kycStatus: person.kycStatus });
+}
+
+/** An organization's document exposes the KYB status only. */
+export async function orgDidDocument(db: Db, orgId: string) {
+  const org = UUID.test(orgId) ? await db.organization.findUnique({ where: { id: orgId }, select: { id: true, kybStatus: true } }) : null;
+  if (!org) throw notFound("Organization");
+  return subjectDocument("orgs", org.id, { kybStatus: org.kybStatus });
+}

@@ -1,0 +1,84 @@
+import type { AmlCase, AmlCaseHit } from "@/generated/prisma/client.ts";
+import type { DbOrTx, Tx } from "../../db/client";
+import { forbidden, notFound, conflict } from "../../errors";
+import { SEVERITIES, type AmlCaseView, type Severity } from "./aml.schema";
+
+// Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const OPEN_STATUSES = ["open", "pending_approval"] as const;
+
+export const worse = (a: Severity, b: Severity): Severity => (SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b);
+
+/** Priority of a case from what is flagged (contract-decisions §3: sanctions critical, PEP high). */
+export const priorityFromFlags = (f: { sanctions: boolean; pep: boolean }, fallback: Severity = "low"): Severity =>
+  f.sanctions ? "critical" : f.pep ? worse("high", fallback) : fallback;
+
+/**
+ * Locks the person's row for the rest of the transaction. Every change to a person's cases and
+ * flags takes this lock FIRST (then the case row), so case transitions, screening hits and flag
+ * changes on one subject run one after another and can never deadlock with each other.
+ * FOR NO KEY UPDATE, so rows referencing the person (tokens, sessions) can still be inserted.
+ */
+export async function lockPerson(tx: Tx, orgId: string, personId: string) {
+  const rows = await tx.$queryRaw<{ id: string; pepFlag: boolean; sanctionsFlag: boolean; riskScore: number }[]>`
+    SELECT id, "pepFlag", "sanctionsFlag", "riskScore" FROM people
+    WHERE id = ${personId}::uuid AND "orgId" = ${orgId}::uuid FOR NO KEY UPDATE`;
+  return rows[0] ?? null;
+}
+
+/** Locks one case row (after its person, see lockPerson) and reads it fresh. */
+export async function lockCase(tx: Tx, orgId: string, caseId: string): Promise<AmlCase | null> {
+  await tx.$queryRaw`SELECT id FROM aml_cases WHERE id = ${caseId}::uuid AND "orgId" = ${orgId}::uuid FOR NO KEY UPDATE`;
+  return tx.amlCase.findFirst({ where: { id: caseId, orgId } });
+}
+
+/** The subject's case that is still open or awaiting approval (at most one, kept so by lockPerson). */
+export const openCaseOf = (db: DbOrTx, orgId: string, personId: string) =>
+  db.amlCase.findFirst({ where: { orgId, personId, status: { in: [...OPEN_STATUSES] } }, orderBy: { createdAt: "asc" } });
+
+/** Lifts both flags and resets the risk score: the effect of a clear (contract state table). */
+export async function liftFlags(tx: Tx, orgId: string, personId: string | null) {
+  if (!personId) return;
+  await tx.person.updateMany({ where: { id: personId, orgId }, data: { pepFlag: false, sanctionsFlag: false, riskScore: 0 } });
+}
+
+/** Who closed a case: the confirmer, the approver, or (a clear without four-eyes) the proposer. */
+export const closerOf = (c: AmlCase) => c.confirmedBy ?? c.approvedBy ?? c.proposedBy;
+
+export const caseClosed = () => conflict("case_closed", "This AML case is already closed.");
+export const notAwaitingApproval = () => conflict("not_awaiting_approval", "This AML case is not awaiting approval.");
+export const sameApprover = () => forbidden("same_approver", "The approver of an AML clear must be a different identity than its proposer.");
+export const caseNotFound = () => notFound("AML case");
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
+  return {
+    caseId: c.id,
+    status: c.status,
+    priority: c.priority,
+    subjectDid: c.subjectDid,
+    reason: c.reason,
+    openedBy: c.openedBy,
+    openedAt: c.createdAt.toISOString(),
+    proposedBy: c.proposedBy,
+    proposedAt: iso(c.proposedAt),
+    proposeReason: c.proposeReason,
+    approvedBy: c.approvedBy,
+    approvedAt: iso(c.approvedAt),
+    approveNotes: c.approveNotes,
+    confirmedBy: c.confirmedBy,
+    confirmedAt: iso(c.confirmedAt),
+    confirmReason: c.confirmReason,
+    closedAt: iso(c.closedAt),
+    hits: hits.map((h) => ({ resultId: h.resultId, severity: h.severity, sanctions: h.sanctions, pep: h.pep, score: h.score, createdAt: h.createdAt.toISOString() })),
+  };
+}
+
+/** Cases with their hits, in the order given. */
+export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[]): Promise<AmlCaseView[]> {
+  if (!cases.length) return [];
+  const hits = await db.amlCaseHit.findMany({ where: { orgId, caseId: { in: cases.map((c) => c.id) } }, orderBy: { createdAt: "asc" } });
+  return cases.map((c) => caseView(c, hits.filter((h) => h.caseId === c.id)));
+}

@@ -1,0 +1,207 @@
+import type { AmlCase } from "@/generated/prisma/client.ts";
+import type { Tx } from "../../db/client";
+import { actorId, type ServiceContext } from "../../context";
+import { issuerDid } from "../../crypto/issuer-keys";
+import { notFound } from "../../errors";
+import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
+import { personDidOf, personIdFromDid } from "../../platform/account-ref";
+import {
+  OPEN_STATUSES, UUID, caseClosed, caseNotFound, caseView, closerOf, liftFlags, lockCase, lockPerson, notAwaitingApproval,
+  openCaseOf, priorityFromFlags, sameApprover, withHits,
+} from "./case-records";
+import { appendAudit } from "../audit/chain";
+
+export { recordScreeningHit } from "./hits";
+
+// The AML case state machine of the contract (States and transitions, "AML case"). Every
+// transition locks the subject's person row first, then the case row, re-reads under the lock and
+// writes with a conditional update: parallel calls on one case run one after another and the
+// loser sees the winner's state (409), never a half-applied one. Flags change only in the same
+// transaction as the case that justifies it.
+
+const TX = { timeout: 20_000, maxWait: 10_000 } as const;
+
+type ClearResult = { cleared: boolean; pendingApproval: boolean; caseId: string; subjectDid: string };
+const result = (c: AmlCase, subjectDid: string): ClearResult => ({
+  cleared: c.status === "cleared",
+  pendingApproval: c.status === "pending_approval",
+  caseId: c.id,
+  subjectDid,
+});
+
+/**
+ * POST /v1/aml/clear. Clears the subject's open case (opening one by hand when there is none),
+ * or, when the organization requires a second approval, moves it to pending_approval with the
+ * flags still up. 409 case_closed when the case this call was about got closed by someone else
+ * while it ran.
+ */
+export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): Promise<ClearResult> {
+  const orgId = ctx.org.id;
+  const me = actorId(ctx.actor);
+  const startedAt = ctx.now();
+  const personId = personIdFromDid(issuerDid(), input.subjectDid);
+  if (!personId) throw notFound("Person");
+  // The canonical form (lower-case id) is what cases, audit entries and the answer carry.
+  const subjectDid = personDidOf(issuerDid(), personId);
+  // What the caller could see when the call began, read before any lock: if this case is closed
+  // by the time we hold the lock, someone else closed it meanwhile.
+  const seen = await ctx.db.amlCase.findFirst({ where: { orgId, personId, status: { in: [...OPEN_STATUSES] } }, select: { id: true } });
+
+  return ctx.db.$transaction(async (tx) => {
+    const person = await lockPerson(tx, orgId, personId);
+    if (!person) throw notFound("Person");
+    const { requireSecondApprovalToClearAml: fourEyes } = await tx.organization.findUniqueOrThrow({
+      where: { id: orgId },
+      select: { requireSecondApprovalToClearAml: true },
+    });
+    let current = await openCaseOf(tx, orgId, personId);
+    if (!current || (seen && current.id !== seen.id)) {
+      const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, startedAt, me);
+      if (settled) return result(settled, subjectDid);
+    }
+    current ??= await openByHand(tx, ctx, personId, { subjectDid, reason: input.reason }, person);
+    const now = ctx.now();
+    if (fourEyes) {
+      // A proposal already waiting stays as it is: the approver must be another identity.
+      if (current.status === "pending_approval") return result(current, subjectDid);
+      const pending = await tx.amlCase.update({
+        where: { id: current.id },
+        data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason },
+      });
+      await appendAudit(tx, { orgId, actor: ctx.actor }, {
+        action: "aml.clear_proposed",
+        subjectType: "person",
+        subject: subjectDid,
+        data: { caseId: current.id, reason: input.reason },
+      });
+      return result(pending, subjectDid);
+    }
+    const cleared = await tx.amlCase.update({
+      where: { id: current.id },
+      data: { status: "cleared", proposedBy: me, proposedAt: now, proposeReason: input.reason, closedAt: now },
+    });
+    await liftFlags(tx, orgId, personId);
+    await appendAudit(tx, { orgId, actor: ctx.actor }, {
+      action: "aml.cleared",
+      subjectType: "person",
+      subject: subjectDid,
+      data: { caseId: current.id, reason: input.reason, clearedBy: me, fourEyes: false, flagsBefore: flagsOf(person) },
+    });
+    return result(cleared, subjectDid);
+  }, TX);
+}
+
+const flagsOf = (p: { pepFlag: boolean; sanctionsFlag: boolean; riskScore: number }) => ({
+  pepFlag: p.pepFlag,
+  sanctionsFlag: p.sanctionsFlag,
+  riskScore: p.riskScore,
+});
+
+/**
+ * The case the caller saw is gone, or the subject has no open case now. If the case the caller
+ * saw (or, when it saw none, any case of the subject) was closed by another identity after this
+ * call began, that is a close "meanwhile": 409. The same identity's own clear that won a race is
+ * answered as done (a retried request).
+ */
+async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: string | null, startedAt: Date, me: string) {
+  const closed = seenId
+    ? await tx.amlCase.findFirst({ where: { id: seenId, orgId } })
+    : await tx.amlCase.findFirst({ where: { orgId, personId, closedAt: { gte: startedAt } }, orderBy: { closedAt: "desc" } });
+  if (!closed?.closedAt) return null;
+  if (closed.status === "cleared" && closerOf(closed) === me) return closed;
+  throw caseClosed();
+}
+
+/** (none) → open: a case opened by hand, its priority from the flags the person carries now. */
+async function openByHand(tx: Tx, ctx: ServiceContext, personId: string, input: ClearAmlInput, p: { pepFlag: boolean; sanctionsFlag: boolean }) {
+  const opened = await tx.amlCase.create({
+    data: {
+      orgId: ctx.org.id,
+      subjectDid: input.subjectDid,
+      personId,
+      priority: priorityFromFlags({ sanctions: p.sanctionsFlag, pep: p.pepFlag }),
+      reason: `Opened by hand to clear: ${input.reason}`,
+      openedBy: actorId(ctx.actor),
+    },
+  });
+  await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+    action: "aml.case_opened",
+    subjectType: "person",
+    subject: input.subjectDid,
+    data: { caseId: opened.id, priority: opened.priority, source: "clear" },
+  });
+  return opened;
+}
+
+/** Finds a case of the caller's organization and locks its person, then the case itself. */
+async function lockedCase(tx: Tx, ctx: ServiceContext, caseId: string) {
+  const orgId = ctx.org.id;
+  const ref = UUID.test(caseId) ? await tx.amlCase.findFirst({ where: { id: caseId, orgId }, select: { personId: true } }) : null;
+  if (!ref) throw caseNotFound();
+  if (ref.personId) await lockPerson(tx, orgId, ref.personId);
+  const c = await lockCase(tx, orgId, caseId);
+  if (!c) throw caseNotFound();
+  return c;
+}
+
+/** POST /v1/aml/cases/{caseId}/approve-clear: the second pair of eyes lifts the flags and closes the case. */
+export async function approveClear(ctx: ServiceContext, caseId: string, input: ApproveClearInput) {
+  const orgId = ctx.org.id;
+  const me = actorId(ctx.actor);
+  return ctx.db.$transaction(async (tx) => {
+    const c = await lockedCase(tx, ctx, caseId);
+    if (c.status !== "pending_approval") throw notAwaitingApproval();
+    if (c.proposedBy === me) throw sameApprover();
+    const now = ctx.now();
+    const done = await tx.amlCase.updateMany({
+      where: { id: c.id, orgId, status: "pending_approval", proposedBy: { not: me } },
+      data: { status: "cleared", approvedBy: me, approvedAt: now, approveNotes: input.notes ?? null, closedAt: now },
+    });
+    if (done.count !== 1) throw notAwaitingApproval();
+    await liftFlags(tx, orgId, c.personId);
+    await appendAudit(tx, { orgId, actor: ctx.actor }, {
+      action: "aml.cleared",
+      subjectType: "person",
+      subject: c.subjectDid,
+      data: { caseId: c.id, reason: c.proposeReason, proposedBy: c.proposedBy, approvedBy: me, notes: input.notes ?? null, fourEyes: true },
+    });
+    const [view] = await withHits(tx, orgId, [(await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } }))]);
+    return view!;
+  }, TX);
+}
+
+/** POST /v1/aml/cases/{caseId}/confirm: the match stands; the case closes with the flags still up. */
+export async function confirmCase(ctx: ServiceContext, caseId: string, input: ConfirmAmlInput) {
+  const orgId = ctx.org.id;
+  const me = actorId(ctx.actor);
+  return ctx.db.$transaction(async (tx) => {
+    const c = await lockedCase(tx, ctx, caseId);
+    if (c.status !== "open" && c.status !== "pending_approval") throw caseClosed();
+    const now = ctx.now();
+    const done = await tx.amlCase.updateMany({
+      where: { id: c.id, orgId, status: { in: [...OPEN_STATUSES] } },
+      data: { status: "confirmed", confirmedBy: me, confirmedAt: now, confirmReason: input.reason, closedAt: now },
+    });
+    if (done.count !== 1) throw caseClosed();
+    await appendAudit(tx, { orgId, actor: ctx.actor }, {
+      action: "aml.confirmed",
+      subjectType: "person",
+      subject: c.subjectDid,
+      data: { caseId: c.id, reason: input.reason, previousStatus: c.status },
+    });
+    const [view] = await withHits(tx, orgId, [(await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } }))]);
+    return view!;
+  }, TX);
+}
+
+/** GET /v1/aml/cases: open and pending cases, worst priority first, then oldest first. */
+export async function listOpenCases(ctx: ServiceContext) {
+  const cases = await ctx.db.amlCase.findMany({
+    where: { orgId: ctx.org.id, status: { in: [...OPEN_STATUSES] } },
+    orderBy: [{ priority: "desc" }, { createdAt: "asc" }, { id: "asc" }],
+    take: 500,
+  });
+  return { cases: await withHits(ctx.db, ctx.org.id, cases) };
+}
+
+export { caseView };

@@ -1,0 +1,102 @@
+import type { Tx } from "../../db/client";
+import { notFound } from "../../errors";
+import { actorId, type Actor } from "../../context";
+import type { ScreeningOutcome, Severity } from "./aml.schema";
+import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./case-records";
+import { appendAudit } from "../audit/chain";
+import { emitEvent } from "../../platform/outbox";
+
+export type ScreeningHitInput = {
+  orgId: string;
+  personId: string;
+  subjectDid: string;
+  outcome: ScreeningOutcome;
+  actor: Actor | string;
+};
+
+export type ScreeningHitRecorded = { caseId: string; priority: Severity; opened: boolean; proposalWithdrawn: boolean } | null;
+
+const clampScore = (n: number) => Math.max(0, Math.min(100, Math.round(Number.isFinite(n) ? n : 0)));
+
+/**
+ * Records a screening match on a person inside the caller's transaction (KYC approval, on-demand
+ * screening): raises the person's flags and risk score, opens a case (or escalates the open one)
+ * with priority from severity, links the screening result to the case, emits `aml.sanctions_hit`
+ * and appends the audit entry, all committing with the caller's change.
+ *
+ * Lock order: this locks the person row first, like every AML transition. Call it before
+ * appending the caller's own audit entry (which locks the audit chain head), so two transactions
+ * never take those two locks in opposite orders.
+ *
+ * A new hit on a case awaiting a second approval sends it back to `open`: the proposal was made
+ * without this evidence, and approving it would lift a flag nobody has reviewed.
+ *
+ * Returns null (and writes nothing) when the outcome flags nothing.
+ */
+export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Promise<ScreeningHitRecorded> {
+  const { orgId, personId, subjectDid, outcome } = input;
+  if (!outcome.sanctions && !outcome.pep) return null;
+  const actor = typeof input.actor === "string" ? input.actor : actorId(input.actor);
+  const severity = priorityFromFlags(outcome, outcome.severity ?? "low");
+  const score = clampScore(outcome.score);
+
+  const person = await lockPerson(tx, orgId, personId);
+  if (!person) throw notFound("Person");
+  await tx.person.update({
+    where: { id: personId },
+    data: {
+      pepFlag: person.pepFlag || outcome.pep,
+      sanctionsFlag: person.sanctionsFlag || outcome.sanctions,
+      riskScore: Math.max(person.riskScore, score),
+    },
+  });
+
+  const open = await openCaseOf(tx, orgId, personId);
+  let caseId: string;
+  let priority: Severity;
+  let proposalWithdrawn = false;
+  if (open) {
+    priority = worse(open.priority, severity);
+    proposalWithdrawn = open.status === "pending_approval";
+    await tx.amlCase.update({
+      where: { id: open.id },
+      data: {
+        priority,
+        ...(proposalWithdrawn ? { status: "open" as const, proposedBy: null, proposedAt: null, proposeReason: null } : {}),
+      },
+    });
+    caseId = open.id;
+  } else {
+    priority = severity;
+    const created = await tx.amlCase.create({
+      data: { orgId, subjectDid, personId, priority, reason: hitReason(outcome), openedBy: actor },
+    });
+    caseId = created.id;
+  }
+  await tx.amlCaseHit.create({
+    data: { orgId, caseId, resultId: outcome.resultId ?? null, severity, sanctions: outcome.sanctions, pep: outcome.pep, score },
+  });
+  await emitEvent(tx, orgId, "aml.sanctions_hit", { personDid: subjectDid, severity });
+  await appendAudit(tx, { orgId, actor }, {
+    action: "aml.sanctions_hit",
+    subjectType: "person",
+    subject: subjectDid,
+    data: {
+      caseId,
+      opened: !open,
+      severity,
+      priority,
+      sanctions: outcome.sanctions,
+      pep: outcome.pep,
+      score,
+      resultId: outcome.resultId ?? null,
+      ...(open ? { previousPriority: open.priority, proposalWithdrawn } : {}),
+    },
+  });
+  return { caseId, priority, opened: !open, proposalWithdrawn };
+}
+
+function hitReason(o: ScreeningOutcome): string {
+  const lists = [o.sanctions ? "sanctions" : null, o.pep ? "PEP" : null].filter(Boolean).join(" and ");
+  return `Screening match on a ${lists} list${o.resultId ? ` (screening result ${o.resultId})` : ""}`;
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { client, createTestOrg, testServer } from "../../testing/harness";
+import { extraKey } from "../../testing/aml";
+import { walletKey } from "../../testing/factories";
+import { sha256Hex } from "../../crypto/hash";
+import { isDisposableEmail } from "./risk";
+
+async function setup() {
+  const { url, db } = await testServer();
+  const org = await createTestOrg({ plan: "institutional" });
+  return { url, db, org, api: client(url, org.apiKey) };
+}
+
+/** Earlier risk events, written directly so a window can be filled without hundreds of calls. */
+type Fields = Record<string, unknown>;
+async function pastEvents(db: any, orgId: string, n: number, fields: Fields | ((i: number) => Fields) = {}, agoMs = 1000) {
+  await db.riskEvent.createMany({
+    data: Array.from({ length: n }, (_, i) => ({ orgId, kind: "manual", decision: "allow", createdAt: new Date(Date.now() - agoMs - i), ...(typeof fields === "function" ? fields(i) : fields) })),
+  });
+}
+
+describe("isDisposableEmail (disposable-email-domains list)", () => {
+  it("knows listed domains, subdomains of wildcard domains, and leaves ordinary providers alone", () => {
+    expect(isDisposableEmail("someone@mailinator.com")).toBe(true);
+    expect(isDisposableEmail("Someone@YOPMAIL.COM")).toBe(true);
+    expect(isDisposableEmail("x@anything.33mail.com")).toBe(true);
+    expect(isDisposableEmail("someone@gmail.com")).toBe(false);
+    expect(isDisposableEmail("someone@example.org")).toBe(false);
+  });
+});
+
+describe("POST /v1/risk/assess", () => {
+  it("allows a clean request with score 0 and records a risk event with the device hash, never the fingerprint", async () => {
+    const { db, org, api } = await setup();
+    const res = await api.post("/v1/risk/assess", { deviceFingerprint: "fp-clean-device", email: "ada@gmail.com", ipAddress: "203.0.113.7", subjectRef: "user-1" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ kind: "manual", score: 0, decision: "allow", reasons: [] });
+    expect(res.body.signals).toMatchObject({ deviceEvents1h: 0, sharedDeviceSubjects: 1, ipEvents1h: 0, ipSource: "input", disposableEmail: false });
+    const row = await db.riskEvent.findUniqueOrThrow({ where: { id: res.body.assessmentId } });
+    expect(row).toMatchObject({ orgId: org.orgId, kind: "manual", subjectRef: "user-1", deviceFingerprintHash: sha256Hex("fp-clean-device"), clientIp: "203.0.113.7", score: 0, decision: "allow" });
+    expect(JSON.stringify(row)).not.toContain("fp-clean-device");
+    expect(JSON.stringify(row)).not.toContain("ada@gmail.com");
+  });
+
+  it("a disposable email domain alone sends the request to review", async () => {
+    const { api } = await setup();
+    const res = await api.post("/v1/risk/assess", { email: "throwaway@mailinator.com" });
+    expect(res.body).toMatchObject({ score: 50, decision: "review", reasons: [{ code: "disposable_email", weight: 50 }] });
+  });
+
+  it("device velocity: 5 earlier attempts in the hour add 25, 10 add 50; with a disposable email that is a deny", async () => {
+    const { db, org, api } = await setup();
+    const fp = `fp-${randomUUID()}`;
+    for (let i = 0; i < 5; i++) expect((await api.post("/v1/risk/assess", { deviceFingerprint: fp })).body.decision).toBe("allow");
+    const sixth = await api.post("/v1/risk/assess", { deviceFingerprint: fp });
+    expect(sixth.body.signals.deviceEvents1h).toBe(5);
+    expect(sixth.body.reasons).toEqual([{ code: "device_velocity", weight: 25, message: expect.any(String) }]);
+    await pastEvents(db, org.orgId, 4, { deviceFingerprintHash: sha256Hex(fp) });
+    const denied = await api.post("/v1/risk/assess", { deviceFingerprint: fp, email: "x@yopmail.com" });
+    expect(denied.body).toMatchObject({ score: 100, decision: "deny" });
+    expect(denied.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([["disposable_email", 50], ["device_velocity", 50]]);
+    // Events older than the hour no longer count.
+    const old = `fp-${randomUUID()}`;
+    await pastEvents(db, org.orgId, 12, { deviceFingerprintHash: sha256Hex(old) }, 2 * 3_600_000);
+    expect((await api.post("/v1/risk/assess", { deviceFingerprint: old })).body.signals).toMatchObject({ deviceEvents1h: 0, deviceEvents24h: 12 });
+  });
+
+  it("a parallel burst from one device is counted exactly: each assessment sees every earlier one", async () => {
+    const { api } = await setup();
+    const fp = `fp-${randomUUID()}`;
+    const answers = await Promise.all(Array.from({ length: 12 }, () => api.post("/v1/risk/assess", { deviceFingerprint: fp })));
+    expect(answers.map((a) => a.body.signals.deviceEvents1h).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(answers.filter((a) => a.body.reasons.some((r: any) => r.code === "device_velocity")).length).toBe(7);
+  });
+
+  it("one device shared by 3 and then 5 people or accounts adds 40, then 60; accounts created with the device count", async () => {
+    const { db, org, api } = await setup();
+    const fp = `fp-${randomUUID()}`;
+    const key = walletKey().publicKey;
+    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: `s${Date.now() % 1e9}`, did: `did:antelope:sandbox:s${Date.now() % 1e9}`, ownerPublicKey: key, activePublicKey: key, deviceFingerprintHash: sha256Hex(fp) } });
+    expect((await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-a" })).body.signals.sharedDeviceSubjects).toBe(2);
+    const third = await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-b" });
+    expect(third.body.signals.sharedDeviceSubjects).toBe(3);
+    expect(third.body).toMatchObject({ decision: "review", reasons: [{ code: "shared_device", weight: 40 }] });
+    await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-c" });
+    const fifth = await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-d" });
+    expect(fifth.body.signals.sharedDeviceSubjects).toBe(5);
+    expect(fifth.body.reasons.find((r: any) => r.code === "shared_device").weight).toBe(60);
+  });
+
+  it("client IP and organization velocity are weak signals: they reach review at most; another organization's events never count", async () => {
+    const { db, org, api } = await setup();
+    await pastEvents(db, org.orgId, 100, { clientIp: "198.51.100.9" });
+    const ip = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.9" });
+    expect(ip.body.signals).toMatchObject({ ipEvents1h: 100, orgEvents1m: 100 });
+    expect(ip.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([["ip_velocity", 30], ["org_velocity", 20]]);
+    expect(ip.body.decision).toBe("review");
+    // The same address and device in another organization start from zero.
+    const other = await createTestOrg();
+    const theirs = await client((await testServer()).url, other.apiKey).post("/v1/risk/assess", { ipAddress: "198.51.100.9" });
+    expect(theirs.body).toMatchObject({ score: 0, decision: "allow" });
+    expect(theirs.body.signals).toMatchObject({ ipEvents1h: 0, orgEvents1m: 0 });
+  });
+
+  it("without ipAddress the caller's address is used; bad input is 400; the scope is accounts_write", async () => {
+    const { db, org, api, url } = await setup();
+    const res = await api.post("/v1/risk/assess", {});
+    expect(res.body.signals.ipSource).toBe("caller");
+    expect((await db.riskEvent.findUniqueOrThrow({ where: { id: res.body.assessmentId } })).clientIp).toBe("127.0.0.1");
+    for (const body of [{ ipAddress: "999.1.1.1" }, { email: "not-an-email" }, { deviceFingerprint: "" }, { unknown: true }]) {
+      expect((await api.post("/v1/risk/assess", body)).status, JSON.stringify(body)).toBe(400);
+    }
+    const reader = await extraKey(db, org.orgId, "reader", ["read", "bind_write"]);
+    const refused = await client(url, reader.raw).post("/v1/risk/assess", {});
+    expect([refused.status, refused.body.error.details.reason]).toEqual([403, "missing_scope"]);
+  });
+});
+
+describe("risk before POST /v1/accounts/free", () => {
+  it("a deny refuses with 403 risk_denied and writes no account, only the risk event; an allowed create names its assessment in the audit entry", async () => {
+    const { db, org, api } = await setup();
+    const fp = `fp-${randomUUID()}`;
+    // One device used by five people within the hour: shared device (60) + device velocity (25).
+    await pastEvents(db, org.orgId, 5, (i) => ({ deviceFingerprintHash: sha256Hex(fp), subjectRef: `person-${i}` }));
+    const denied = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, deviceFingerprint: fp });
+    expect(denied.status, denied.text).toBe(403);
+    expect(denied.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "risk_denied", assessmentId: expect.any(String) } });
+    expect(await db.account.count({ where: { orgId: org.orgId } })).toBe(0);
+    expect(await db.riskEvent.findUniqueOrThrow({ where: { id: denied.body.error.details.assessmentId } })).toMatchObject({ kind: "free_create", decision: "deny", score: 85 });
+
+    const ok = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, deviceFingerprint: `fp-${randomUUID()}` });
+    expect(ok.status, ok.text).toBe(201);
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "account.created" } });
+    const assessment = await db.riskEvent.findFirstOrThrow({ where: { orgId: org.orgId, kind: "free_create", decision: "allow" } });
+    expect(audit.data).toMatchObject({ riskAssessmentId: assessment.id, riskDecision: "allow" });
+  });
+});

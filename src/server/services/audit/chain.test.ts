@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import type { Db } from "../../db/client";
+import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
+import { insertApiKey } from "../org/api-keys";
+import { GENESIS_HASH, appendAudit, verifyChain } from "./chain";
+
+const actor = "system:audit-test";
+
+async function appendMany(db: Db, orgId: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    await db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }));
+  }
+  return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
+}
+
+async function verifyOverHttp(org: TestOrg) {
+  const { url } = await testServer();
+  const res = await client(url, org.apiKey).post("/v1/compliance/audit/verify");
+  expect(res.status).toBe(200);
+  return res.body as { valid: boolean; entries: number; headHash: string; firstInvalidEntryId?: string; reason?: string };
+}
+
+function expectContiguous(entries: { seq: number; prevHash: string; hash: string }[]) {
+  entries.forEach((e, i) => {
+    expect(e.seq).toBe(i + 1);
+    expect(e.prevHash).toBe(i === 0 ? GENESIS_HASH : entries[i - 1]!.hash);
+  });
+}
+
+describe("audit chain under concurrency", () => {
+  it("serialises 100 concurrent appends of one organization into one gapless chain", async () => {
+    const { db, orgId } = await createTestOrg();
+    const before = await db.auditEntry.count({ where: { orgId } });
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.concurrent", data: { i } }), { maxWait: 60_000, timeout: 60_000 }),
+      ),
+    );
+    const entries = await db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
+    expect(entries).toHaveLength(before + 100);
+    expect(entries.filter((e) => e.action === "test.concurrent")).toHaveLength(100);
+    expect(new Set(results.map((r) => r.seq)).size).toBe(100);
+    expectContiguous(entries);
+    for (let i = 1; i < entries.length; i++) expect(entries[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(entries[i - 1]!.createdAt.getTime());
+    const head = await db.auditHead.findUniqueOrThrow({ where: { orgId } });
+    expect(head).toMatchObject({ seq: entries.length, hash: entries[entries.length - 1]!.hash });
+    // The head remembers the newest createdAt (what keeps timestamps monotonic), read back zone-free.
+    const [raw] = await db.$queryRaw<{ ms: number }[]>`
+      SELECT (extract(epoch from "updatedAt") * 1000)::float8 AS ms FROM audit_heads WHERE "orgId" = ${orgId}::uuid`;
+    expect(Math.round(raw!.ms)).toBe(entries[entries.length - 1]!.createdAt.getTime());
+    expect(await verifyChain(db, orgId)).toEqual({ valid: true, entries: entries.length, headHash: head.hash });
+  });
+
+  it("keeps separate valid chains for two organizations appending at the same time", async () => {
+    const a = await createTestOrg();
+    const b = await createTestOrg();
+    const db = a.db;
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const orgId = i % 2 ? a.orgId : b.orgId;
+        return db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.interleaved", data: { i } }), { maxWait: 60_000, timeout: 60_000 });
+      }),
+    );
+    for (const org of [a, b]) {
+      const entries = await db.auditEntry.findMany({ where: { orgId: org.orgId }, orderBy: { seq: "asc" } });
+      expect(entries.filter((e) => e.action === "test.interleaved")).toHaveLength(30);
+      expectContiguous(entries);
+      expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+      expect((await verifyOverHttp(org)).valid).toBe(true);
+    }
+  });
+
+  it("leaves no entry and a valid chain when the appending transaction rolls back", async () => {
+    const { db, orgId } = await createTestOrg();
+    const entries = await appendMany(db, orgId, 2);
+    const headBefore = await db.auditHead.findUniqueOrThrow({ where: { orgId } });
+    await expect(
+      db.$transaction(async (tx) => {
+        await appendAudit(tx, { orgId, actor }, { action: "test.rolled_back" });
+        throw new Error("business rule failed after the audit entry");
+      }),
+    ).rejects.toThrow("business rule failed");
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.rolled_back" } })).toBe(0);
+    expect(await db.auditHead.findUniqueOrThrow({ where: { orgId } })).toMatchObject({ seq: headBefore.seq, hash: headBefore.hash });
+    const next = await db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.after_rollback" }));
+    expect(next.seq).toBe(entries.length + 1);
+    expect(next.prevHash).toBe(entries[entries.length - 1]!.hash);
+    expect(await verifyChain(db, orgId)).toMatchObject({ valid: true, entries: entries.length + 1 });
+  });
+});
+
+describe("POST /v1/compliance/audit/verify detects tampering", () => {
+  it("answers valid with the entry count and head hash of an untouched chain", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 3);
+    expect(await verifyOverHttp(org)).toEqual({ valid: true, entries: entries.length, headHash: entries[entries.length - 1]!.hash });
+  });
+
+  it("names an entry whose data was changed in SQL", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 5);
+    const target = entries[2]!;
+    await org.db.$executeRaw`UPDATE audit_entries SET data = '{"i": 999}'::jsonb WHERE id = ${target.id}::uuid`;
+    const res = await verifyOverHttp(org);
+    expect(res).toMatchObject({ valid: false, firstInvalidEntryId: target.id, entries: 2 });
+    expect(res.reason).toMatch(/hash/);
+  });
+
+  it("names an entry whose action was changed", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 4);
+    const target = entries[1]!;
+    await org.db.$executeRaw`UPDATE audit_entries SET action = 'test.innocent' WHERE id = ${target.id}::uuid`;
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: target.id });
+  });
+
+  it("names an entry whose createdAt or actor was changed", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 4);
+    await org.db.$executeRaw`UPDATE audit_entries SET "createdAt" = "createdAt" - interval '1 day' WHERE id = ${entries[3]!.id}::uuid`;
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[3]!.id });
+    await org.db.$executeRaw`UPDATE audit_entries SET actor = 'member:someone@example.test' WHERE id = ${entries[1]!.id}::uuid`;
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[1]!.id });
+  });
+
+  it("names the entry after a deleted middle entry", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 5);
+    await org.db.$executeRaw`DELETE FROM audit_entries WHERE id = ${entries[2]!.id}::uuid`;
+    const res = await verifyOverHttp(org);
+    expect(res).toMatchObject({ valid: false, firstInvalidEntryId: entries[3]!.id });
+    expect(res.reason).toMatch(/missing/);
+  });
+
+  it("reports a removed newest entry through the chain head", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 3);
+    await org.db.$executeRaw`DELETE FROM audit_entries WHERE id = ${entries[entries.length - 1]!.id}::uuid`;
+    const res = await verifyOverHttp(org);
+    expect(res.valid).toBe(false);
+    expect(res.entries).toBe(entries.length - 1);
+    expect(res.reason).toMatch(/head/);
+  });
+
+  it("names the first of two entries whose seq numbers were swapped", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 5);
+    const [x, y] = [entries[2]!, entries[3]!];
+    await org.db.$transaction([
+      org.db.$executeRaw`UPDATE audit_entries SET seq = -1 WHERE id = ${x.id}::uuid`,
+      org.db.$executeRaw`UPDATE audit_entries SET seq = ${x.seq} WHERE id = ${y.id}::uuid`,
+      org.db.$executeRaw`UPDATE audit_entries SET seq = ${y.seq} WHERE id = ${x.id}::uuid`,
+    ]);
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: y.id });
+  });
+
+  it("verifies one organization without depending on another's rows", async () => {
+    const broken = await createTestOrg();
+    const intact = await createTestOrg();
+    const brokenEntries = await appendMany(broken.db, broken.orgId, 3);
+    await appendMany(intact.db, intact.orgId, 3);
+    await broken.db.$executeRaw`UPDATE audit_entries SET subject = 'x' WHERE id = ${brokenEntries[1]!.id}::uuid`;
+    expect((await verifyOverHttp(broken)).valid).toBe(false);
+    expect((await verifyOverHttp(intact)).valid).toBe(true);
+  });
+});
+
+async function keyWithScopes(org: TestOrg, scopes: ("read" | "admin" | "compliance_export")[]) {
+  const { raw } = await org.db.$transaction((tx) => insertApiKey(tx, org.orgId, { name: "limited", scopes, createdBy: actor }));
+  return raw;
+}
+
+describe("GET /v1/admin/audit", () => {
+  it("lists the caller's entries newest first and pages on with before", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg();
+    const other = await createTestOrg();
+    await appendMany(other.db, other.orgId, 2);
+    const entries = await appendMany(org.db, org.orgId, 6);
+    const api = client(url, org.apiKey);
+    const first = await api.get("/v1/admin/audit?limit=4");
+    expect(first.status).toBe(200);
+    const newest = [...entries].reverse();
+    expect(first.body.entries.map((e: { id: string }) => e.id)).toEqual(newest.slice(0, 4).map((e) => e.id));
+    expect(first.body.entries[0]).toEqual({
+      id: newest[0]!.id,
+      seq: newest[0]!.seq,
+      actor,
+      action: "test.step",
+      subjectType: "step",
+      subject: "5",
+      data: { i: 5 },
+      createdAt: newest[0]!.createdAt.toISOString(),
+      prevHash: newest[0]!.prevHash,
+      hash: newest[0]!.hash,
+    });
+    expect(first.body.nextBefore).toBe(newest[3]!.seq);
+    const second = await api.get(`/v1/admin/audit?limit=4&before=${first.body.nextBefore}`);
+    expect(second.body.entries.map((e: { id: string }) => e.id)).toEqual(newest.slice(4).map((e) => e.id));
+    expect(second.body.nextBefore).toBeNull();
+    expect(second.body.entries.every((e: { id: string }) => entries.some((x) => x.id === e.id))).toBe(true);
+  });
+
+  it("rejects a limit outside 1..200 and a key without the admin scope", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg();
+    for (const q of ["limit=0", "limit=201", "limit=abc", "before=0"]) {
+      expect((await client(url, org.apiKey).get(`/v1/admin/audit?${q}`)).status).toBe(400);
+    }
+    const res = await client(url, await keyWithScopes(org, ["compliance_export"])).get("/v1/admin/audit");
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("FORBIDDEN");
+  });
+
+  it("refuses verification to a key without compliance_export", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg();
+    const res = await client(url, await keyWithScopes(org, ["read", "admin"])).post("/v1/compliance/audit/verify");
+    expect(res.status).toBe(403);
+    expect(res.body.error.details.reason).toBe("missing_scope");
+  });
+});

@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import type { ContactChannel, OtpPurpose } from "@/generated/prisma/enums.ts";
+import type { OtpChallenge } from "@/generated/prisma/client.ts";
+import { env } from "@/env";
+import type { DbOrTx, Tx } from "../../db/client";
+import { constantTimeEqual, hmacSha256Hex, randomDigits, randomToken, sha256Hex } from "../../crypto/hash";
+import { deriveKey } from "../../crypto/secret-box";
+import { AppError, forbidden, rateLimited } from "../../errors";
+import { messaging } from "../../providers/messaging";
+import { hitWindow } from "../../platform/rate-limit";
+
+/** decisions.md §4 */
+export const OTP = {
+  digits: 6,
+  ttlSec: 10 * 60,
+  maxAttempts: 5,
+  sendsPerAddressPerHour: 5,
+  sendsPerIpPerHour: 20,
+  proofTtlSec: 15 * 60,
+} as const;
+
+const codeHash = (challengeId: string, code: string) => hmacSha256Hex(deriveKey("otp-code"), `${challengeId}:${code}`);
+const tokenHash = (token: string) => sha256Hex(token);
+
+export type StartInput = {
+  orgId: string | null;
+  purpose: OtpPurpose;
+  channel: ContactChannel;
+  /** Normalised: lower-case email or E.164. */
+  address: string;
+  accountId?: string;
+  clientIp: string;
+  message: (code: string) => { subject: string; text: string };
+};
+
+/**
+ * Issues a one-time code and sends it. Sends are capped per address and per client IP (across
+ * instances); the code is stored only as a keyed hash. If the send fails nothing is kept.
+ */
+export async function startChallenge(db: DbOrTx, input: StartInput) {
+  const now = new Date();
+  const perAddress = await hitWindow(db, `otp-send:${input.channel}:${sha256Hex(input.address)}`, OTP.sendsPerAddressPerHour, 3600, now);
+  if (perAddress.exceeded) throw rateLimited(perAddress.resetSec, "Too many codes were sent to this address; retry later.");
+  // Counted per organization too: tenants behind one NAT or proxy must not share a budget.
+  const perIp = await hitWindow(db, `otp-send:ip:${input.orgId ?? "public"}:${input.clientIp}`, OTP.sendsPerIpPerHour, 3600, now);
+  if (perIp.exceeded) throw rateLimited(perIp.resetSec, "Too many codes were requested from this address; retry later.");
+
+  const id = randomUUID();
+  const code = randomDigits(OTP.digits);
+  const challenge = await db.otpChallenge.create({
+    data: {
+      id,
+      orgId: input.orgId,
+      purpose: input.purpose,
+      channel: input.channel,
+      address: input.address,
+      accountId: input.accountId,
+      codeHash: codeHash(id, code),
+      maxAttempts: OTP.maxAttempts,
+      clientIp: input.clientIp,
+      expiresAt: new Date(now.getTime() + OTP.ttlSec * 1000),
+    },
+  });
+  try {
+    const msg = input.message(code);
+    const send = messaging(db);
+    if (input.channel === "email") await send.sendEmail({ to: input.address, ...msg, orgId: input.orgId });
+    else await send.sendSms({ to: input.address, text: msg.text, orgId: input.orgId });
+  } catch (err) {
+    await db.otpChallenge.delete({ where: { id } }).catch(() => undefined);
+    throw err;
+  }
+  const devCode = input.channel === "email" && env().BI_DEV_CODES ? { devCode: code } : {};
+  return { challenge, ...devCode };
+}
+
+/**
+ * Checks a code. Attempts are counted by one conditional UPDATE, so parallel guesses can never
+ * exceed the cap; the matching code consumes the challenge exactly once.
+ */
+export async function confirmChallenge(
+  db: DbOrTx,
+  input: { orgId: string | null; purpose: OtpPurpose; channel?: ContactChannel; challengeId: string; code: string },
+): Promise<OtpChallenge> {
+  const invalid = () => new AppError("INVALID_CODE", "The code is incorrect or has expired.");
+  const scope = { id: input.challengeId, orgId: input.orgId, purpose: input.purpose, ...(input.channel ? { channel: input.channel } : {}) };
+  const counted = await db.otpChallenge.updateMany({
+    where: { ...scope, consumedAt: null, attempts: { lt: OTP.maxAttempts } },
+    data: { attempts: { increment: 1 } },
+  });
+  const challenge = await db.otpChallenge.findFirst({ where: scope });
+  if (!challenge) throw invalid();
+  if (counted.count === 0) {
+    if (!challenge.consumedAt && challenge.attempts >= challenge.maxAttempts) {
+      throw new AppError("RATE_LIMITED", "Too many attempts on this code; request a new one.", { reason: "attempts_exhausted" });
+    }
+    throw invalid();
+  }
+  if (challenge.expiresAt <= new Date()) throw invalid();
+  if (!/^\d{6}$/.test(input.code) || !constantTimeEqual(codeHash(challenge.id, input.code), challenge.codeHash)) {
+    throw new AppError("INVALID_CODE", "The code is incorrect or has expired.", {
+      attemptsRemaining: Math.max(0, challenge.maxAttempts - challenge.attempts),
+    });
+  }
+  const consumed = await db.otpChallenge.updateMany({ where: { id: challenge.id, consumedAt: null }, data: { consumedAt: new Date() } });
+  if (consumed.count === 0) throw invalid();
+  return challenge;
+}
+
+/** A single-use proof that `address` was verified, valid 15 minutes; only its hash is stored. */
+export async function issueProofToken(db: DbOrTx, c: Pick<OtpChallenge, "id" | "orgId" | "channel" | "purpose" | "address">) {
+  const token = `${c.channel === "email" ? "ept" : "ppt"}_${randomToken(32)}`;
+  await db.proofToken.create({
+    data: {
+      orgId: c.orgId,
+      channel: c.channel,
+      purpose: c.purpose,
+      address: c.address,
+      tokenHash: tokenHash(token),
+      challengeId: c.id,
+      expiresAt: new Date(Date.now() + OTP.proofTtlSec * 1000),
+    },
+  });
+  return { token, expiresInSec: OTP.proofTtlSec };
+}
+
+/**
+ * Spends a proof token inside the caller's transaction (so a failed create leaves it unspent).
+ * Unknown, expired, spent or other-channel tokens all mean the address is not verified.
+ */
+export async function spendProofToken(tx: Tx, orgId: string | null, channel: ContactChannel, token: string): Promise<string> {
+  const reason = channel === "email" ? "email_not_verified" : "phone_not_verified";
+  const row = await tx.proofToken.findUnique({ where: { tokenHash: tokenHash(token) } });
+  const now = new Date();
+  if (!row || row.orgId !== orgId || row.channel !== channel || row.usedAt || row.expiresAt <= now) {
+    throw forbidden(reason, `The ${channel} proof token is invalid, expired or already used; verify the ${channel} again.`);
+  }
+  const spent = await tx.proofToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: now } });
+  if (spent.count === 0) throw forbidden(reason, `The ${channel} proof token was already used; verify the ${channel} again.`);
+  return row.address;
+}

@@ -1,0 +1,40 @@
+import type { Person } from "@/generated/prisma/client.ts";
+import type { Tx } from "../../db/client";
+import { issuerDid } from "../../crypto/issuer-keys";
+import type { KycReview } from "../../providers/kyc/types";
+import { personDidOf } from "../../platform/account-ref";
+import { recordScreeningHit } from "../aml/hits";
+import { emitEvent } from "../../platform/outbox";
+import { screenPerson } from "../screening";
+
+/**
+ * What a review sets off, in the transaction that applies it: on approval the `kyc.approved`
+ * event and screening of the identity the provider verified against the sanctions and PEP lists
+ * (the attributes are held in memory only); on any review, the provider's own PEP or sanctions
+ * finding. A hit raises the person's flags, opens or escalates an AML case and emits
+ * `aml.sanctions_hit`, all committing with the review.
+ */
+export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, approved: boolean): Promise<void> {
+  const personDid = personDidOf(issuerDid(), person.id);
+  if (approved) await emitEvent(tx, person.orgId, "kyc.approved", { personDid, level: person.kycLevel });
+  const screened =
+    approved && review.identity.fullName
+      ? await screenPerson(tx, { orgId: person.orgId, subjectRef: personDid, name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? person.country })
+      : null;
+  const sanctions = !!screened?.sanctions || review.sanctions;
+  const pep = !!screened?.pep || review.pep;
+  if (!sanctions && !pep) return;
+  await recordScreeningHit(tx, {
+    orgId: person.orgId,
+    personId: person.id,
+    subjectDid: personDid,
+    outcome: {
+      sanctions,
+      pep,
+      severity: sanctions ? "critical" : "high",
+      score: Math.max(screened?.score ?? 0, review.sanctions ? 100 : review.pep ? 80 : 0),
+      resultId: screened?.resultId ?? null,
+    },
+    actor: `system:kyc-provider:${review.provider}`,
+  });
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from "node:crypto";
+import { env } from "@/env";
+import type { Db } from "../../db/client";
+import type { ServiceContext } from "../../context";
+import { randomToken, sha256Hex } from "../../crypto/hash";
+import { issuerDid } from "../../crypto/issuer-keys";
+import { open, seal } from "../../crypto/secret-box";
+import { AppError, conflict, notFound, rateLimited } from "../../errors";
+import { withFailover, withProvider } from "../../providers/kyc";
+import { sandboxCallback } from "../../providers/kyc/sandbox";
+import type { ProviderName } from "../../providers/kyc/types";
+import { ensureSandboxLists } from "../screening";
+import type { KycStartInput } from "./kyc.schema";
+import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { appendAudit } from "../audit/chain";
+import { handleProviderCallback, applyKycReview } from "./review";
+import { KYC_CREATE_TOKEN_TTL_SEC } from "./create-tokens";
+import { hitWindow } from "../../platform/rate-limit";
+
+export const DEFAULT_KYC_LEVEL = "basic-kyc";
+/** contract-decisions §4: KYC starts per organization and per client IP, per hour. */
+export const KYC_START_BUDGET = { perOrg: 100, perIp: 20, windowSec: 3600 };
+
+/**
+ * The redirect the hosted flow may send the applicant back to: only a path under /identity on
+ * this deployment's own public origin (no credentials in it); anything else is ignored, so a KYC
+ * link can never be turned into an open redirect.
+ */
+export function honouredRedirect(raw: string | undefined): string | null {
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  const pub = new URL(env().BI_PUBLIC_URL);
+  if (url.origin !== pub.origin || url.username || url.password) return null;
+  if (url.pathname !== "/identity" && !url.pathname.startsWith("/identity/")) return null;
+  return url.toString();
+}
+
+async function spendStartBudget(ctx: ServiceContext) {
+  const { perOrg, perIp, windowSec } = KYC_START_BUDGET;
+  const org = await hitWindow(ctx.db, `kyc-start:org:${ctx.org.id}`, perOrg, windowSec);
+  if (org.exceeded) throw rateLimited(org.resetSec, "The organization's KYC-start budget for this hour is spent.");
+  const ip = await hitWindow(ctx.db, `kyc-start:ip:${ctx.org.id}:${ctx.clientIp}`, perIp, windowSec);
+  if (ip.exceeded) throw rateLimited(ip.resetSec, "Too many KYC starts from this address; retry later.");
+}
+
+/** The person a KYC for this account continues: the bound one, else the one of its last session. */
+async function personOfAccount(ctx: ServiceContext, accountDid: string) {
+  const account = await findAccount(ctx.db, ctx.org.id, accountDid);
+  const binding = await ctx.db.accountBinding.findFirst({ where: { orgId: ctx.org.id, accountId: account.id, revokedAt: null } });
+  const session = binding ? null : await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, accountId: account.id }, orderBy: { createdAt: "desc" } });
+  const personId = binding?.personId ?? session?.personId ?? null;
+  const person = personId ? await ctx.db.person.findUnique({ where: { id: personId } }) : null;
+  return { account, person };
+}
+
+/**
+ * POST /v1/kyc/start. Person-first when no account is given. The provider is called before
+ * anything is written (the person's id is chosen first and sent as the external id), so a provider
+ * failure leaves no row behind; then the person, the session and the audit entry commit together.
+ */
+export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
+  const { account, person } = input.accountDid ? await personOfAccount(ctx, input.accountDid) : { account: null, person: null };
+  if (person?.kycStatus === "approved") throw conflict("already_approved", "This person is already approved; no new verification is needed.");
+  if (person?.kycStatus === "rejected") throw conflict("kyc_rejected", "This person's verification was rejected; the decision is final.");
+  await spendStartBudget(ctx);
+
+  const personId = person?.id ?? randomUUID();
+  const level = input.levelName ?? person?.kycLevel ?? DEFAULT_KYC_LEVEL;
+  const redirectUrl = honouredRedirect(input.redirectUrl);
+  const { value: started, provider } = await withFailover("kyc.start", (p) =>
+    p.startKyc({ externalId: personId, levelName: level, redirectUrl, publicUrl: env().BI_PUBLIC_URL }),
+  );
+
+  const personDid = personDidOf(issuerDid(), personId);
+  await ctx.db.$transaction(async (tx) => {
+    const data = { kycStatus: "pending" as const, kycLevel: level, kycProvider: provider, providerApplicantId: started.applicantId };
+    if (person) await tx.person.update({ where: { id: person.id }, data });
+    else await tx.person.create({ data: { id: personId, orgId: ctx.org.id, ...data } });
+    const session = await tx.kycSession.create({
+      data: {
+        orgId: ctx.org.id,
+        personId,
+        accountId: account?.id ?? null,
+        provider,
+        level,
+        providerSessionId: started.applicantId,
+        verificationUrl: started.verificationUrl,
+        redirectUrl,
+        status: "pending",
+        clientIp: ctx.clientIp,
+        expiresAt: started.expiresAt,
+      },
+    });
+    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
+      action: "kyc.started",
+      subjectType: "person",
+      subject: personDid,
+      data: { provider, level, sessionId: session.id, accountDid: account?.did ?? null, personFirst: !account },
+    });
+  });
+  return {
+    personDid,
+    verificationUrl: started.verificationUrl,
+    accessToken: started.accessToken,
+    expiresAt: started.expiresAt.toISOString(),
+    provider,
+    redirectUrl,
+  };
+}
+
+async function findPerson(db: Db, orgId: string, personDid: string) {
+  const id = personIdFromDid(issuerDid(), personDid);
+  const person = id ? await db.person.findFirst({ where: { id, orgId } }) : null;
+  if (!person) throw notFound("Person");
+  return person;
+}
+
+/** Pulls the current review of the person's latest session from its provider (the `refresh` of status). */
+async function refreshFromProvider(ctx: ServiceContext, personId: string) {
+  const session = await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, personId, providerSessionId: { not: null } }, orderBy: { createdAt: "desc" } });
+  if (!session?.providerSessionId) return;
+  const applicantId = session.providerSessionId;
+  const { value: review } = await withProvider(session.provider as ProviderName, "kyc.refresh", (p) => p.fetchReview(applicantId, personId));
+  await ensureSandboxLists(ctx.db);
+  await ctx.db.$transaction((tx) => applyKycReview(tx, review, `system:kyc-refresh:${session.provider}`), { timeout: 30_000, maxWait: 10_000 });
+}
+
+/**
+ * An approved person's create token: the live one when there is one (sealed at rest, so polling
+ * hands back the same token instead of minting more), else a new one.
+ */
+async function liveCreateToken(db: Db, orgId: string, personId: string) {
+  const live = await db.kycCreateToken.findFirst({ where: { orgId, personId, usedAt: null, expiresAt: { gt: new Date() }, tokenEnc: { not: null } }, orderBy: { createdAt: "desc" } });
+  if (live?.tokenEnc) return { token: open(live.tokenEnc), expiresAt: live.expiresAt };
+  const token = `kct_${randomToken(32)}`;
+  const expiresAt = new Date(Date.now() + KYC_CREATE_TOKEN_TTL_SEC * 1000);
+  await db.kycCreateToken.create({ data: { orgId, personId, tokenHash: sha256Hex(token), tokenEnc: seal(token), expiresAt } });
+  return { token, expiresAt };
+}
+
+/** GET /v1/kyc/status. `refresh` asks the provider only while the person is not yet approved. */
+export async function kycStatus(ctx: ServiceContext, query: { personDid: string; refresh?: string }) {
+  let person = await findPerson(ctx.db, ctx.org.id, query.personDid);
+  if ((query.refresh === "1" || query.refresh === "true") && person.kycStatus !== "approved") {
+    await refreshFromProvider(ctx, person.id);
+    person = await findPerson(ctx.db, ctx.org.id, query.personDid);
+  }
+  const token = person.kycStatus === "approved" ? await liveCreateToken(ctx.db, ctx.org.id, person.id) : null;
+  return {
+    personDid: personDidOf(issuerDid(), person.id),
+    status: person.kycStatus,
+    level: person.kycLevel,
+    provider: person.kycProvider,
+    country: person.country,
+    pepFlag: person.pepFlag,
+    sanctionsFlag: person.sanctionsFlag,
+    riskScore: person.riskScore,
+    applicantIdHash: person.applicantIdHash,
+    reviewedAt: person.reviewedAt?.toISOString() ?? null,
+    ...(token ? { createToken: token.token, createTokenExpiresAt: token.expiresAt.toISOString() } : {}),
+  };
+}
+
+type SandboxOutcome = "approved" | "rejected" | "retry" | "pep" | "sanctions";
+
+/**
+ * The sandbox provider delivers a review exactly as a real provider would: a signed callback body
+ * that goes through the same verification and the same once-per-event application.
+ */
+async function deliverSandboxReview(db: Db, session: { providerSessionId: string | null; personId: string }, outcome: SandboxOutcome) {
+  const { rawBody, headers } = sandboxCallback({ applicantId: session.providerSessionId!, externalId: session.personId, outcome });
+  await handleProviderCallback(db, "sandbox", rawBody, headers);
+}
+
+/** The hosted sandbox page (`/identity/sandbox/{applicantId}`): the applicant picks a test document. */
+export async function completeSandboxHosted(db: Db, applicantId: string, outcome: SandboxOutcome) {
+  const session = await db.kycSession.findFirst({ where: { provider: "sandbox", providerSessionId: applicantId }, orderBy: { createdAt: "desc" } });
+  if (!session) throw notFound("Verification session");
+  if (session.expiresAt <= new Date()) throw conflict("session_expired", "This verification link has expired; start a new verification.");
+  await deliverSandboxReview(db, session, outcome);
+  const person = (await db.person.findUnique({ where: { id: session.personId } }))!;
+  return { personDid: personDidOf(issuerDid(), person.id), status: person.kycStatus, redirectUrl: session.redirectUrl };
+}
+
+/** POST /v1/sandbox/kyc/complete (contract-decisions §8): what the hosted page does, for tenants' tests. */
+export async function completeSandboxKyc(ctx: ServiceContext, input: { personDid: string; outcome: SandboxOutcome }) {
+  const person = await findPerson(ctx.db, ctx.org.id, input.personDid);
+  const session = await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, personId: person.id, provider: "sandbox" }, orderBy: { createdAt: "desc" } });
+  if (!session) throw conflict("no_sandbox_session", "This person has no sandbox verification session; call POST /v1/kyc/start first.");
+  await deliverSandboxReview(ctx.db, session, input.outcome);
+  const after = (await ctx.db.person.findUnique({ where: { id: person.id } }))!;
+  return { personDid: personDidOf(issuerDid(), after.id), status: after.kycStatus, redirectUrl: session.redirectUrl };
+}

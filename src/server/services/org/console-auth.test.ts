@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { getDb } from "../../db/client";
+import { createTestOrg, type TestOrg } from "../../testing/harness";
+import { appErrorOf } from "../../testing/rejection";
+import { listOutbox } from "../../providers/messaging/dev-outbox";
+import { addMember, removeMember } from "./members";
+import { changeConsolePassword, completeConsoleSignIn, resolveConsoleSession, startConsoleSignIn, CONSOLE_SIGN_IN } from "./console-auth";
+
+const IP = "203.0.113.9";
+const req = { clientIp: IP, correlationId: "t" };
+
+async function latestCode(email: string) {
+  const [msg] = await listOutbox(await getDb(), { to: email, limit: 1 });
+  return /\b(\d{6})\b/.exec(msg!.body)![1]!;
+}
+
+async function signInMember(org: TestOrg, email: string) {
+  const db = await getDb();
+  const creds = { organizationId: org.orgId, email, password: org.consolePassword };
+  const started = await startConsoleSignIn(db, creds, IP);
+  expect(started.codeRequired).toBe(true);
+  const challengeId = (started as { challengeId: string }).challengeId;
+  return completeConsoleSignIn(db, { ...creds, challengeId, code: await latestCode(email) }, IP);
+}
+
+describe("console sign-in", () => {
+  it("while there are no members, any address with the right password is owner, without a code", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const creds = { organizationId: org.orgId, email: "Founder@Example.com", password: org.consolePassword };
+    expect(await startConsoleSignIn(db, creds, IP)).toEqual({ codeRequired: false });
+    const claims = await completeConsoleSignIn(db, creds, IP);
+    expect(claims).toMatchObject({ orgId: org.orgId, email: "founder@example.com", role: "owner", bootstrap: true });
+    const svc = await resolveConsoleSession(db, claims, req);
+    expect(svc?.actor).toEqual({ type: "member", email: "founder@example.com", role: "owner" });
+    const entry = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "console.signed_in" } });
+    expect(entry.actor).toBe("member:founder@example.com");
+  });
+
+  it("once there are members, only an active member signs in, and only with the emailed code", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const owner = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const bossCtx = (await resolveConsoleSession(db, owner, req))!;
+    await addMember(bossCtx, { email: "co@example.com", role: "compliance_officer" });
+
+    // The bootstrap session carries on as the owner member it became; a stranger no longer gets in.
+    expect((await resolveConsoleSession(db, owner, req))?.actor).toMatchObject({ email: "boss@example.com", role: "owner" });
+    const stranger = { organizationId: org.orgId, email: "stranger@example.com", password: org.consolePassword };
+    expect((await appErrorOf(startConsoleSignIn(db, stranger, IP))).details).toEqual({ reason: "sign_in_failed" });
+
+    // No code, a wrong code: refused with the same answer as a wrong password.
+    const creds = { organizationId: org.orgId, email: "co@example.com", password: org.consolePassword };
+    const wrongPassword = await appErrorOf(startConsoleSignIn(db, { ...creds, password: "nope" }, IP));
+    const { challengeId } = (await startConsoleSignIn(db, creds, IP)) as { challengeId: string };
+    const noCode = await appErrorOf(completeConsoleSignIn(db, creds, IP));
+    const code = await latestCode("co@example.com");
+    const wrongCode = await appErrorOf(completeConsoleSignIn(db, { ...creds, challengeId, code: code === "000000" ? "111111" : "000000" }, IP));
+    for (const e of [wrongPassword, noCode, wrongCode]) expect([e.code, e.message, e.details]).toEqual(["UNAUTHORIZED", wrongPassword.message, { reason: "sign_in_failed" }]);
+
+    const claims = await completeConsoleSignIn(db, { ...creds, challengeId, code }, IP);
+    expect(claims).toMatchObject({ role: "compliance_officer", bootstrap: false });
+    // The code is single use.
+    expect((await appErrorOf(completeConsoleSignIn(db, { ...creds, challengeId, code }, IP))).code).toBe("UNAUTHORIZED");
+  });
+
+  it("a deactivated member's session stops at the next request; the role is read from the row each time", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const owner = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const boss = (await resolveConsoleSession(db, owner, req))!;
+    await addMember(boss, { email: "op@example.com", role: "operator" });
+    const op = await signInMember(org, "op@example.com");
+    expect((await resolveConsoleSession(db, op, req))?.actor).toMatchObject({ role: "operator" });
+    await addMember(boss, { email: "op@example.com", role: "viewer" });
+    expect((await resolveConsoleSession(db, op, req))?.actor).toMatchObject({ role: "viewer" });
+    await removeMember(boss, "op@example.com");
+    expect(await resolveConsoleSession(db, op, req)).toBeNull();
+  });
+
+  it("changing the console password ends every session and checks the current one", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const claims = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const ctx = (await resolveConsoleSession(db, claims, req))!;
+    expect((await appErrorOf(changeConsolePassword(ctx, { currentPassword: "wrong", newPassword: "a-new-password-1" }))).code).toBe("FORBIDDEN");
+    await changeConsolePassword(ctx, { currentPassword: org.consolePassword, newPassword: "a-new-password-1" });
+    expect(await resolveConsoleSession(db, claims, req)).toBeNull();
+    const again = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: "a-new-password-1" }, IP);
+    expect(await resolveConsoleSession(db, again, req)).not.toBeNull();
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console_password.changed", actor: "member:boss@example.com" } })).toBe(1);
+  });
+
+  it("rate limits attempts per address, whatever the organization, without saying which part was wrong", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const email = `limited-${org.orgId.slice(0, 8)}@example.com`;
+    for (let i = 0; i < CONSOLE_SIGN_IN.perAddress; i++) {
+      expect((await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: "wrong" }, IP))).code).toBe("UNAUTHORIZED");
+    }
+    const limited = await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: org.consolePassword }, IP));
+    expect(limited.code).toBe("RATE_LIMITED");
+    expect(limited.message).not.toMatch(/password|organization|email/i);
+  });
+
+  it("rate limits attempts per organization, whichever addresses are tried", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    for (let i = 0; i < CONSOLE_SIGN_IN.perOrganization; i++) {
+      await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email: `spray-${i}-${org.orgId.slice(0, 8)}@example.com`, password: "wrong" }, IP));
+    }
+    const limited = await appErrorOf(completeConsoleSignIn(db, { organizationId: org.orgId, email: `fresh-${org.orgId.slice(0, 8)}@example.com`, password: org.consolePassword }, IP));
+    expect(limited.code).toBe("RATE_LIMITED");
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console.signed_in" } })).toBe(0);
+  });
+
+  it("rejects an unknown organization and a malformed id like a wrong password", async () => {
+    const db = await getDb();
+    const org = await createTestOrg();
+    const a = await appErrorOf(startConsoleSignIn(db, { organizationId: "00000000-0000-4000-8000-000000000000", email: "x@example.com", password: org.consolePassword }, IP));
+    const b = await appErrorOf(startConsoleSignIn(db, { organizationId: "not-a-uuid", email: "y@example.com", password: org.consolePassword }, IP));
+    expect([a.details, b.details]).toEqual([{ reason: "sign_in_failed" }, { reason: "sign_in_failed" }]);
+  });
+});

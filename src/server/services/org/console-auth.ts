@@ -1,0 +1,158 @@
+import type { Organization } from "@/generated/prisma/client.ts";
+import type { Db } from "../../db/client";
+import { hashPassword, verifyPassword } from "../../crypto/password";
+import { sha256Hex } from "../../crypto/hash";
+import { AppError, forbidden, isAppError, rateLimited } from "../../errors";
+import { logger } from "../../log";
+import type { ServiceContext } from "../../context";
+import type { MemberRole } from "./members.schema";
+import { appendAudit } from "../audit/chain";
+import { normalizeEmail } from "../../platform/contact-address";
+import { confirmChallenge, startChallenge } from "../contacts/otp";
+import { hitWindow } from "../../platform/rate-limit";
+
+/** Sign-in attempts per address (across organizations) and per organization in a 15-minute window; both steps count, so 20 is 10 sign-ins. */
+export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, perAddress: 20, perOrganization: 60 } as const;
+
+export type SignInCredentials = { organizationId: string; email: string; password: string };
+
+/** What the session token carries; the role is read again from the member row on every request. */
+export type ConsoleSessionClaims = { orgId: string; email: string; bootstrap: boolean; pwf: string };
+
+/** One answer for every wrong part, so a failure never tells which one was wrong. */
+export const signInFailed = () =>
+  new AppError("UNAUTHORIZED", "Sign-in failed: check the organization ID, email, password and code.", { reason: "sign_in_failed" });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// A wrong organization costs the same scrypt work as a wrong password, so timing does not tell them apart.
+let decoyHash: Promise<string> | undefined;
+
+/** Sessions carry a fingerprint of the password hash: changing the password ends every session. */
+export const passwordFingerprint = (org: Organization) => sha256Hex(`console-session:${org.consolePasswordHash ?? ""}`).slice(0, 16);
+
+async function countAttempt(db: Db, orgId: string, email: string) {
+  const perAddress = await hitWindow(db, `console-sign-in:address:${sha256Hex(email)}`, CONSOLE_SIGN_IN.perAddress, CONSOLE_SIGN_IN.windowSec);
+  const perOrg = await hitWindow(db, `console-sign-in:org:${orgId.toLowerCase()}`, CONSOLE_SIGN_IN.perOrganization, CONSOLE_SIGN_IN.windowSec);
+  const hit = perAddress.exceeded ? perAddress : perOrg.exceeded ? perOrg : null;
+  if (hit) throw rateLimited(hit.resetSec, "Too many sign-in attempts; wait a few minutes and try again.");
+}
+
+/**
+ * Checks the organization's console password and who may use it: while the organization has no
+ * members any address is its owner (bootstrap); after that only an active member's address.
+ */
+async function checkPassword(db: Db, creds: SignInCredentials) {
+  const email = normalizeEmail(creds.email);
+  await countAttempt(db, creds.organizationId, email);
+  const org = UUID.test(creds.organizationId) ? await db.organization.findUnique({ where: { id: creds.organizationId } }) : null;
+  if (!org?.consolePasswordHash) {
+    decoyHash ??= hashPassword("decoy");
+    await verifyPassword(creds.password, await decoyHash);
+    throw signInFailed();
+  }
+  if (!(await verifyPassword(creds.password, org.consolePasswordHash))) throw signInFailed();
+  const members = await db.consoleMember.count({ where: { orgId: org.id } });
+  if (members === 0) return { org, email, bootstrap: true as const, role: "owner" as MemberRole };
+  const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email } } });
+  if (!member?.active) throw signInFailed();
+  return { org, email, bootstrap: false as const, role: member.role as MemberRole };
+}
+
+/**
+ * Step one. Bootstrap sign-in needs no code; a member gets a 6-digit code by email (the dev outbox
+ * in sandbox). The code is never returned here, even when dev codes are on: it is what proves the
+ * person behind the address, which the four-eyes check relies on.
+ */
+export async function startConsoleSignIn(db: Db, creds: SignInCredentials, clientIp: string) {
+  const who = await checkPassword(db, creds);
+  if (who.bootstrap) return { codeRequired: false as const };
+  const { challenge } = await startChallenge(db, {
+    orgId: who.org.id,
+    purpose: "console_login",
+    channel: "email",
+    address: who.email,
+    clientIp,
+    message: (code) => ({
+      subject: "Your Bind Identity console sign-in code",
+      text: `Your sign-in code for the ${who.org.name} console is ${code}.\nIt is valid for 10 minutes. If you did not try to sign in, tell your organization's owner.`,
+    }),
+  });
+  return { codeRequired: true as const, challengeId: challenge.id };
+}
+
+/** Step two (next-auth's authorize): the password again, plus the code when a member signs in. */
+export async function completeConsoleSignIn(
+  db: Db,
+  input: SignInCredentials & { challengeId?: string; code?: string },
+  clientIp: string,
+): Promise<ConsoleSessionClaims & { role: MemberRole }> {
+  const who = await checkPassword(db, input);
+  if (!who.bootstrap) {
+    if (!input.challengeId || !UUID.test(input.challengeId) || !input.code) throw signInFailed();
+    try {
+      const challenge = await confirmChallenge(db, { orgId: who.org.id, purpose: "console_login", channel: "email", challengeId: input.challengeId, code: input.code });
+      if (challenge.address !== who.email) throw signInFailed();
+    } catch (err) {
+      if (isAppError(err) && err.code === "RATE_LIMITED") throw err;
+      throw signInFailed();
+    }
+  }
+  await db.$transaction((tx) =>
+    appendAudit(tx, { orgId: who.org.id, actor: { type: "member", email: who.email, role: who.role } }, {
+      action: "console.signed_in",
+      subjectType: "member",
+      subject: who.email,
+      data: { bootstrap: who.bootstrap, clientIp },
+    }),
+  );
+  return { orgId: who.org.id, email: who.email, bootstrap: who.bootstrap, role: who.role, pwf: passwordFingerprint(who.org) };
+}
+
+/**
+ * Turns a session's claims into the member's ServiceContext, checking the database on every
+ * request: a deactivated member, a member whose organization now has other members (bootstrap
+ * ended without them), or a session older than a password change gets null (401).
+ */
+export async function resolveConsoleSession(
+  db: Db,
+  claims: Partial<ConsoleSessionClaims> | null | undefined,
+  request: { clientIp: string; correlationId: string },
+): Promise<ServiceContext | null> {
+  if (!claims?.orgId || !claims.email || !UUID.test(claims.orgId)) return null;
+  const org = await db.organization.findUnique({ where: { id: claims.orgId } });
+  if (!org || claims.pwf !== passwordFingerprint(org)) return null;
+  const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email: claims.email } } });
+  let role: MemberRole | null = member?.active ? (member.role as MemberRole) : null;
+  if (!member && claims.bootstrap && (await db.consoleMember.count({ where: { orgId: org.id } })) === 0) role = "owner";
+  if (!role) return null;
+  return {
+    db,
+    org,
+    actor: { type: "member", email: claims.email, role },
+    correlationId: request.correlationId,
+    clientIp: request.clientIp,
+    log: logger().child({ correlationId: request.correlationId, orgId: org.id }),
+    now: () => new Date(),
+  };
+}
+
+/** An owner changes the console password; every session (theirs too) ends at its next request. */
+export async function changeConsolePassword(ctx: ServiceContext, input: { currentPassword: string; newPassword: string }) {
+  const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.org.id } });
+  if (!org.consolePasswordHash || !(await verifyPassword(input.currentPassword, org.consolePasswordHash))) {
+    throw forbidden("wrong_password", "The current password is not correct.");
+  }
+  const hash = await hashPassword(input.newPassword);
+  await ctx.db.$transaction(async (tx) => {
+    await tx.organization.update({ where: { id: org.id }, data: { consolePasswordHash: hash } });
+    await appendAudit(tx, { orgId: org.id, actor: ctx.actor }, { action: "console_password.changed", subjectType: "organization", subject: org.id });
+  });
+  return { changed: true as const };
+}
+
+/** The signed-in member and their organization, for the console's layout. */
+export function consoleSession(ctx: ServiceContext) {
+  const { actor, org } = ctx;
+  if (actor.type !== "member") throw forbidden("console_role", "Only a console member has a console session.");
+  return { email: actor.email, role: actor.role, organizationId: org.id, organizationName: org.name, environment: org.environment };
+}

@@ -1,0 +1,157 @@
+import { env } from "@/env";
+import type { Db } from "../../db/client";
+import { hmacSha256Hex } from "../../crypto/hash";
+import { open } from "../../crypto/secret-box";
+import { logger } from "../../log";
+import { OutboundError, pinnedPost, type Resolver } from "../../net/ssrf-request";
+import { webhookMetrics } from "./metrics";
+
+/** Longest wait between two attempts, whatever the doubling reaches. */
+export const MAX_BACKOFF_MS = 3_600_000;
+
+/**
+ * Delay before the attempt after `attempt` failed ones: base, 2×base, 4×base… capped at one
+ * hour, each spread by ±10 % so that receivers coming back from an outage are not hit by every
+ * retry in the same instant, while the doubling stays visible.
+ */
+export function backoffMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const nominal = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+  return Math.min(Math.round(nominal * (0.9 + 0.2 * random())), MAX_BACKOFF_MS);
+}
+
+/**
+ * A claimed delivery. `lease` is the claim's lockedUntil as text: the outcome is written only
+ * while it is unchanged, so a worker whose lease ran out (and was taken over) writes nothing.
+ */
+export type Claim = {
+  id: string;
+  orgId: string;
+  webhookId: string;
+  event: string;
+  body: string | null;
+  attempts: number;
+  lease: string;
+  url: string;
+  secretEnc: string;
+};
+
+/** How long a claim is held: the attempt's timeout plus room for the database writes around it. */
+export const leaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
+
+/**
+ * Claims up to `limit` due deliveries of active webhooks, oldest due first, at most `perWebhook`
+ * of one webhook per claim and none of the webhooks in `skipWebhooks` (those this worker already
+ * has enough of in flight), so one slow receiver cannot take every slot. Rows locked by another
+ * claimer are skipped; a crashed worker's claim is taken over once its lease has passed.
+ */
+export async function claimDeliveries(
+  db: Db,
+  opts: { limit: number; perWebhook: number; leaseMs: number; skipWebhooks?: string[]; orgIds?: string[] },
+): Promise<Claim[]> {
+  const orgIds = opts.orgIds ?? null;
+  const skip = opts.skipWebhooks ?? [];
+  return db.$queryRaw<Claim[]>`
+    WITH cand AS (
+      SELECT d.id, d."webhookId", d."nextAttemptAt"
+      FROM webhook_deliveries d JOIN webhooks w ON w.id = d."webhookId" AND w.active
+      WHERE d.status IN ('pending', 'failed')
+        AND d."nextAttemptAt" <= now() AT TIME ZONE 'UTC'
+        AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now() AT TIME ZONE 'UTC')
+        AND (${orgIds}::uuid[] IS NULL OR d."orgId" = ANY(${orgIds}::uuid[]))
+        AND NOT (d."webhookId" = ANY(${skip}::uuid[]))
+      ORDER BY d."nextAttemptAt", d.id
+      LIMIT ${opts.limit * 4}
+      FOR UPDATE OF d SKIP LOCKED
+    ), picked AS (
+      SELECT id FROM (
+        SELECT id, "nextAttemptAt", row_number() OVER (PARTITION BY "webhookId" ORDER BY "nextAttemptAt", id) AS rn FROM cand
+      ) r
+      WHERE rn <= ${opts.perWebhook}
+      ORDER BY "nextAttemptAt", id
+      LIMIT ${opts.limit}
+    )
+    UPDATE webhook_deliveries d
+    SET "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${opts.leaseMs} * interval '1 millisecond'
+    FROM picked p, webhooks w
+    WHERE d.id = p.id AND w.id = d."webhookId"
+    RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
+      d."lockedUntil"::text AS lease, w.url, w."secretEnc"`;
+}
+
+type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+
+/** The headers of one attempt: a fresh timestamp and the signature over `${timestamp}.${body}`. */
+export function signedHeaders(c: Pick<Claim, "id" | "event">, body: string, secret: string, nowMs = Date.now()): Record<string, string> {
+  const timestamp = String(nowMs);
+  return {
+    "content-type": "application/json",
+    "user-agent": "BindIdentity-Webhooks/1",
+    "x-bi-event": c.event,
+    "x-bi-timestamp": timestamp,
+    "x-bi-signature": hmacSha256Hex(secret, `${timestamp}.${body}`),
+    "x-bi-delivery-id": c.id,
+  };
+}
+
+async function send(c: Claim & { body: string }, opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string }): Promise<Outcome> {
+  try {
+    const res = await pinnedPost(new URL(c.url), {
+      headers: signedHeaders(c, c.body, open(c.secretEnc)),
+      body: c.body,
+      timeoutMs: opts.timeoutMs,
+      allowPrivate: opts.allowPrivate,
+      resolver: opts.resolver,
+      ca: opts.ca,
+    });
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    const note = res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : "";
+    return { ok: false, status: res.status, error: `The receiver answered HTTP ${res.status}${note}.` };
+  } catch (err) {
+    if (err instanceof OutboundError) return { ok: false, status: null, error: err.message };
+    logger().error({ deliveryId: c.id, err: { message: (err as Error)?.message } }, "webhook attempt failed unexpectedly");
+    return { ok: false, status: null, error: "The attempt failed on our side." };
+  }
+}
+
+/** Writes the outcome of one attempt, fenced by the claim's lease; returns the new status or null when fenced out. */
+async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number; maxAttempts: number }): Promise<string | null> {
+  const attempts = c.attempts + 1;
+  const status = outcome.ok ? "delivered" : attempts >= cfg.maxAttempts ? "dead" : "failed";
+  const delay = outcome.ok ? 0 : backoffMs(attempts, cfg.baseMs);
+  const error = outcome.ok ? null : outcome.error;
+  const n = await db.$executeRaw`
+    UPDATE webhook_deliveries
+    SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
+      "lastError" = ${error}, "lastStatusCode" = ${outcome.status},
+      "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
+      "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
+      "updatedAt" = now() AT TIME ZONE 'UTC'
+    WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')`;
+  return n ? status : null;
+}
+
+export type AttemptOptions = {
+  resolver?: Resolver;
+  /** CA certificates (PEM) trusted instead of the system roots: tests, and receivers behind a private CA. */
+  ca?: string;
+};
+
+/** Makes one attempt of a claimed delivery and records it. */
+export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {}): Promise<string | null> {
+  const e = env();
+  const cfg = { baseMs: e.WEBHOOK_BACKOFF_BASE_MS, maxAttempts: e.WEBHOOK_MAX_ATTEMPTS };
+  const started = performance.now();
+  const outcome: Outcome =
+    c.body === null
+      ? { ok: false, status: null, error: "The payload of this delivery is no longer kept." }
+      : await send({ ...c, body: c.body }, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca });
+  const status = await finish(db, c, outcome, c.body === null ? { ...cfg, maxAttempts: 0 } : cfg);
+  const seconds = (performance.now() - started) / 1000;
+  if (status) {
+    const m = webhookMetrics();
+    m.attempts.inc({ outcome: status });
+    m.latency.observe({ outcome: status }, seconds);
+  }
+  logger().debug({ deliveryId: c.id, webhookId: c.webhookId, outcome: status ?? "lease_lost", ms: Math.round(seconds * 1000) }, "webhook attempt");
+  return status;
+}
