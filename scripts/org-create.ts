@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
-import { provisionOrganization, type Provisioned } from "../src/server/services/org/organizations";
+import { provisionOrganization, type Provisioned } from "../src/server/services/org";
 import { callOperatorSocket } from "../src/server/operator-socket";
 import { env } from "../src/env";
 

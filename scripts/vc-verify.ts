@@ -2,7 +2,7 @@
 // Verifies an AccountBinding credential (eddsa-jcs-2022) without the service: the issuer's DID
 // document comes from the given file, or is resolved over did:web when none is given.
 import fs from "node:fs";
-import { verifyCredentialWithDidDocument } from "../src/server/services/accounts/credentials";
+import { verifyCredentialWithDidDocument } from "../src/server/services/accounts";
 import { didWebUrl } from "../src/server/crypto/did-web";
 
 function usage(): never {

@@ -3,7 +3,7 @@ import { client, call, createTestOrg, testServer } from "@/server/testing/harnes
 import { walletKey, walletSign } from "@/server/testing/factories";
 import { orgFootprint } from "@/server/testing/security-suite";
 import { verifyWithDigitalBazaar } from "@/server/testing/independent-vc-verifier";
-import { verifyCredentialWithDidDocument } from "@/server/services/accounts/credentials";
+import { verifyCredentialWithDidDocument } from "@/server/services/accounts";
 import { sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox";
 
 type Api = ReturnType<typeof client>;

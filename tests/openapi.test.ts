@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
-import { routes } from "@/server/http/routes";
-import { ErrorEnvelope, openApiDocument, pathParamNames, scopeOf } from "@/server/http/openapi";
+import { openApiDocument, routes } from "@/server/http/routes";
+import { ErrorEnvelope, pathParamNames, scopeOf } from "@/server/http/openapi";
 import { client, testServer } from "@/server/testing/harness";
 
 type Doc = { openapi: string; info: { version: string }; servers: { url: string }[]; paths: Record<string, Record<string, any>>; components: any };

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { ZodType } from "zod";
 import { client, createTestOrg, testServer } from "../src/server/testing/harness";
 import { extraKey, flaggedPerson } from "../src/server/testing/aml";
-import { AmlCaseList, AmlCaseView, ClearAmlResult } from "../src/server/services/aml/aml.schema";
-import { RiskAssessment } from "../src/server/services/aml/risk.schema";
-import { AdminAmlView, AdminRiskView } from "../src/server/services/aml/overview.schema";
-import { DashboardView } from "../src/server/services/dashboard/dashboard.schema";
-import { PeopleList } from "../src/server/services/people/people.schema";
+import { AmlCaseList, AmlCaseView, ClearAmlResult } from "../src/server/services/aml";
+import { RiskAssessment } from "../src/server/services/aml";
+import { AdminAmlView, AdminRiskView } from "../src/server/services/aml";
+import { DashboardView } from "../src/server/services/dashboard";
+import { PeopleList } from "../src/server/services/people";
 
 // The pipeline does not validate answers against the route's response schema; the OpenAPI
 // document is generated from those schemas, so this proves the document tells the truth.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { routes } from "@/server/http/routes";
 import type { RouteDef } from "@/server/http/types";
-import { appendAudit } from "@/server/services/audit/chain";
+import { appendAudit } from "@/server/services/audit";
 import { orgFootprint, securityCases, securityWorld } from "@/server/testing/security-suite";
 
 // Generated from the route table: every authenticated route gets the missing-key, unknown-key,

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
-import { issuerDidDocument } from "@/server/services/accounts/did-documents";
+import { issuerDidDocument } from "@/server/services/accounts";
 import { didWebUrl } from "@/server/crypto/did-web";
 
 const run = promisify(execFile);

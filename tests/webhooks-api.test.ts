@@ -3,7 +3,7 @@ import { open, seal } from "@/server/crypto/secret-box";
 import { getDb, type Db } from "@/server/db/client";
 import { setWebhookResolver, type ResolvedAddress } from "@/server/net/ssrf-request";
 import { emitEvent } from "@/server/platform/outbox";
-import { dispatchOutboxEvents } from "@/server/services/webhooks/dispatch";
+import { dispatchOutboxEvents } from "@/server/services/webhooks";
 import { MAX_ACTIVE_WEBHOOKS } from "@/server/services/webhooks/registry";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";

@@ -5,8 +5,8 @@ import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { startReceiver, type Receiver, type ReceiverBehaviour } from "@/server/testing/webhook-receiver";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { verifyWebhook } from "@/webhooks/verify";
-import { dispatchOutboxEvents } from "@/server/services/webhooks/dispatch";
-import { createDeliveryWorker } from "@/server/services/webhooks/worker";
+import { dispatchOutboxEvents } from "@/server/services/webhooks";
+import { createDeliveryWorker } from "@/server/services/webhooks";
 
 const BASE_MS = 50;
 const TIMEOUT_MS = 800;

@@ -7,7 +7,7 @@ import { PrismaClient } from "@/generated/prisma/client.ts";
 import { seal } from "@/server/crypto/secret-box";
 import { applyMigrations } from "@/server/db/migrate";
 import { emitEvent } from "@/server/platform/outbox";
-import { provisionOrganization } from "@/server/services/org/organizations";
+import { provisionOrganization } from "@/server/services/org";
 import { createDatabase, dropDatabase } from "@/server/testing/postgres";
 import { startReceiver, type Receiver } from "@/server/testing/webhook-receiver";
 

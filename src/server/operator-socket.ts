@@ -3,7 +3,7 @@ import net from "node:net";
 import path from "node:path";
 import { env } from "@/env";
 import type { Db } from "./db/client";
-import { provisionOrganization, type ProvisionInput } from "./services/org/organizations";
+import { provisionOrganization, type ProvisionInput } from "./services/org";
 import { listOutbox, OutboxQuery } from "./providers/messaging/dev-outbox";
 
 /**

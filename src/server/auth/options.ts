@@ -4,7 +4,7 @@ import { env } from "@/env";
 import { getDb } from "../db/client";
 import { deriveKey } from "../crypto/secret-box";
 import { isAppError } from "../errors";
-import { completeConsoleSignIn, type ConsoleSessionClaims } from "../services/org/console-auth";
+import { completeConsoleSignIn, type ConsoleSessionClaims } from "../services/org";
 import { clientIpFrom } from "./client-ip";
 
 /** Console sessions last a working day; the member row is still checked on every request. */

@@ -3,7 +3,7 @@ import { getToken } from "next-auth/jwt";
 import { env } from "@/env";
 import { getDb } from "../db/client";
 import type { ServiceContext } from "../context";
-import { resolveConsoleSession, type ConsoleSessionClaims } from "../services/org/console-auth";
+import { resolveConsoleSession, type ConsoleSessionClaims } from "../services/org";
 import { consoleAuthSecret } from "./options";
 import { clientIpFrom } from "./client-ip";
 

@@ -214,17 +214,3 @@ export function buildOpenApiDocument(routes: RouteDef[]): Json {
     components: { schemas, ...staticComponents() },
   };
 }
-
-let cached: Promise<Json> | undefined;
-
-/** The document of the served route table, built once per process. */
-export function openApiDocument(): Promise<Json> {
-  // Imported lazily: the route table includes the route that serves this document.
-  cached ??= import("./routes")
-    .then((m) => buildOpenApiDocument(m.routes))
-    .catch((err: unknown) => {
-      cached = undefined;
-      throw err;
-    });
-  return cached;
-}

@@ -1,5 +1,5 @@
-import { runExportJobs } from "../services/audit/exports";
-import type { Job } from "./index";
+import { runExportJobs } from "../services/audit";
+import type { Job } from "./job";
 
 export { runExportJobs };
 

@@ -5,15 +5,10 @@ import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { exportRunnerJob } from "./export-runner";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
+import type { Job } from "./job";
 
-/** A background task run every `everyMs` in the app process (or in `npm run worker`). */
-export type Job = {
-  name: string;
-  everyMs: number;
-  run: (db: Db) => Promise<unknown>;
-  /** Work a run started but did not wait for (webhook attempts in flight), awaited on stop. */
-  stop?: () => Promise<void>;
-};
+export type { Job };
+
 
 export const jobs: Job[] = [
   { name: "purge-rate-limit-windows", everyMs: 60_000, run: (db) => purgeExpiredWindows(db) },

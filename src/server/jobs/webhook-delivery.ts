@@ -1,5 +1,5 @@
-import { createDeliveryWorker } from "../services/webhooks/worker";
-import type { Job } from "./index";
+import { createDeliveryWorker } from "../services/webhooks";
+import type { Job } from "./job";
 
 /** This process's pool of webhook attempts; the dispatcher nudges it when it creates deliveries. */
 export const deliveryWorker = createDeliveryWorker();

@@ -1,7 +1,7 @@
-import { dispatchOutboxEvents } from "../services/webhooks/dispatch";
-import { purgeWebhookHistory } from "../services/webhooks/retention";
+import { dispatchOutboxEvents } from "../services/webhooks";
+import { purgeWebhookHistory } from "../services/webhooks";
 import { deliveryWorker } from "./webhook-delivery";
-import type { Job } from "./index";
+import type { Job } from "./job";
 
 /** Fans outbox events out to webhook deliveries (several dispatchers may run: SKIP LOCKED). */
 export const webhookDispatcherJob: Job = {

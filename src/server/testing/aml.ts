@@ -4,7 +4,7 @@ import { issuerDid } from "../crypto/issuer-keys";
 import { logger } from "../log";
 import { insertApiKey } from "../services/org/api-keys";
 import { personDidOf } from "../platform/account-ref";
-import { recordScreeningHit } from "../services/aml/cases";
+import { recordScreeningHit } from "../services/aml";
 import type { ScreeningOutcome } from "../services/aml/aml.schema";
 
 /** Another API key of the organization (another identity for four-eyes checks). */

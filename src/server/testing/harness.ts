@@ -6,7 +6,7 @@ import { getDb, type Db } from "../db/client";
 import { createPipeline } from "../http/pipeline";
 import { nodeHandler } from "../http/node-adapter";
 import { routes } from "../http/routes";
-import { provisionOrganization } from "../services/org/organizations";
+import { provisionOrganization } from "../services/org";
 import { hmacSha256Hex } from "../crypto/hash";
 import { canonicalString } from "../http/middleware/signing";
 

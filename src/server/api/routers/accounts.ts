@@ -1,5 +1,5 @@
-import * as accounts from "../../services/accounts/accounts";
-import { AccountDidInput, AccountRef, ListAccountsQuery } from "../../services/accounts/accounts.schema";
+import * as accounts from "../../services/accounts";
+import { AccountDidInput, AccountRef, ListAccountsQuery } from "../../services/accounts";
 import { consoleProcedure, router } from "../trpc";
 
 export const accountsRouter = router({

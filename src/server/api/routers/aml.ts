@@ -1,7 +1,7 @@
-import * as aml from "../../services/aml/cases";
-import { amlOverview } from "../../services/aml/overview";
-import { getCaseDetail } from "../../services/aml/case-detail";
-import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../services/aml/aml.schema";
+import * as aml from "../../services/aml";
+import { amlOverview } from "../../services/aml";
+import { getCaseDetail } from "../../services/aml";
+import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../services/aml";
 import { consoleProcedure, router } from "../trpc";
 import { z } from "zod";
 

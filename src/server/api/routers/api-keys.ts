@@ -1,5 +1,5 @@
-import * as apiKeys from "../../services/org/api-keys";
-import { ApiKeyIdParams, MintApiKeyInput } from "../../services/org/api-keys.schema";
+import * as apiKeys from "../../services/org";
+import { ApiKeyIdParams, MintApiKeyInput } from "../../services/org";
 import { consoleProcedure, router } from "../trpc";
 
 export const apiKeysRouter = router({

@@ -1,6 +1,6 @@
-import * as audit from "../../services/audit/chain";
-import * as exportJobs from "../../services/audit/exports";
-import { AuditListQuery, ExportJobParams, ExportListQuery, ExportRequestInput } from "../../services/audit/audit.schema";
+import * as audit from "../../services/audit";
+import * as exportJobs from "../../services/audit";
+import { AuditListQuery, ExportJobParams, ExportListQuery, ExportRequestInput } from "../../services/audit";
 import { consoleProcedure, router } from "../trpc";
 
 /** Audit browsing and verification, signed exports: compliance officers and up (like the compliance_export scope). */

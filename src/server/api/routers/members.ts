@@ -1,6 +1,6 @@
 import { z } from "zod";
-import * as members from "../../services/org/members";
-import { AddMemberInput, MemberEmailParams, UpdateMemberInput } from "../../services/org/members.schema";
+import * as members from "../../services/org";
+import { AddMemberInput, MemberEmailParams, UpdateMemberInput } from "../../services/org";
 import { consoleProcedure, router } from "../trpc";
 
 export const membersRouter = router({

@@ -1,8 +1,8 @@
-import { listPeople } from "../../services/people/people";
-import { riskOverview } from "../../services/aml/overview";
-import { dashboard } from "../../services/dashboard/dashboard";
-import * as kyb from "../../services/kyc/kyb";
-import { ListPeopleQuery } from "../../services/people/people.schema";
+import { listPeople } from "../../services/people";
+import { riskOverview } from "../../services/aml";
+import { dashboard } from "../../services/dashboard";
+import * as kyb from "../../services/kyc";
+import { ListPeopleQuery } from "../../services/people";
 import { consoleProcedure, router } from "../trpc";
 
 /** People (KYC subjects), KYB organizations, risk and the dashboard: the reads behind /v1/admin/*. */

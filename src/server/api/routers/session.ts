@@ -1,4 +1,4 @@
-import { consoleSession } from "../../services/org/console-auth";
+import { consoleSession } from "../../services/org";
 import { consoleProcedure, router } from "../trpc";
 
 /** Who is signed in, for the layout: the role is the member row's, read on this request. */

@@ -1,8 +1,8 @@
-import * as tenant from "../../services/org/tenant";
-import { changeConsolePassword } from "../../services/org/console-auth";
+import * as tenant from "../../services/org";
+import { changeConsolePassword } from "../../services/org";
 import { whoAmI } from "../../services/ops/index";
-import { ChangeConsolePasswordInput } from "../../services/org/console-auth.schema";
-import { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../services/org/tenant.schema";
+import { ChangeConsolePasswordInput } from "../../services/org";
+import { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../services/org";
 import { consoleProcedure, router } from "../trpc";
 
 

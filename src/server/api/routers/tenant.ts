@@ -1,5 +1,5 @@
-import * as tenant from "../../services/org/tenant";
-import { PolicyPatchInput } from "../../services/org/tenant.schema";
+import * as tenant from "../../services/org";
+import { PolicyPatchInput } from "../../services/org";
 import { consoleProcedure, router } from "../trpc";
 
 export const tenantRouter = router({

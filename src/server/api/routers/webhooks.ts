@@ -1,5 +1,5 @@
-import * as webhooks from "../../services/webhooks/registry";
-import { DeliveryIdParams, DeliveryListQuery, RegisterWebhookInput, WebhookIdParams } from "../../services/webhooks/webhooks.schema";
+import * as webhooks from "../../services/webhooks";
+import { DeliveryIdParams, DeliveryListQuery, RegisterWebhookInput, WebhookIdParams } from "../../services/webhooks";
 import { consoleProcedure, router } from "../trpc";
 
 /** Outbound webhooks: operators watch deliveries and replay them; admins register and deactivate endpoints. */

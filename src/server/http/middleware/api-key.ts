@@ -1,6 +1,6 @@
 import { env } from "@/env";
 import { forbidden, unauthorized } from "../../errors";
-import { authenticateApiKey } from "../../services/org/api-keys";
+import { authenticateApiKey } from "../../services/org";
 import type { AuthCache } from "../../platform/auth-cache";
 import type { Middleware } from "../types";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Db } from "../../db/client";
 import { AppError } from "../../errors";
-import { appendAudit } from "../../services/audit/chain";
+import { appendAudit } from "../../services/audit";
 import { call, createTestOrg, type TestOrg } from "../../testing/harness";
 import { nodeHandler } from "../node-adapter";
 import { createPipeline } from "../pipeline";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import * as accounts from "../../services/accounts/accounts";
+import * as accounts from "../../services/accounts";
 import {
   AccountDidInput, AccountRef, AccountView, FreeAccountCreated, FreeAccountInput, ListAccountsQuery, NameAvailable, NameAvailableQuery,
-} from "../../services/accounts/accounts.schema";
+} from "../../services/accounts";
 import { route } from "../route";
 
 export const accountRoutes = [

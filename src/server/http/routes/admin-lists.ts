@@ -1,9 +1,9 @@
-import { listPeople } from "../../services/people/people";
-import { amlOverview, riskOverview } from "../../services/aml/overview";
-import { dashboard } from "../../services/dashboard/dashboard";
-import { ListPeopleQuery, PeopleList } from "../../services/people/people.schema";
-import { AdminAmlView, AdminRiskView } from "../../services/aml/overview.schema";
-import { DashboardView } from "../../services/dashboard/dashboard.schema";
+import { listPeople } from "../../services/people";
+import { amlOverview, riskOverview } from "../../services/aml";
+import { dashboard } from "../../services/dashboard";
+import { ListPeopleQuery, PeopleList } from "../../services/people";
+import { AdminAmlView, AdminRiskView } from "../../services/aml";
+import { DashboardView } from "../../services/dashboard";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

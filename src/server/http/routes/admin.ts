@@ -1,6 +1,6 @@
-import * as apiKeys from "../../services/org/api-keys";
-import * as tenant from "../../services/org/tenant";
-import { ApiKeyIdParams, ApiKeyList, MintApiKeyInput, MintedApiKey, RevokedApiKey } from "../../services/org/api-keys.schema";
+import * as apiKeys from "../../services/org";
+import * as tenant from "../../services/org";
+import { ApiKeyIdParams, ApiKeyList, MintApiKeyInput, MintedApiKey, RevokedApiKey } from "../../services/org";
 import {
   AdminTenantView,
   CountryPolicyInput,
@@ -12,7 +12,7 @@ import {
   PolicyView,
   SigningDisabledView,
   SigningEnabledView,
-} from "../../services/org/tenant.schema";
+} from "../../services/org";
 import type { RouteDef } from "../types";
 import { route } from "../route";
 

@@ -1,5 +1,5 @@
-import * as aml from "../../services/aml/cases";
-import { AmlCaseList, AmlCaseParams, AmlCaseView, ApproveClearInput, ClearAmlInput, ClearAmlResult, ConfirmAmlInput } from "../../services/aml/aml.schema";
+import * as aml from "../../services/aml";
+import { AmlCaseList, AmlCaseParams, AmlCaseView, ApproveClearInput, ClearAmlInput, ClearAmlResult, ConfirmAmlInput } from "../../services/aml";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

@@ -3,7 +3,7 @@ import {
   Advice, AdviseInput, BillingEmailConfirmInput, BillingEmailProof, BillingEmailStarted, BillingEmailStartInput, ChainConfirmed,
   ChainConfirmInput, CheckoutInput, CheckoutResult, CheckoutRevealed, CheckoutSettled, CheckoutStatus, PlanCatalog, PortalSession,
   SessionInput, SessionParams, UpgradeStarted, Usage, WebhookReceived,
-} from "../../services/billing/billing.schema";
+} from "../../services/billing";
 import { reply, route } from "../route";
 import type { PipelineState } from "../types";
 

@@ -1,5 +1,5 @@
-import * as bind from "../../services/accounts/bind";
-import { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "../../services/accounts/bind.schema";
+import * as bind from "../../services/accounts";
+import { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "../../services/accounts";
 import { route } from "../route";
 
 /** Wallet-signed binding of an approved person to an account, and unlock after it. */

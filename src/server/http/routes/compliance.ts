@@ -1,5 +1,5 @@
-import * as audit from "../../services/audit/chain";
-import * as exportJobs from "../../services/audit/exports";
+import * as audit from "../../services/audit";
+import * as exportJobs from "../../services/audit";
 import {
   AuditListQuery,
   AuditListView,
@@ -10,7 +10,7 @@ import {
   ExportListView,
   ExportRequestInput,
   VerifyResultView,
-} from "../../services/audit/audit.schema";
+} from "../../services/audit";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

@@ -1,10 +1,10 @@
-import * as contacts from "../../services/contacts/contacts";
-import * as change from "../../services/contacts/contact-change";
+import * as contacts from "../../services/contacts";
+import * as change from "../../services/contacts";
 import {
   AccountContacts, ContactChallenge, ContactChallengeInput, ContactChanged, ContactChangeStarted, ContactEmailStartInput,
   ContactPhoneStartInput, EmailOtpStarted, EmailOtpStartInput, EmailProof, OtpConfirmInput, PhoneOtpStarted, PhoneOtpStartInput, PhoneProof,
-} from "../../services/contacts/contacts.schema";
-import { AccountRef } from "../../services/accounts/accounts.schema";
+} from "../../services/contacts";
+import { AccountRef } from "../../services/accounts";
 import { route } from "../route";
 
 const write = { scope: "accounts_write" } as const;

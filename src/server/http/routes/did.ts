@@ -1,5 +1,5 @@
 import { z } from "zod";
-import * as did from "../../services/accounts/did-documents";
+import * as did from "../../services/accounts";
 import { route } from "../route";
 
 const Multikey = z.object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() });

@@ -1,3 +1,4 @@
+import { buildOpenApiDocument } from "../openapi";
 import type { RouteDef } from "../types";
 import { opsRoutes } from "./ops";
 import { tenantRoutes } from "./tenant";
@@ -19,4 +20,12 @@ import { sandboxChainRoutes } from "./sandbox-chain";
 import { screeningRoutes } from "./screening";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes, ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes, ...billingRoutes, ...sandboxChainRoutes, ...screeningRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes(() => openApiDocument()), ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes, ...billingRoutes, ...sandboxChainRoutes, ...screeningRoutes];
+
+let cached: Record<string, unknown> | undefined;
+
+/** The OpenAPI document of the served route table, built once per process. */
+export function openApiDocument(): Record<string, unknown> {
+  cached ??= buildOpenApiDocument(routes);
+  return cached;
+}

@@ -1,10 +1,10 @@
-import * as kyc from "../../services/kyc/sessions";
-import * as kyb from "../../services/kyc/kyb";
-import { handleProviderCallback } from "../../services/kyc/review";
+import * as kyc from "../../services/kyc";
+import * as kyb from "../../services/kyc";
+import { handleProviderCallback } from "../../services/kyc";
 import {
   CallbackParams, CallbackReceived, KybStarted, KybStartInput, KycStarted, KycStartInput, KycStatusQuery, KycStatusView, OrganizationsView,
   SandboxCompleted, SandboxHostedInput, SandboxHostedParams, SandboxKycCompleteInput,
-} from "../../services/kyc/kyc.schema";
+} from "../../services/kyc";
 import { route } from "../route";
 
 const kycWrite = { scope: "kyc_write" } as const;

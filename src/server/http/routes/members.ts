@@ -1,5 +1,5 @@
-import * as members from "../../services/org/members";
-import { AddMemberInput, MemberEmailParams, MemberList, MemberView, UpdateMemberInput } from "../../services/org/members.schema";
+import * as members from "../../services/org";
+import { AddMemberInput, MemberEmailParams, MemberList, MemberView, UpdateMemberInput } from "../../services/org";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

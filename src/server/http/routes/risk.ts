@@ -1,5 +1,5 @@
-import * as risk from "../../services/aml/risk";
-import { RiskAssessInput, RiskAssessment } from "../../services/aml/risk.schema";
+import * as risk from "../../services/aml";
+import { RiskAssessInput, RiskAssessment } from "../../services/aml";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

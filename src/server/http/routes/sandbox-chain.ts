@@ -1,5 +1,5 @@
 import * as billing from "../../services/billing";
-import { SandboxTransfer, SandboxTransferInput } from "../../services/billing/billing.schema";
+import { SandboxTransfer, SandboxTransferInput } from "../../services/billing";
 import { route } from "../route";
 
 export const sandboxChainRoutes = [

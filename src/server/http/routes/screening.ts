@@ -9,7 +9,7 @@ import {
   ScreenAccountView,
   ScreenApplicantInput,
   ScreenApplicantView,
-} from "../../services/screening/screening.schema";
+} from "../../services/screening";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

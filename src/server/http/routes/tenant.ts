@@ -1,5 +1,5 @@
-import * as tenant from "../../services/org/tenant";
-import { TenantView } from "../../services/org/tenant.schema";
+import * as tenant from "../../services/org";
+import { TenantView } from "../../services/org";
 import { route } from "../route";
 
 export const tenantRoutes = [

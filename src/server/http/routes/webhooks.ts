@@ -1,5 +1,5 @@
-import * as webhooks from "../../services/webhooks/registry";
-import { webhookMetrics } from "../../services/webhooks/metrics";
+import * as webhooks from "../../services/webhooks";
+import { webhookMetrics } from "../../services/webhooks";
 import {
   DeliveryIdParams,
   DeliveryList,
@@ -10,7 +10,7 @@ import {
   WebhookIdParams,
   WebhookList,
   WebhookView,
-} from "../../services/webhooks/webhooks.schema";
+} from "../../services/webhooks";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 

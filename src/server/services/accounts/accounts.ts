@@ -7,12 +7,12 @@ import { chainAdapter, generateAccountName, isValidAccountName, parsePublicKey }
 import type { FreeAccountInput } from "./accounts.schema";
 import type { ServiceContext } from "../../context";
 import { accountDid, findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { maskEmail, maskPhone } from "../../platform/contact-address";
-import { spendKycCreateToken } from "../kyc/create-tokens";
+import { spendKycCreateToken } from "../kyc";
 import { emitEvent } from "../../platform/outbox";
-import { assessRisk } from "../aml/risk";
-import { spendProofToken } from "../contacts/otp";
+import { assessRisk } from "../aml";
+import { spendProofToken } from "../contacts";
 
 export function accountView(a: Account, bindings: AccountBinding[] = []) {
   const issuer = issuerDid();

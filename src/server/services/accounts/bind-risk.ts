@@ -1,6 +1,6 @@
 import type { Account, Person } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
-import { assessRisk } from "../aml/risk";
+import { assessRisk } from "../aml";
 
 /**
  * The anti-abuse assessment that runs before a binding is written (recorded as a risk event of

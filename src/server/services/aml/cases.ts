@@ -9,7 +9,7 @@ import {
   OPEN_STATUSES, UUID, caseClosed, caseNotFound, caseView, closerOf, liftFlags, lockCase, lockPerson, notAwaitingApproval,
   openCaseOf, priorityFromFlags, sameApprover, withHits,
 } from "./case-records";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 
 export { recordScreeningHit } from "./hits";
 

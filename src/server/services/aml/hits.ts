@@ -3,7 +3,7 @@ import { notFound } from "../../errors";
 import { actorId, type Actor } from "../../context";
 import type { ScreeningOutcome, Severity } from "./aml.schema";
 import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./case-records";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { emitEvent } from "../../platform/outbox";
 
 export type ScreeningHitInput = {

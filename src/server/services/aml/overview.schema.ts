@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { AuditEntryView } from "../audit/audit.schema";
+import { AuditEntryView } from "../audit";
 import { AmlCaseView, Severity } from "./aml.schema";
 import { RiskDecision } from "./risk.schema";
-import { PersonSummary } from "../people/people.schema";
+import { PersonSummary } from "../people";
 
 const count = z.int().min(0);
 

@@ -1,8 +1,8 @@
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { OPEN_STATUSES, withHits } from "./case-records";
-import { auditEntryView } from "../audit/chain";
-import { personSummary } from "../people/people";
+import { auditEntryView } from "../audit";
+import { personSummary } from "../people";
 
 // The admin overviews of AML alerts and anti-abuse risk (scope `admin`): reads only, scoped to the
 // caller's organization.

@@ -3,7 +3,7 @@ import { env } from "@/env";
 import { AppError, conflict, notFound } from "../../errors";
 import type { ServiceContext } from "../../context";
 import { chainAdapter, createSimulatedChain, usesSimulatedChain } from "../../providers/chain";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { afterSettled, findSession, KEY_WARNING, settleCheckout } from "./settle";
 import { limitPublicCall, type PublicContext } from "./public";
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { fromIp, trustLoopbackProxy, workAddress } from "../../testing/billing";
-import { issueProofToken } from "../contacts/otp";
+import { issueProofToken } from "../contacts";
 
 trustLoopbackProxy();
 

@@ -7,3 +7,4 @@ export { usage, upgrade, portal } from "./subscription";
 export { receivePaymentNotification } from "./webhook";
 export { advisePlan } from "./advise";
 export { listPlans } from "./plans";
+export { Advice, AdviseInput, BillingEmailConfirmInput, BillingEmailProof, BillingEmailStartInput, BillingEmailStarted, ChainConfirmInput, ChainConfirmed, CheckoutInput, CheckoutResult, CheckoutRevealed, CheckoutSettled, CheckoutStatus, PlanCatalog, PortalSession, SandboxTransfer, SandboxTransferInput, SessionInput, SessionParams, UpgradeStarted, Usage, WebhookReceived } from "./billing.schema";

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { AppError, rateLimited } from "../../errors";
 import { hitWindow } from "../../platform/rate-limit";
 import { normalizeEmail } from "../../platform/contact-address";
-import { isDisposableEmail } from "../aml/risk";
+import { isDisposableEmail } from "../aml";
 
 /** What a public (unauthenticated) billing call knows about its caller. */
 export type PublicContext = { db: Db; clientIp: string; correlationId: string; log: Logger; now: () => Date };

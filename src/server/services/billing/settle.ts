@@ -2,10 +2,10 @@ import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import { Prisma, type Tx } from "../../db/client";
 import { open, seal } from "../../crypto/secret-box";
 import { conflict, notFound } from "../../errors";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
-import { provisionOrganization } from "../org/organizations";
+import { provisionOrganization } from "../org";
 import type { PublicContext } from "./public";
 import { limitPublicCall } from "./public";
 

@@ -6,7 +6,7 @@ import type { ServiceContext } from "../../context";
 import { conflict } from "../../errors";
 import { PLANS } from "../../platform/plans";
 import { payments } from "../../providers/payments";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { peekWindow } from "../../platform/rate-limit";
 import { BILLING } from "./public";
 import { chainTerms, returnUrls } from "./signup";

@@ -1,7 +1,7 @@
 import type { Plan } from "@/generated/prisma/enums.ts";
 import type { Tx } from "../../db/client";
 import { payments, type PaymentNotification } from "../../providers/payments";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
 import { afterSettled, settleCheckout, SIGNUP_ACTOR, type Settled } from "./settle";
 import type { PublicContext } from "./public";

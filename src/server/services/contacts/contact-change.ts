@@ -5,7 +5,7 @@ import { AppError, conflict, notFound } from "../../errors";
 import { chainAdapter } from "../../providers/chain";
 import { messaging } from "../../providers/messaging";
 import { findAccount } from "../../platform/account-ref";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
 import { confirmChallenge, startChallenge } from "./otp";
 

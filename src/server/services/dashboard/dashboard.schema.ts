@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { AuditEntryView } from "../audit/audit.schema";
-import { RiskDecision } from "../aml/risk.schema";
-import { KycStatusView } from "../people/people.schema";
+import { AuditEntryView } from "../audit";
+import { RiskDecision } from "../aml";
+import { KycStatusName } from "../people";
 
 const Lifecycle = z.enum(["provisional", "bound", "unlocked", "suspended"]);
 const count = z.int().min(0);
@@ -9,7 +9,7 @@ const bySeverity = z.object({ low: count, medium: count, high: count, critical: 
 
 export const DashboardView = z.object({
   accounts: z.object({ total: count, byLifecycle: z.record(Lifecycle, count) }),
-  people: z.object({ total: count, byKycStatus: z.record(KycStatusView, count), flagged: count }),
+  people: z.object({ total: count, byKycStatus: z.record(KycStatusName, count), flagged: count }),
   amlCases: z.object({ open: bySeverity, pendingApproval: bySeverity }),
   risk24h: z.record(RiskDecision, count),
   recentAudit: z.array(AuditEntryView),

@@ -1,8 +1,8 @@
 import { AccountLifecycle, KycStatus } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
-import { SEVERITIES, type Severity } from "../aml/aml.schema";
-import { OPEN_STATUSES } from "../aml/case-records";
-import { auditEntryView } from "../audit/chain";
+import { SEVERITIES, type Severity } from "../aml";
+import { OPEN_STATUSES } from "../aml";
+import { auditEntryView } from "../audit";
 
 // The console's landing aggregates across domains (accounts, people, cases, risk, audit): reads only.
 

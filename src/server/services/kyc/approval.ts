@@ -3,7 +3,7 @@ import type { Tx } from "../../db/client";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { KycReview } from "../../providers/kyc/types";
 import { personDidOf } from "../../platform/account-ref";
-import { recordScreeningHit } from "../aml/hits";
+import { recordScreeningHit } from "../aml";
 import { emitEvent } from "../../platform/outbox";
 import { screenPerson } from "../screening";
 

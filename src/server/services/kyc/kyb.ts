@@ -7,7 +7,7 @@ import { conflict } from "../../errors";
 import { withFailover } from "../../providers/kyc";
 import type { KybReview } from "../../providers/kyc/types";
 import type { KybStartInput } from "./kyc.schema";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
 
 export const DEFAULT_KYB_LEVEL = "basic-kyb";

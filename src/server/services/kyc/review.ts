@@ -9,7 +9,7 @@ import { logger } from "../../log";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../../providers/kyc/types";
 import { personDidOf } from "../../platform/account-ref";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { applyKybReview } from "./kyb";
 import { onKycReviewed } from "./approval";
 import { ensureSandboxLists } from "../screening";

@@ -12,7 +12,7 @@ import type { ProviderName } from "../../providers/kyc/types";
 import { ensureSandboxLists } from "../screening";
 import type { KycStartInput } from "./kyc.schema";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { handleProviderCallback, applyKycReview } from "./review";
 import { KYC_CREATE_TOKEN_TTL_SEC } from "./create-tokens";
 import { hitWindow } from "../../platform/rate-limit";

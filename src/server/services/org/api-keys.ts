@@ -6,7 +6,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from "../../crypto/hash";
 import { notFound, unauthorized } from "../../errors";
 import { SCOPES, type Scope } from "../../platform/scopes";
 import { actorId, type ServiceContext } from "../../context";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { apiKeyChanged, type AuthCache } from "../../platform/auth-cache";
 
 const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };

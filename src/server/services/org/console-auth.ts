@@ -6,9 +6,9 @@ import { AppError, forbidden, isAppError, rateLimited } from "../../errors";
 import { logger } from "../../log";
 import type { ServiceContext } from "../../context";
 import type { MemberRole } from "./members.schema";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { normalizeEmail } from "../../platform/contact-address";
-import { confirmChallenge, startChallenge } from "../contacts/otp";
+import { confirmChallenge, startChallenge } from "../contacts";
 import { hitWindow } from "../../platform/rate-limit";
 
 /** Sign-in attempts per address (across organizations) and per organization in a 15-minute window; both steps count, so 20 is 10 sign-ins. */

@@ -3,7 +3,7 @@ import type { Prisma, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
 import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
 import type { ServiceContext } from "../../context";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { normalizeEmail } from "../../platform/contact-address";
 
 /** Weakest first (interface spec): a member may act on roles up to their own. */

@@ -4,7 +4,7 @@ import type { Db, Tx } from "../../db/client";
 import { generatePassword, hashPassword } from "../../crypto/password";
 import { SCOPES } from "../../platform/scopes";
 import type { Actor } from "../../context";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { insertApiKey } from "./api-keys";
 
 export type ProvisionInput = { name: string; email: string; plan?: Plan };

@@ -8,7 +8,7 @@ import { compileCidrs } from "../../net/cidr";
 import { canonicalCidr } from "../../platform/cidr.schema";
 import type { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "./tenant.schema";
 import type { ServiceContext } from "../../context";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
 import { isCountryCode } from "../../platform/countries";
 

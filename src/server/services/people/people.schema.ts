@@ -1,10 +1,10 @@
 import { z } from "zod";
 
-export const KycStatusView = z.enum(["not_started", "pending", "in_review", "approved", "rejected", "retry"]);
+export const KycStatusName = z.enum(["not_started", "pending", "in_review", "approved", "rejected", "retry"]);
 
 export const PersonSummary = z.object({
   personDid: z.string(),
-  kycStatus: KycStatusView,
+  kycStatus: KycStatusName,
   kycLevel: z.string(),
   kycProvider: z.string().nullable(),
   country: z.string().nullable(),
@@ -18,7 +18,7 @@ export const PersonSummary = z.object({
 /** Paging like GET /v1/admin/accounts: newest first, `before` = the previous page's `nextBefore`. */
 export const ListPeopleQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  kycStatus: KycStatusView.optional(),
+  kycStatus: KycStatusName.optional(),
   flagged: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
   before: z.iso.datetime().optional(),
 });

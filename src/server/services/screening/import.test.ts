@@ -6,7 +6,8 @@ import { promisify } from "node:util";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
-import { DEFAULT_LIST, importList, importListFiles, ListFormatError } from "./import";
+import { DEFAULT_LIST, importList, ListFormatError } from "./import";
+import { importListFiles } from "./import-files";
 import { ensureSandboxLists, FIXTURE_DIR, resetSandboxListsMemo } from "./sandbox-lists";
 import { testListName } from "../../testing/screening-lists";
 

@@ -1,5 +1,3 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import type { Db, DbOrTx, Tx } from "../../db/client";
 import { sha256Hex } from "../../crypto/hash";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
@@ -134,34 +132,4 @@ export async function activateVersion(tx: Tx, list: string, versionId: string) {
   // Off first, then on: the partial unique index allows one active version per list at every step.
   await tx.screeningListVersion.updateMany({ where: { list, active: true }, data: { active: false } });
   await tx.screeningListVersion.update({ where: { id: versionId }, data: { active: true, activatedAt: new Date() } });
-}
-
-/**
- * UTF-8, or Windows-1252 when the bytes are not valid UTF-8: OFAC's legacy CSV files have been
- * published in the latter, and a wrong guess would only garble accents, never lose a line.
- */
-export function decodeListFile(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return new TextDecoder("windows-1252").decode(bytes);
-  }
-}
-
-/**
- * Reads the files from disk (names in errors are the base names) and imports them. An FtM file
- * streams line by line (OpenSanctions' files run to gigabytes); the others are small.
- */
-export async function importListFiles(db: DbOrTx, opts: Omit<ImportOptions, "files"> & { paths: string[] }): Promise<ImportResult> {
-  if (opts.format === "ftm" && opts.paths.length === 1) {
-    const { importFtmFile } = await import("./import-ftm");
-    return importFtmFile(db, { ...opts, path: opts.paths[0]! });
-  }
-  const files = await Promise.all(
-    opts.paths.map(async (p) => {
-      const bytes = await fs.readFile(p);
-      return { name: path.basename(p), text: decodeListFile(bytes), sha256: sha256Hex(bytes) };
-    }),
-  );
-  return importList(db, { ...opts, files });
 }

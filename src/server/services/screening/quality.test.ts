@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
-import { importListFiles } from "./import";
+import { importListFiles } from "./import-files";
 import { FIXTURE_DIR } from "./sandbox-lists";
 import { MATCH_THRESHOLD } from "./score";
 import { findMatches } from "./screen";

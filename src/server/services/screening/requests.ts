@@ -5,8 +5,8 @@ import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
 import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
 import { personDidOf } from "../../platform/account-ref";
-import { recordScreeningHit } from "../aml/hits";
-import { appendAudit } from "../audit/chain";
+import { recordScreeningHit } from "../aml";
+import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { screenAccount, screenPerson, type ScreenMatch, type Severity } from "./screen";
 

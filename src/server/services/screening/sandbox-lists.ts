@@ -1,7 +1,8 @@
 import path from "node:path";
 import { env } from "@/env";
 import type { DbOrTx } from "../../db/client";
-import { DEFAULT_LIST, importListFiles, type ImportResult } from "./import";
+import { DEFAULT_LIST, type ImportResult } from "./import";
+import { importListFiles } from "./import-files";
 import type { ListFormat } from "./list-types";
 
 /** The fixture lists a sandbox screens against until an operator imports real ones. */

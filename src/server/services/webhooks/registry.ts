@@ -7,7 +7,7 @@ import type { ServiceContext } from "../../context";
 import { checkWebhookUrl } from "../../net/ssrf";
 import { OutboundError, resolveChecked } from "../../net/ssrf-request";
 import type { DeliveryListQuery, RegisterWebhookInput } from "./webhooks.schema";
-import { appendAudit } from "../audit/chain";
+import { appendAudit } from "../audit";
 
 /** Active webhooks per organization: every event fans out to each, so the count bounds the work. */
 export const MAX_ACTIVE_WEBHOOKS = 20;

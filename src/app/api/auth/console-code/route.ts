@@ -3,7 +3,7 @@ import { z } from "zod";
 import { getDb } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
 import { clientIpFrom } from "@/server/auth/client-ip";
-import { startConsoleSignIn } from "@/server/services/org/console-auth";
+import { startConsoleSignIn } from "@/server/services/org";
 
 export const dynamic = "force-dynamic";
 

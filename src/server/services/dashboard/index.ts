@@ -1,0 +1,2 @@
+export { DashboardView } from "./dashboard.schema";
+export { dashboard } from "./dashboard";
