@@ -64,6 +64,14 @@ describe("GET /v1/openapi.json", () => {
     expect(await openApiDocument()).toBe(await openApiDocument());
   });
 
+  it("is byte for byte the reviewed document in tests/fixtures/openapi.json (OPENAPI_SNAPSHOT=write renews it)", async () => {
+    const res = await client(url).get("/v1/openapi.json");
+    const fixture = path.resolve(import.meta.dirname, "fixtures/openapi.json");
+    if (process.env.OPENAPI_SNAPSHOT === "write") fs.writeFileSync(fixture, res.text);
+    // Any change to the served contract shows up as a diff of this file in review.
+    expect(res.text === fs.readFileSync(fixture, "utf8"), "GET /v1/openapi.json differs from tests/fixtures/openapi.json").toBe(true);
+  });
+
   it("lists every route of the table with its method, scope, security and parameters", () => {
     for (const r of routes) {
       const op = doc.paths[r.path]?.[r.method.toLowerCase()];
