@@ -3,12 +3,14 @@ import { tenantRouter } from "./routers/tenant";
 import { sessionRouter } from "./routers/session";
 import { membersRouter } from "./routers/members";
 import { apiKeysRouter } from "./routers/api-keys";
-import { settingsRouter } from "./routers/settings";
 import { auditRouter } from "./routers/audit";
 import { accountsRouter } from "./routers/accounts";
 import { amlRouter } from "./routers/aml";
 import { webhooksRouter } from "./routers/webhooks";
-import { dashboardRouter, organizationsRouter, peopleRouter, riskRouter } from "./routers/people";
+import { dashboardRouter } from "./routers/dashboard";
+import { organizationsRouter } from "./routers/kyc";
+import { peopleRouter } from "./routers/people";
+import { riskRouter } from "./routers/risk";
 
 /** The console's API, served over HTTP at /api/trpc (src/app/api/trpc) with the member's session as context. */
 export const appRouter = router({
@@ -16,7 +18,6 @@ export const appRouter = router({
   session: sessionRouter,
   members: membersRouter,
   apiKeys: apiKeysRouter,
-  settings: settingsRouter,
   audit: auditRouter,
   accounts: accountsRouter,
   dashboard: dashboardRouter,

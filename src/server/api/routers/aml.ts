@@ -1,6 +1,4 @@
 import * as aml from "../../services/aml";
-import { amlOverview } from "../../services/aml";
-import { getCaseDetail } from "../../services/aml";
 import { AmlCaseParams, ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "../../services/aml";
 import { consoleProcedure, router } from "../trpc";
 import { z } from "zod";
@@ -8,8 +6,8 @@ import { z } from "zod";
 /** The AML queue: the same service functions as /v1/aml/* and /v1/admin/aml, with the member as the four-eyes identity. */
 export const amlRouter = router({
   queue: consoleProcedure("compliance_officer").query(({ ctx }) => aml.listOpenCases(ctx.svc)),
-  overview: consoleProcedure("compliance_officer").query(({ ctx }) => amlOverview(ctx.svc)),
-  detail: consoleProcedure("compliance_officer").input(AmlCaseParams).query(({ ctx, input }) => getCaseDetail(ctx.svc, input.caseId)),
+  overview: consoleProcedure("compliance_officer").query(({ ctx }) => aml.amlOverview(ctx.svc)),
+  detail: consoleProcedure("compliance_officer").input(AmlCaseParams).query(({ ctx, input }) => aml.getCaseDetail(ctx.svc, input.caseId)),
   proposeClear: consoleProcedure("compliance_officer").input(ClearAmlInput).mutation(({ ctx, input }) => aml.proposeClear(ctx.svc, input)),
   approveClear: consoleProcedure("compliance_officer")
     .input(z.object({ caseId: AmlCaseParams.shape.caseId, body: ApproveClearInput }))

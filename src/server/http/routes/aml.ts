@@ -1,5 +1,5 @@
 import * as aml from "../../services/aml";
-import { AmlCaseList, AmlCaseParams, AmlCaseView, ApproveClearInput, ClearAmlInput, ClearAmlResult, ConfirmAmlInput } from "../../services/aml";
+import { AdminAmlView, AmlCaseList, AmlCaseParams, AmlCaseView, ApproveClearInput, ClearAmlInput, ClearAmlResult, ConfirmAmlInput } from "../../services/aml";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
@@ -53,5 +53,18 @@ export const amlRoutes: RouteDef[] = [
     response: AmlCaseView,
     errors: ["NOT_FOUND", "CONFLICT"],
     handler: ({ ctx, params, body }) => aml.confirmCase(ctx, params.caseId, body),
+  }),
+];
+
+/** GET /v1/admin/aml: the alerts overview (scope `admin`). */
+export const amlAdminRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/v1/admin/aml",
+    auth: { scope: "admin" },
+    tag: "Admin",
+    summary: "PEP and sanctions alerts (flagged people with their open case), the open case queue, and recent AML audit entries.",
+    response: AdminAmlView,
+    handler: ({ ctx }) => aml.amlOverview(ctx),
   }),
 ];

@@ -2,10 +2,10 @@ import * as billing from "../../services/billing";
 import {
   Advice, AdviseInput, BillingEmailConfirmInput, BillingEmailProof, BillingEmailStarted, BillingEmailStartInput, ChainConfirmed,
   ChainConfirmInput, CheckoutInput, CheckoutResult, CheckoutRevealed, CheckoutSettled, CheckoutStatus, PlanCatalog, PortalSession,
-  SessionInput, SessionParams, UpgradeStarted, Usage, WebhookReceived,
+  SandboxTransfer, SandboxTransferInput, SessionInput, SessionParams, UpgradeStarted, Usage, WebhookReceived,
 } from "../../services/billing";
 import { reply, route } from "../route";
-import type { PipelineState } from "../types";
+import type { PipelineState, RouteDef } from "../types";
 
 /** Public billing calls have no organization: they know the database and the client address. */
 const pub = (state: PipelineState): billing.PublicContext => ({
@@ -103,5 +103,15 @@ export const billingRoutes = [
     summary: "A customer portal URL of the payment provider (invoices, card, cancellation); 409 when the organization never paid by card.",
     response: PortalSession, errors: ["CONFLICT", ...provider],
     handler: ({ ctx }) => billing.portal(ctx),
+  }),
+];
+
+/** The simulated chain's transfers, for testing on-chain checkout in the sandbox. */
+export const sandboxChainRoutes: RouteDef[] = [
+  route({
+    method: "POST", path: "/v1/sandbox/chain/transfer", auth: { scope: "read" }, tag: "Sandbox", sandboxOnly: true,
+    summary: "Sandbox: records a token transfer on the simulated chain; irreversible after SANDBOX_CHAIN_FINALITY_SEC (until then chain confirm answers 425).",
+    body: SandboxTransferInput, response: SandboxTransfer, successStatus: 200, errors: ["NOT_FOUND"],
+    handler: ({ ctx, body }) => billing.sandboxChainTransfer(ctx, body),
   }),
 ];

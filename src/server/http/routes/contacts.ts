@@ -1,5 +1,4 @@
 import * as contacts from "../../services/contacts";
-import * as change from "../../services/contacts";
 import {
   AccountContacts, ContactChallenge, ContactChallengeInput, ContactChanged, ContactChangeStarted, ContactEmailStartInput,
   ContactPhoneStartInput, EmailOtpStarted, EmailOtpStartInput, EmailProof, OtpConfirmInput, PhoneOtpStarted, PhoneOtpStartInput, PhoneProof,
@@ -45,30 +44,30 @@ export const contactRoutes = [
     method: "POST", path: "/v1/accounts/contact/challenge", auth: write, tag: "Contact",
     summary: "A single-use nonce and the text the account's key signs to authorise a contact change.",
     body: ContactChallengeInput, response: ContactChallenge, errors: ["NOT_FOUND", "CONFLICT"],
-    handler: ({ ctx, body }) => change.contactChallenge(ctx, body),
+    handler: ({ ctx, body }) => contacts.contactChallenge(ctx, body),
   }),
   route({
     method: "POST", path: "/v1/accounts/contact/email/start", auth: write, tag: "Contact",
     summary: "Verifies the signature with the account's active key and sends a code to the new address.",
     body: ContactEmailStartInput, response: ContactChangeStarted, errors: ["INVALID_SIGNATURE", "NOT_FOUND", "CONFLICT", ...otpErrors],
-    handler: ({ ctx, body }) => change.startContactChange(ctx, "email", { ...body, address: body.email }),
+    handler: ({ ctx, body }) => contacts.startContactChange(ctx, "email", { ...body, address: body.email }),
   }),
   route({
     method: "POST", path: "/v1/accounts/contact/email/confirm", auth: write, tag: "Contact",
     summary: "Checks the code, moves the account to the new address in one transaction and notifies the previous one.",
     body: OtpConfirmInput, response: ContactChanged, errors: ["CONFLICT", ...otpErrors],
-    handler: ({ ctx, body }) => change.confirmContactChange(ctx, "email", body),
+    handler: ({ ctx, body }) => contacts.confirmContactChange(ctx, "email", body),
   }),
   route({
     method: "POST", path: "/v1/accounts/contact/phone/start", auth: write, tag: "Contact",
     summary: "Verifies the signature with the account's active key and sends a code to the new number.",
     body: ContactPhoneStartInput, response: ContactChangeStarted, errors: ["INVALID_SIGNATURE", "NOT_FOUND", "CONFLICT", ...otpErrors],
-    handler: ({ ctx, body }) => change.startContactChange(ctx, "phone", { ...body, address: body.phone }),
+    handler: ({ ctx, body }) => contacts.startContactChange(ctx, "phone", { ...body, address: body.phone }),
   }),
   route({
     method: "POST", path: "/v1/accounts/contact/phone/confirm", auth: write, tag: "Contact",
     summary: "Checks the code and moves the account to the new number; the previous number is told.",
     body: OtpConfirmInput, response: ContactChanged, errors: ["CONFLICT", ...otpErrors],
-    handler: ({ ctx, body }) => change.confirmContactChange(ctx, "phone", body),
+    handler: ({ ctx, body }) => contacts.confirmContactChange(ctx, "phone", body),
   }),
 ];

@@ -1,9 +1,9 @@
 import { buildOpenApiDocument } from "../openapi";
 import type { RouteDef } from "../types";
 import { opsRoutes } from "./ops";
-import { tenantRoutes } from "./tenant";
-import { adminRoutes } from "./admin";
-import { complianceRoutes } from "./compliance";
+import { tenantAdminRoutes, tenantRoutes } from "./tenant";
+import { apiKeyRoutes } from "./api-keys";
+import { auditRoutes } from "./audit";
 import { docsRoutes } from "./docs";
 import { didRoutes } from "./did";
 import { accountRoutes } from "./accounts";
@@ -11,16 +11,16 @@ import { contactRoutes } from "./contacts";
 import { memberRoutes } from "./members";
 import { kycRoutes } from "./kyc";
 import { bindRoutes } from "./bind";
-import { amlRoutes } from "./aml";
-import { riskRoutes } from "./risk";
-import { adminListRoutes } from "./admin-lists";
+import { amlAdminRoutes, amlRoutes } from "./aml";
+import { riskAdminRoutes, riskRoutes } from "./risk";
+import { peopleRoutes } from "./people";
+import { dashboardRoutes } from "./dashboard";
 import { webhookRoutes } from "./webhooks";
-import { billingRoutes } from "./billing";
-import { sandboxChainRoutes } from "./sandbox-chain";
+import { billingRoutes, sandboxChainRoutes } from "./billing";
 import { screeningRoutes } from "./screening";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
-export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...adminRoutes, ...complianceRoutes, ...docsRoutes(() => openApiDocument()), ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...adminListRoutes, ...webhookRoutes, ...billingRoutes, ...sandboxChainRoutes, ...screeningRoutes];
+export const routes: RouteDef[] = [...opsRoutes, ...tenantRoutes, ...apiKeyRoutes, ...tenantAdminRoutes, ...auditRoutes, ...docsRoutes(() => openApiDocument()), ...didRoutes, ...accountRoutes, ...contactRoutes, ...memberRoutes, ...kycRoutes, ...bindRoutes, ...amlRoutes, ...riskRoutes, ...peopleRoutes, ...amlAdminRoutes, ...riskAdminRoutes, ...dashboardRoutes, ...webhookRoutes, ...billingRoutes, ...sandboxChainRoutes, ...screeningRoutes];
 
 let cached: Record<string, unknown> | undefined;
 

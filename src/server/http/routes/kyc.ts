@@ -1,5 +1,4 @@
 import * as kyc from "../../services/kyc";
-import * as kyb from "../../services/kyc";
 import { handleProviderCallback } from "../../services/kyc";
 import {
   CallbackParams, CallbackReceived, KybStarted, KybStartInput, KycStarted, KycStartInput, KycStatusQuery, KycStatusView, OrganizationsView,
@@ -29,13 +28,13 @@ export const kycRoutes = [
     method: "POST", path: "/v1/kyb/start", auth: kycWrite, tag: "KYC",
     summary: "Starts verification of the organization as a legal entity; its DID document shows the KYB status.",
     body: KybStartInput, response: KybStarted, errors: ["CONFLICT", ...providerErrors],
-    handler: ({ ctx, body }) => kyb.startKyb(ctx, body),
+    handler: ({ ctx, body }) => kyc.startKyb(ctx, body),
   }),
   route({
     method: "GET", path: "/v1/admin/organizations", auth: { scope: "admin" }, tag: "Admin",
     summary: "The organization's KYB status and the businesses it submitted for verification.",
     response: OrganizationsView,
-    handler: ({ ctx }) => kyb.listOrganizations(ctx),
+    handler: ({ ctx }) => kyc.listOrganizations(ctx),
   }),
   route({
     method: "POST", path: "/v1/kyc/callbacks/{provider}", auth: "public", tag: "KYC",

@@ -1,5 +1,5 @@
 import * as risk from "../../services/aml";
-import { RiskAssessInput, RiskAssessment } from "../../services/aml";
+import { AdminRiskView, RiskAssessInput, RiskAssessment } from "../../services/aml";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
@@ -19,5 +19,18 @@ export const riskRoutes: RouteDef[] = [
     body: RiskAssessInput,
     response: RiskAssessment,
     handler: ({ ctx, body }) => risk.assess(ctx, body),
+  }),
+];
+
+/** GET /v1/admin/risk: velocity, shared devices and recent risk events (scope `admin`). */
+export const riskAdminRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/v1/admin/risk",
+    auth: { scope: "admin" },
+    tag: "Admin",
+    summary: "Risk velocity over the last minute, hour and day, devices shared by several people or accounts, and recent risk events.",
+    response: AdminRiskView,
+    handler: ({ ctx }) => risk.riskOverview(ctx),
   }),
 ];

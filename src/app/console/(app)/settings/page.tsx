@@ -32,7 +32,7 @@ function useSaved() {
   const qc = useQueryClient();
   const toast = useToast();
   return {
-    ok: (title: string) => () => { toast({ tone: "ok", title }); void qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() }); void qc.invalidateQueries({ queryKey: trpc.tenant.get.queryKey() }); },
+    ok: (title: string) => () => { toast({ tone: "ok", title }); void qc.invalidateQueries({ queryKey: trpc.tenant.settings.queryKey() }); void qc.invalidateQueries({ queryKey: trpc.tenant.get.queryKey() }); },
     fail: (title: string) => (err: unknown) => toast({ tone: "error", title, body: errorMessage(err) }),
   };
 }
@@ -40,7 +40,7 @@ function useSaved() {
 function Settings() {
   const trpc = useTRPC();
   const me = useMe();
-  const settings = useQuery(trpc.settings.get.queryOptions());
+  const settings = useQuery(trpc.tenant.settings.queryOptions());
   if (settings.error) return <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />;
   const s = settings.data;
   return (
@@ -78,7 +78,7 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
   // Shown at once and put back if the service refuses the change.
   const [policy, setPolicy] = useState(saved_);
   const update = useMutation(
-    trpc.settings.updatePolicy.mutationOptions({
+    trpc.tenant.updatePolicy.mutationOptions({
       onSuccess: (p) => { setPolicy(p); saved.ok("Policy saved")(); },
       onError: (err) => { setPolicy(saved_); saved.fail("The policy was not saved")(err); },
     }),
@@ -102,8 +102,8 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
 function Signing({ enabled }: { enabled: boolean }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const enable = useMutation(trpc.settings.enableSigning.mutationOptions({ onSuccess: saved.ok("Signing is on"), onError: saved.fail("Signing was not enabled") }));
-  const disable = useMutation(trpc.settings.disableSigning.mutationOptions({ onSuccess: saved.ok("Signing is off"), onError: saved.fail("Signing was not disabled") }));
+  const enable = useMutation(trpc.tenant.enableSigning.mutationOptions({ onSuccess: saved.ok("Signing is on"), onError: saved.fail("Signing was not enabled") }));
+  const disable = useMutation(trpc.tenant.disableSigning.mutationOptions({ onSuccess: saved.ok("Signing is off"), onError: saved.fail("Signing was not disabled") }));
   return (
     <Section title="Request signing" id="signing-h" description="When on, every /v1 call must carry X-BI-Timestamp and an HMAC X-BI-Signature made with the signing secret.">
       <p className="mb-3 text-sm">Status: <Badge tone={enabled ? "green" : "slate"}>{enabled ? "on" : "off"}</Badge></p>
@@ -132,9 +132,9 @@ function Signing({ enabled }: { enabled: boolean }) {
 function Allowlist({ cidrs }: { cidrs: string[] }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const ip = useQuery(trpc.settings.clientIp.queryOptions());
+  const ip = useQuery(trpc.tenant.clientIp.queryOptions());
   const [text, setText] = useState(cidrs.join("\n"));
-  const save = useMutation(trpc.settings.setIpAllowlist.mutationOptions({ onSuccess: saved.ok("Allowlist saved"), onError: saved.fail("The allowlist was not saved") }));
+  const save = useMutation(trpc.tenant.setIpAllowlist.mutationOptions({ onSuccess: saved.ok("Allowlist saved"), onError: saved.fail("The allowlist was not saved") }));
   const list = text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
   const mine = ip.data?.clientIp;
   // The page is not the API, but an admin who pastes only their office range usually also calls /v1 from here.
@@ -163,7 +163,7 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
   const saved = useSaved();
   const [a, setA] = useState(allowed.join(", "));
   const [b, setB] = useState(blocked.join(", "));
-  const save = useMutation(trpc.settings.setCountryPolicy.mutationOptions({ onSuccess: saved.ok("Country policy saved"), onError: saved.fail("The country policy was not saved") }));
+  const save = useMutation(trpc.tenant.setCountryPolicy.mutationOptions({ onSuccess: saved.ok("Country policy saved"), onError: saved.fail("The country policy was not saved") }));
   const split = (s: string) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
   return (
     <Section title="Country policy" id="countries-h" description="Applied at bind. ISO 3166-1 alpha-2 codes; a code on both lists is blocked. Empty lists mean no restriction.">
@@ -180,7 +180,7 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
 function Dpa({ acceptedAt }: { acceptedAt: string | null }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const accept = useMutation(trpc.settings.acceptDpa.mutationOptions({ onSuccess: saved.ok("Data processing agreement accepted"), onError: saved.fail("The DPA was not accepted") }));
+  const accept = useMutation(trpc.tenant.acceptDpa.mutationOptions({ onSuccess: saved.ok("Data processing agreement accepted"), onError: saved.fail("The DPA was not accepted") }));
   return (
     <Section title="Data processing agreement" id="dpa-h">
       {acceptedAt ? (
@@ -198,7 +198,7 @@ function ConsolePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const change = useMutation(
-    trpc.settings.changePassword.mutationOptions({
+    trpc.tenant.changePassword.mutationOptions({
       onSuccess: async () => { toast({ tone: "ok", title: "Password changed", body: "Every session is signed out." }); await signOutNow("ended"); },
     }),
   );

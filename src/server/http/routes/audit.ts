@@ -1,5 +1,4 @@
 import * as audit from "../../services/audit";
-import * as exportJobs from "../../services/audit";
 import {
   AuditListQuery,
   AuditListView,
@@ -15,7 +14,7 @@ import { route } from "../route";
 import type { RouteDef } from "../types";
 
 /** Audit log reads, chain verification and signed exports. */
-export const complianceRoutes: RouteDef[] = [
+export const auditRoutes: RouteDef[] = [
   route({
     method: "GET",
     path: "/v1/admin/audit",
@@ -43,7 +42,7 @@ export const complianceRoutes: RouteDef[] = [
     summary: "Queues a signed export of the audit log for [from, to) (ISO 8601 date-times, at most 366 days).",
     body: ExportRequestInput,
     response: ExportCreatedView,
-    handler: ({ ctx, body }) => exportJobs.requestExport(ctx, body),
+    handler: ({ ctx, body }) => audit.requestExport(ctx, body),
   }),
   route({
     method: "GET",
@@ -53,7 +52,7 @@ export const complianceRoutes: RouteDef[] = [
     summary: "Recent export jobs of the organization, newest first, without artifacts.",
     query: ExportListQuery,
     response: ExportListView,
-    handler: ({ ctx, query }) => exportJobs.listExports(ctx, query),
+    handler: ({ ctx, query }) => audit.listExports(ctx, query),
   }),
   route({
     method: "GET",
@@ -64,6 +63,6 @@ export const complianceRoutes: RouteDef[] = [
     params: ExportJobParams,
     response: ExportJobView,
     errors: ["NOT_FOUND"],
-    handler: ({ ctx, params }) => exportJobs.getExport(ctx, params.jobId),
+    handler: ({ ctx, params }) => audit.getExport(ctx, params.jobId),
   }),
 ];
