@@ -34,7 +34,9 @@ module.exports = {
       severity: "error",
       comment: "Business rules do not know how they are called: no http/, api/, jobs/, auth/ or app/ from a domain.",
       from: { path: "^src/server/services/", pathNot: TEST_CODE },
-      to: { path: ["^src/server/(http|api|jobs|auth)/", "^src/app/", "^src/components/", "^src/trpc/", "^src/server/(main|app|worker)\\.ts$"] },
+      to: {
+        path: ["^src/server/(http|api|jobs|auth)/", "^src/app/", "^src/components/", "^src/trpc/", "^src/server/(main|app|worker)\\.ts$"],
+      },
     },
     {
       name: "platform-imports-no-domain",

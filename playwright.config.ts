@@ -1,6 +1,6 @@
-import { defineConfig } from "@playwright/test";
 import os from "node:os";
 import path from "node:path";
+import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 // Set once in the runner and inherited by its workers, so specs can reach the same embedded
@@ -20,7 +20,15 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${port}`,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: {
@@ -28,8 +36,17 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/v1/ready`,
     timeout: 240_000,
     reuseExistingServer: false,
-    env: { PORT: String(port), BI_DATA_DIR: dataDir, BI_PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: "", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1",
+    env: {
+      PORT: String(port),
+      BI_DATA_DIR: dataDir,
+      BI_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: "",
+      LOG_LEVEL: "warn",
+      NEXT_TELEMETRY_DISABLED: "1",
       // Console e2e: a webhook on loopback that never answers goes dead after 2 quick attempts, to be replayed.
-      WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_MAX_ATTEMPTS: "2", WEBHOOK_BACKOFF_BASE_MS: "200" },
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      WEBHOOK_MAX_ATTEMPTS: "2",
+      WEBHOOK_BACKOFF_BASE_MS: "200",
+    },
   },
 });

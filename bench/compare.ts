@@ -20,4 +20,5 @@ for (const k of Object.keys(after.http).concat(Object.keys(after.scaling))) {
 console.log("\n| goal | before | after | target | met after |");
 console.log("|---|---|---|---|---|");
 const gb = new Map(goals(before).map((g) => [g.goal, g]));
-for (const g of goals(after)) console.log(`| ${g.goal} | ${gb.get(g.goal)?.measured ?? "-"} | ${g.measured} | ${g.target} | ${g.met ? "yes" : "NO"} |`);
+for (const g of goals(after))
+  console.log(`| ${g.goal} | ${gb.get(g.goal)?.measured ?? "-"} | ${g.measured} | ${g.target} | ${g.met ? "yes" : "NO"} |`);

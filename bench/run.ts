@@ -11,11 +11,11 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { throwawayDatabase, seedAccounts } from "./lib/db";
-import { load, type LoadResult, type LoadSpec } from "./lib/load";
-import { startServer, type BenchServer } from "./lib/server";
-import { appendsVersusInserts, buildChain, verifyVersusRawSha, type AppendResult, type VerifyBench } from "./lib/audit";
+import { type AppendResult, appendsVersusInserts, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
+import { seedAccounts, throwawayDatabase } from "./lib/db";
+import { type LoadResult, type LoadSpec, load } from "./lib/load";
 import { printReport, type Report } from "./lib/report";
+import { type BenchServer, startServer } from "./lib/server";
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -48,9 +48,22 @@ async function main() {
   const { walletKey } = await import("../src/server/testing/factories");
   const db = await getDb();
   const servers: BenchServer[] = [];
-  const report: Report = { label, quick, startedAt: new Date(started).toISOString(), machine: machine(), dir: dir ?? process.cwd(), http: {}, scaling: {}, audit: {} as Report["audit"] };
+  const report: Report = {
+    label,
+    quick,
+    startedAt: new Date(started).toISOString(),
+    machine: machine(),
+    dir: dir ?? process.cwd(),
+    http: {},
+    scaling: {},
+    audit: {} as Report["audit"],
+  };
   try {
-    const org = await provisionOrganization(db, { name: "Bench Org", email: "bench@example.test", plan: "institutional" }, { type: "system", label: "bench" });
+    const org = await provisionOrganization(
+      db,
+      { name: "Bench Org", email: "bench@example.test", plan: "institutional" },
+      { type: "system", label: "bench" },
+    );
     const orgId = org.organizationId;
     await seedAccounts(bench.admin, orgId, ACCOUNTS_1X);
     const account = (await bench.admin.query<{ did: string }>(`SELECT did FROM accounts WHERE "orgId" = $1 LIMIT 1`, [orgId])).rows[0]!.did;
@@ -67,7 +80,10 @@ async function main() {
         path: "/v1/accounts/free",
         method: "POST",
         headers: { ...auth, "content-type": "application/json" },
-        perRequest: () => ({ body: JSON.stringify({ ownerPublicKey: owner }), headers: { "idempotency-key": `bench-${process.pid}-${++idem}` } }),
+        perRequest: () => ({
+          body: JSON.stringify({ ownerPublicKey: owner }),
+          headers: { "idempotency-key": `bench-${process.pid}-${++idem}` },
+        }),
       },
     };
 
@@ -81,7 +97,9 @@ async function main() {
     const run = async (key: string, srv: BenchServer[], spec: LoadSpec) => {
       // Writes take tens of milliseconds each: a longer run, so enough of them complete.
       const r = await load(srv, spec, spec.method === "POST" ? { ...opts, durationSec: WRITE_DURATION } : opts);
-      console.log(`  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}`);
+      console.log(
+        `  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}`,
+      );
       if (!r.requests) for (const s of srv) console.log(`    ${s.base} stderr: ${s.stderr.slice(-1500)}`);
       return r;
     };
@@ -104,17 +122,32 @@ async function main() {
     };
 
     // Warm-up: JIT, connection pools, the key cache.
-    for (const spec of [specs.health!, specs.did!, specs.tenant!, specs.account!]) await load([warn, info], spec, { ...opts, durationSec: 2 });
+    for (const spec of [specs.health!, specs.did!, specs.tenant!, specs.account!])
+      await load([warn, info], spec, { ...opts, durationSec: 2 });
     await load([warn], specs.free!, { ...opts, durationSec: 2 });
     await new Promise((r) => setTimeout(r, 3_000)); // let the warm-up's last writes finish
 
-    await pair("health_warn", () => run("health (warn)", [warn], specs.health!), "health_info", () => run("health (info)", [info], specs.health!));
-    await pair("did", () => run("did.json (public)", [warn], specs.did!), "tenant", () => run("tenant (auth)", [warn], specs.tenant!));
+    await pair(
+      "health_warn",
+      () => run("health (warn)", [warn], specs.health!),
+      "health_info",
+      () => run("health (info)", [info], specs.health!),
+    );
+    await pair(
+      "did",
+      () => run("did.json (public)", [warn], specs.did!),
+      "tenant",
+      () => run("tenant (auth)", [warn], specs.tenant!),
+    );
     report.http.tenant_info = await run("tenant (auth, info)", [info], specs.tenant!);
     report.http.account = await run("account (auth read)", [warn], specs.account!);
 
     // The same routes with 10× and 100× the accounts around them.
-    for (const [scale, total] of [["1x", ACCOUNTS_1X], ["10x", ACCOUNTS_1X * 10], ["100x", ACCOUNTS_1X * 100]] as const) {
+    for (const [scale, total] of [
+      ["1x", ACCOUNTS_1X],
+      ["10x", ACCOUNTS_1X * 10],
+      ["100x", ACCOUNTS_1X * 100],
+    ] as const) {
       const have = Number((await bench.admin.query(`SELECT count(*)::int AS n FROM accounts WHERE "orgId" = $1`, [orgId])).rows[0].n);
       if (have < total) await seedAccounts(bench.admin, orgId, total - have, have);
       report.scaling[`free_${scale}`] = await run(`free create (${scale})`, [warn], specs.free!);
@@ -124,7 +157,12 @@ async function main() {
     // A second instance on the same database: write throughput of one against two.
     const second = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir });
     servers.push(second);
-    await pair("free_one", () => run("free create, 1 instance", [warn], specs.free!), "free_two", () => run("free create, 2 instances", [warn, second], specs.free!));
+    await pair(
+      "free_one",
+      () => run("free create, 1 instance", [warn], specs.free!),
+      "free_two",
+      () => run("free create, 2 instances", [warn, second], specs.free!),
+    );
     await Promise.all(servers.map((s) => s.stop()));
 
     // The audit chain, in this process against the same database (no server running).
@@ -136,20 +174,40 @@ async function main() {
   }
 
   async function auditPart() {
-    const chainOrg = await provisionOrganization(db, { name: "Bench Chain", email: "chain@example.test" }, { type: "system", label: "bench" });
-    const plainOrg = await provisionOrganization(db, { name: "Bench Plain", email: "plain@example.test" }, { type: "system", label: "bench" });
+    const chainOrg = await provisionOrganization(
+      db,
+      { name: "Bench Chain", email: "chain@example.test" },
+      { type: "system", label: "bench" },
+    );
+    const plainOrg = await provisionOrganization(
+      db,
+      { name: "Bench Plain", email: "plain@example.test" },
+      { type: "system", label: "bench" },
+    );
     report.audit.appends = await appendsVersusInserts(db, chainOrg.organizationId, plainOrg.organizationId, APPENDS);
     logAppends("appends (empty chain)", report.audit.appends);
     report.audit.verify = {};
-    for (const [scale, n] of [["1x", AUDIT_1X], ["10x", AUDIT_1X * 10], ["100x", AUDIT_1X * 100]] as const) {
-      const o = await provisionOrganization(db, { name: `Bench Audit ${scale}`, email: `audit-${scale}@example.test` }, { type: "system", label: "bench" });
+    for (const [scale, n] of [
+      ["1x", AUDIT_1X],
+      ["10x", AUDIT_1X * 10],
+      ["100x", AUDIT_1X * 100],
+    ] as const) {
+      const o = await provisionOrganization(
+        db,
+        { name: `Bench Audit ${scale}`, email: `audit-${scale}@example.test` },
+        { type: "system", label: "bench" },
+      );
       const t0 = Date.now();
       await buildChain(bench.admin, o.organizationId, n);
       const v = await verifyVersusRawSha(db, o.organizationId, n);
       report.audit.verify[scale] = v;
       logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
       if (scale === "100x") {
-        const other = await provisionOrganization(db, { name: "Bench Plain 2", email: "plain2@example.test" }, { type: "system", label: "bench" });
+        const other = await provisionOrganization(
+          db,
+          { name: "Bench Plain 2", email: "plain2@example.test" },
+          { type: "system", label: "bench" },
+        );
         report.audit.appendsLongChain = await appendsVersusInserts(db, o.organizationId, other.organizationId, APPENDS);
         logAppends(`appends (${n} in chain)`, report.audit.appendsLongChain);
       }
@@ -159,7 +217,7 @@ async function main() {
   printReport(report);
   const out = path.join(import.meta.dirname, "results", `${label}-${report.startedAt.replace(/[:.]/g, "-")}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
+  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
   if (!flag("no-others")) runOtherBenches();
 }
@@ -175,17 +233,30 @@ function merge(a: LoadResult, b: LoadResult, i = 1): LoadResult {
     p99Ms: Math.max(a.p99Ms, b.p99Ms),
     non2xx: a.non2xx + b.non2xx,
     errors: a.errors + b.errors,
-    dbPerRequest: a.dbPerRequest === null || b.dbPerRequest === null ? null : Math.round(((a.dbPerRequest * a.requests + b.dbPerRequest * b.requests) / requests) * 100) / 100,
+    dbPerRequest:
+      a.dbPerRequest === null || b.dbPerRequest === null
+        ? null
+        : Math.round(((a.dbPerRequest * a.requests + b.dbPerRequest * b.requests) / requests) * 100) / 100,
   };
 }
 
 const logAppends = (what: string, r: AppendResult) =>
-  console.log(`  ${what.padEnd(22)} chain ${r.chainPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`);
+  console.log(
+    `  ${what.padEnd(22)} chain ${r.chainPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`,
+  );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
-  console.log(`  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`);
+  console.log(
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+  );
 
 function machine() {
-  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "?", memGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "?",
+    memGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 /** Other areas' benches print their own tables (bench:webhooks, bench:screening), when they exist. */

@@ -4,10 +4,11 @@
  * list size is visible. Runs on a throwaway PostgreSQL database (found as the tests find one) and
  * drops it at the end. Flags: --screens N (default 300).
  */
+
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { applyMigrations } from "../src/server/db/migrate";
@@ -57,7 +58,12 @@ function syntheticList(size: number, seed: number): { text: string; names: strin
       JSON.stringify({
         id: `bench-${i}`,
         schema: "Person",
-        properties: { name: [name], alias: rand() < 0.3 ? [make()] : [], birthDate: [String(year)], topics: [rand() < 0.7 ? "sanction" : "role.pep"] },
+        properties: {
+          name: [name],
+          alias: rand() < 0.3 ? [make()] : [],
+          birthDate: [String(year)],
+          topics: [rand() < 0.7 ? "sanction" : "role.pep"],
+        },
       }),
     );
   }
@@ -94,7 +100,12 @@ async function main() {
       const list = syntheticList(size, 7);
       const t0 = performance.now();
       // One list, replaced: the 50,000 version takes the place of the 5,000 one, as a real import would.
-      const imported = await importList(db, { format: "ftm", list: "bench", files: [{ name: `bench-${size}.json`, text: list.text }], importedBy: "system:bench" });
+      const imported = await importList(db, {
+        format: "ftm",
+        list: "bench",
+        files: [{ name: `bench-${size}.json`, text: list.text }],
+        importedBy: "system:bench",
+      });
       const importMs = performance.now() - t0;
       await admin.query("ANALYZE screening_entries");
       // Half the screens are listed people (with a typo), half are people not on the list.

@@ -7,7 +7,7 @@
  *   --receiver-ms <n>   how long the receiver takes to answer (default 0)
  *   --quick             fewer events
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,7 +49,12 @@ function startReceiver() {
 }
 
 async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/server/worker.ts"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/server/worker.ts"], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -77,10 +82,20 @@ async function main() {
   const url = await createDatabase(server.adminUrl, name);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await applyMigrations({ query: async (t, p) => (await admin.query(t, p as unknown[])).rows, exec: async (t) => void (await admin.query(t)) });
+  await applyMigrations({
+    query: async (t, p) => (await admin.query(t, p as unknown[])).rows,
+    exec: async (t) => void (await admin.query(t)),
+  });
   await admin.end();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-wh-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "info", BI_RUN_JOBS: "false" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    BI_DATA_DIR: dataDir,
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    LOG_LEVEL: "info",
+    BI_RUN_JOBS: "false",
+  };
   Object.assign(process.env, { DATABASE_URL: url, BI_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "warn" });
   const { getDb, disconnectDb } = await import("../src/server/db/client");
   const { provisionOrganization } = await import("../src/server/services/org/organizations");
@@ -90,7 +105,11 @@ async function main() {
   const runs: Run[] = [];
   try {
     for (const workers of [1, 2]) {
-      const org = await provisionOrganization(db, { name: `Bench ${workers}`, email: `bench${workers}@example.test`, plan: "institutional" }, { type: "system", label: "bench" });
+      const org = await provisionOrganization(
+        db,
+        { name: `Bench ${workers}`, email: `bench${workers}@example.test`, plan: "institutional" },
+        { type: "system", label: "bench" },
+      );
       const orgId = org.organizationId;
       await db.webhook.create({ data: { orgId, url: receiver.url, events: ["*"], secretEnc: seal("whsec_bench") } });
       const children = [];
@@ -98,7 +117,11 @@ async function main() {
       const before = receiver.seen.size;
       const started = performance.now();
       await db.outboxEvent.createMany({
-        data: Array.from({ length: EVENTS }, (_, i) => ({ orgId, event: "account.unlocked", payload: { accountDid: `did:antelope:sandbox:b${i}` } })),
+        data: Array.from({ length: EVENTS }, (_, i) => ({
+          orgId,
+          event: "account.unlocked",
+          payload: { accountDid: `did:antelope:sandbox:b${i}` },
+        })),
       });
       for (;;) {
         const done = await db.webhookDelivery.count({ where: { orgId, status: "delivered" } });
@@ -110,8 +133,17 @@ async function main() {
       const rows = await db.webhookDelivery.findMany({ where: { orgId }, select: { id: true, createdAt: true, deliveredAt: true } });
       const latencies = rows.map((r) => r.deliveredAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
       const duplicates = rows.reduce((n, r) => n + Math.max(0, (receiver.seen.get(r.id) ?? 0) - 1), 0);
-      if (receiver.seen.size - before !== EVENTS) throw new Error(`receiver saw ${receiver.seen.size - before} distinct deliveries, expected ${EVENTS}`);
-      runs.push({ workers, deliveries: EVENTS, seconds: +seconds.toFixed(2), perSecond: Math.round(EVENTS / seconds), duplicates, p50Ms: percentile(latencies, 50), p95Ms: percentile(latencies, 95) });
+      if (receiver.seen.size - before !== EVENTS)
+        throw new Error(`receiver saw ${receiver.seen.size - before} distinct deliveries, expected ${EVENTS}`);
+      runs.push({
+        workers,
+        deliveries: EVENTS,
+        seconds: +seconds.toFixed(2),
+        perSecond: Math.round(EVENTS / seconds),
+        duplicates,
+        p50Ms: percentile(latencies, 50),
+        p95Ms: percentile(latencies, 95),
+      });
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
@@ -125,7 +157,9 @@ async function main() {
   console.log(`\nWebhook deliveries to a local receiver (${RECEIVER_MS} ms answer), ${os.cpus().length} CPUs, ${EVENTS} events per run`);
   console.log("workers | deliveries | seconds | deliveries/s | duplicates | event→delivered p50 / p95 (ms)");
   for (const r of runs) {
-    console.log(`${String(r.workers).padStart(7)} | ${String(r.deliveries).padStart(10)} | ${String(r.seconds).padStart(7)} | ${String(r.perSecond).padStart(12)} | ${String(r.duplicates).padStart(10)} | ${r.p50Ms} / ${r.p95Ms}`);
+    console.log(
+      `${String(r.workers).padStart(7)} | ${String(r.deliveries).padStart(10)} | ${String(r.seconds).padStart(7)} | ${String(r.perSecond).padStart(12)} | ${String(r.duplicates).padStart(10)} | ${r.p50Ms} / ${r.p95Ms}`,
+    );
   }
   console.log(JSON.stringify({ bench: "webhooks", receiverMs: RECEIVER_MS, runs }));
 }

@@ -10,8 +10,12 @@ test("Growth by (test) card: checkout page → return page → key revealed once
   const email = `buyer-${Date.now()}@acme-e2e.test`;
   const start = await (await request.post("/v1/billing/email/otp/start", { data: { email } })).json();
   expect(start.devCode).toMatch(/^\d{6}$/);
-  const proof = await (await request.post("/v1/billing/email/otp/confirm", { data: { challengeId: start.challengeId, code: start.devCode } })).json();
-  const checkout = await request.post("/v1/billing/checkout", { data: { emailProofToken: proof.emailProofToken, plan: "growth", organizationName: "E2E Growth Ltd" } });
+  const proof = await (
+    await request.post("/v1/billing/email/otp/confirm", { data: { challengeId: start.challengeId, code: start.devCode } })
+  ).json();
+  const checkout = await request.post("/v1/billing/checkout", {
+    data: { emailProofToken: proof.emailProofToken, plan: "growth", organizationName: "E2E Growth Ltd" },
+  });
   expect(checkout.status()).toBe(200);
   const { checkoutUrl, sessionId } = await checkout.json();
 

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { callProcedure, createOrg, memberPage, shoot, signIn, uniq, type Org } from "./console-helpers";
+import { type APIRequestContext, expect, test } from "@playwright/test";
+import { callProcedure, createOrg, memberPage, type Org, shoot, signIn, uniq } from "./console-helpers";
 
 // The compliance side of the console: the AML four-eyes flow with two members in two browser
 // contexts, and replaying a dead webhook delivery. Subjects come from the sandbox KYC provider.
@@ -13,12 +13,20 @@ async function personWithOutcome(request: APIRequestContext, org: Org, outcome: 
   return personDid as string;
 }
 
-test("four-eyes: one member proposes, the same member cannot approve, another approves; flags cleared; audit shows both", async ({ page, browser, request }) => {
+test("four-eyes: one member proposes, the same member cannot approve, another approves; flags cleared; audit shows both", async ({
+  page,
+  browser,
+  request,
+}) => {
   const org = await createOrg(undefined, "institutional");
   const auth = { authorization: `Bearer ${org.apiKey}` };
-  expect((await request.patch("/v1/admin/tenant/policy", { headers: auth, data: { requireSecondApprovalToClearAml: true } })).status()).toBe(200);
+  expect(
+    (await request.patch("/v1/admin/tenant/policy", { headers: auth, data: { requireSecondApprovalToClearAml: true } })).status(),
+  ).toBe(200);
   const personDid = await personWithOutcome(request, org, "pep");
-  expect((await (await request.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`, { headers: auth })).json()).pepFlag).toBe(true);
+  expect((await (await request.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`, { headers: auth })).json()).pepFlag).toBe(
+    true,
+  );
 
   const [owner, first, second] = [uniq("owner"), uniq("first-co"), uniq("second-co")];
   await signIn(page, org, owner);
@@ -48,7 +56,10 @@ test("four-eyes: one member proposes, the same member cannot approve, another ap
 
   const b = await memberPage(browser, org, second);
   await b.getByRole("link", { name: "AML queue" }).first().click();
-  await b.getByRole("row", { name: new RegExp(personDid.replace(/[.:]/g, "\\$&")) }).getByRole("button", { name: "Review" }).click();
+  await b
+    .getByRole("row", { name: new RegExp(personDid.replace(/[.:]/g, "\\$&")) })
+    .getByRole("button", { name: "Review" })
+    .click();
   await b.getByRole("dialog").getByLabel(/Notes/).fill("Agree: different person.");
   await b.getByRole("dialog").getByRole("button", { name: "Approve clear" }).click();
   await expect(b.getByText("No open AML cases.")).toBeVisible();
@@ -71,7 +82,10 @@ test("replay a dead webhook delivery from the page", async ({ page, request }) =
   expect(hook.status()).toBe(201);
   await personWithOutcome(request, org, "approved");
   await expect
-    .poll(async () => (await (await request.get("/v1/admin/webhooks/deliveries?status=dead", { headers: auth })).json()).deliveries.length, { timeout: 30_000 })
+    .poll(
+      async () => (await (await request.get("/v1/admin/webhooks/deliveries?status=dead", { headers: auth })).json()).deliveries.length,
+      { timeout: 30_000 },
+    )
     .toBeGreaterThan(0);
 
   const owner = uniq("owner");
@@ -86,5 +100,11 @@ test("replay a dead webhook delivery from the page", async ({ page, request }) =
   await expect(page.getByText("Delivery queued again").first()).toBeVisible();
 
   const audit = await (await request.get("/v1/admin/audit?limit=20", { headers: auth })).json();
-  expect(audit.entries).toContainEqual(expect.objectContaining({ action: "webhook.delivery_replayed", actor: `member:${owner}`, data: expect.objectContaining({ previousStatus: "dead" }) }));
+  expect(audit.entries).toContainEqual(
+    expect.objectContaining({
+      action: "webhook.delivery_replayed",
+      actor: `member:${owner}`,
+      data: expect.objectContaining({ previousStatus: "dead" }),
+    }),
+  );
 });

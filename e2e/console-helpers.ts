@@ -1,6 +1,6 @@
 import net from "node:net";
 import path from "node:path";
-import { expect, type Browser, type Page } from "@playwright/test";
+import { type Browser, expect, type Page } from "@playwright/test";
 
 /**
  * Talks to the running service over its operator socket (the embedded database admits one
@@ -11,7 +11,7 @@ export function operator<T>(cmd: string, input: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(file);
     let buf = "";
-    sock.on("connect", () => sock.write(JSON.stringify({ cmd, input }) + "\n"));
+    sock.on("connect", () => sock.write(`${JSON.stringify({ cmd, input })}\n`));
     sock.on("data", (c) => (buf += c.toString("utf8")));
     sock.on("error", reject);
     sock.on("end", () => {
@@ -73,13 +73,20 @@ export async function memberPage(browser: Browser, org: Org, email: string) {
 export async function shoot(page: Page, name: string, opts: { fullPage?: boolean } = {}) {
   if (process.env.SCREENSHOTS !== "1") return;
   const size = page.viewportSize();
-  for (const [label, width, height] of [["desktop", 1280, 800], ["phone", 390, 844]] as const) {
+  for (const [label, width, height] of [
+    ["desktop", 1280, 800],
+    ["phone", 390, 844],
+  ] as const) {
     await page.setViewportSize({ width, height });
     await page.waitForLoadState("networkidle");
     await page.waitForTimeout(200);
     await page.evaluate(() => window.scrollTo(0, 0));
     // Transient toasts would cover the page in a still picture.
-    await page.screenshot({ path: `docs/screenshots/console-${name}-${label}.png`, fullPage: opts.fullPage ?? true, style: ".toast-viewport{display:none!important}" });
+    await page.screenshot({
+      path: `docs/screenshots/console-${name}-${label}.png`,
+      fullPage: opts.fullPage ?? true,
+      style: ".toast-viewport{display:none!important}",
+    });
   }
   if (size) await page.setViewportSize(size);
 }

@@ -27,10 +27,20 @@ test("every console page renders with data, at laptop and phone width", async ({
     expect((await request.post("/v1/sandbox/kyc/complete", { headers: auth, data: { personDid, outcome } })).status()).toBe(200);
   }
   for (let i = 0; i < 3; i++) {
-    const created = await request.post("/v1/accounts/free", { headers: auth, data: { ownerPublicKey: PrivateKey.generate("K1").toPublic().toString() } });
+    const created = await request.post("/v1/accounts/free", {
+      headers: auth,
+      data: { ownerPublicKey: PrivateKey.generate("K1").toPublic().toString() },
+    });
     expect(created.status()).toBe(201);
   }
-  expect((await request.post("/v1/admin/webhooks", { headers: auth, data: { url: "http://127.0.0.1:9/hook", events: ["kyc.approved", "account.created"] } })).status()).toBe(201);
+  expect(
+    (
+      await request.post("/v1/admin/webhooks", {
+        headers: auth,
+        data: { url: "http://127.0.0.1:9/hook", events: ["kyc.approved", "account.created"] },
+      })
+    ).status(),
+  ).toBe(201);
 
   await signIn(page, org, uniq("owner"));
   for (const [path, heading, name] of PAGES) {

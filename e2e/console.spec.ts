@@ -18,7 +18,9 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
   await page.getByLabel("Email").fill(founder);
   await page.getByLabel("Console password").fill("not-the-password");
   await page.getByRole("button", { name: "Continue" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "Sign-in failed" })).toHaveText("Sign-in failed. Check the organization ID, email, password and code.");
+  await expect(page.getByRole("alert").filter({ hasText: "Sign-in failed" })).toHaveText(
+    "Sign-in failed. Check the organization ID, email, password and code.",
+  );
 
   await signIn(page, org, founder);
   await expect(page.getByText(`Signed in as ${founder} (owner).`)).toBeVisible();
@@ -28,7 +30,10 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
 
   await page.getByRole("link", { name: "Members" }).first().click();
   await expect(page.getByText("No members yet: anyone with the console password")).toBeVisible();
-  for (const [email, role] of [[coEmail, "compliance officer"], [admin, "admin"]] as const) {
+  for (const [email, role] of [
+    [coEmail, "compliance officer"],
+    [admin, "admin"],
+  ] as const) {
     await page.getByRole("button", { name: "Add member" }).click();
     const dialog = page.getByRole("dialog", { name: "Add a member" });
     await dialog.getByLabel("Email").fill(email);
@@ -169,7 +174,10 @@ test("a deactivated member is signed out at their next request", async ({ page, 
   const op = await memberPage(browser, org, opEmail);
 
   await page.getByRole("link", { name: "Members" }).first().click();
-  await page.getByRole("row", { name: new RegExp(opEmail.replace(/[.]/g, "\\.")) }).getByRole("button", { name: "Deactivate" }).click();
+  await page
+    .getByRole("row", { name: new RegExp(opEmail.replace(/[.]/g, "\\.")) })
+    .getByRole("button", { name: "Deactivate" })
+    .click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Deactivate" }).click();
   await expect(page.getByRole("row", { name: new RegExp(opEmail.replace(/[.]/g, "\\.")) }).getByText("inactive")).toBeVisible();
 

@@ -12,10 +12,14 @@ const shoot = async (page: import("@playwright/test").Page, name: string) => {
 };
 
 function createOrg(): { organizationId: string; apiKey: string } {
-  const out = execFileSync("npx", ["tsx", "scripts/org-create.ts", "--name", "E2E Identity", "--email", "ops@e2e.test", "--plan", "institutional"], {
-    env: { ...process.env, BI_DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "", LOG_LEVEL: "silent" },
-    encoding: "utf8",
-  });
+  const out = execFileSync(
+    "npx",
+    ["tsx", "scripts/org-create.ts", "--name", "E2E Identity", "--email", "ops@e2e.test", "--plan", "institutional"],
+    {
+      env: { ...process.env, BI_DATA_DIR: process.env.E2E_DATA_DIR!, DATABASE_URL: "", LOG_LEVEL: "silent" },
+      encoding: "utf8",
+    },
+  );
   return JSON.parse(out.trim().split("\n").pop()!);
 }
 
@@ -49,9 +53,14 @@ test("person-first KYC on the hosted sandbox page → create → bind → verifi
   expect(created.status()).toBe(201);
   const { accountDid } = await created.json();
 
-  const challenge = await (await request.post("/v1/bind/challenge", { headers: auth, data: { accountDid, personDid: kyc.personDid } })).json();
+  const challenge = await (
+    await request.post("/v1/bind/challenge", { headers: auth, data: { accountDid, personDid: kyc.personDid } })
+  ).json();
   const signature = wallet.signMessage(new TextEncoder().encode(challenge.payloadToSign)).toString();
-  const bound = await request.post("/v1/bind/confirm", { headers: auth, data: { accountDid, personDid: kyc.personDid, nonce: challenge.nonce, signature } });
+  const bound = await request.post("/v1/bind/confirm", {
+    headers: auth,
+    data: { accountDid, personDid: kyc.personDid, nonce: challenge.nonce, signature },
+  });
   expect(bound.status()).toBe(200);
   const { credential, bindingVcHash } = await bound.json();
 

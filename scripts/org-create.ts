@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
-import { provisionOrganization, type Provisioned } from "../src/server/services/org";
-import { callOperatorSocket } from "../src/server/operator-socket";
 import { env } from "../src/env";
+import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
+import { callOperatorSocket } from "../src/server/operator-socket";
+import { type Provisioned, provisionOrganization } from "../src/server/services/org";
 
 // `npm run org:create -- --name NAME --email EMAIL [--plan builder]` prints one JSON line
 // {organizationId, apiKey, consolePassword}; the key and password are shown this once.

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import { connectDb, disconnectDb } from "../src/server/db/client";
-import { listOutbox, OutboxQuery, type OutboxEntry } from "../src/server/providers/messaging/dev-outbox";
-import { callOperatorSocket } from "../src/server/operator-socket";
 import { env } from "../src/env";
+import { connectDb, disconnectDb } from "../src/server/db/client";
+import { callOperatorSocket } from "../src/server/operator-socket";
+import { listOutbox, type OutboxEntry, OutboxQuery } from "../src/server/providers/messaging/dev-outbox";
 
 // `npm run outbox [-- --to ADDRESS] [--limit N]` prints the newest messages the dev outbox holds
 // (emails and SMS the service would have sent had a provider been configured), newest first.

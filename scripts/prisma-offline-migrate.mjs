@@ -10,8 +10,8 @@
 //   @prisma/schema-engine-wasm@<the version @prisma/internals depends on> pg @prisma/adapter-pg
 // Options: --schema prisma/schema.prisma --migrations prisma/migrations
 import fs from "node:fs/promises";
-import path from "node:path";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 // Resolve every package from the project in the current folder, not from this file's folder.
@@ -79,7 +79,12 @@ function wrapQueryable(q) {
           const res = await target.queryRaw(query);
           const cols = charColumnsByRows.get(res.rows);
           if (cols) for (const i of cols) res.columnTypes[i] = CHARACTER;
-          if (process.env.DEBUG_WASM_MIGRATE) console.error(query.sql.slice(0, 80).replace(/\s+/g, " "), JSON.stringify(res.columnTypes), JSON.stringify(res.rows.slice(0, 2)));
+          if (process.env.DEBUG_WASM_MIGRATE)
+            console.error(
+              query.sql.slice(0, 80).replace(/\s+/g, " "),
+              JSON.stringify(res.columnTypes),
+              JSON.stringify(res.rows.slice(0, 2)),
+            );
           return res;
         };
       }
@@ -111,7 +116,10 @@ export async function createMigrationPgAdapter(connectionString) {
   const fix = (res) => {
     const cols = [];
     (res?.fields ?? []).forEach((f, i) => {
-      if (f.dataTypeID === CHAR_OID) { f.dataTypeID = TEXT_OID; cols.push(i); }
+      if (f.dataTypeID === CHAR_OID) {
+        f.dataTypeID = TEXT_OID;
+        cols.push(i);
+      }
     });
     if (cols.length && res.rows) charColumnsByRows.set(res.rows, cols);
     return res;

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
+import { env } from "../src/env";
 import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
 import { callOperatorSocket } from "../src/server/operator-socket";
 import { importListFiles, ListFormatError } from "../src/server/services/screening";
-import { env } from "../src/env";
 
 // `npm run screening:import -- --format ftm|ofac|labels [--list NAME] FILE…` imports one version of a
 // screening list and makes it active in one transaction. A malformed file is refused with its file
@@ -34,7 +34,12 @@ if (!env().DATABASE_URL) {
 try {
   await migrateDatabase();
   const conn = await connectDb();
-  const result = await importListFiles(conn.prisma, { format, list: values.list, paths: positionals, importedBy: "system:screening-import" });
+  const result = await importListFiles(conn.prisma, {
+    format,
+    list: values.list,
+    paths: positionals,
+    importedBy: "system:screening-import",
+  });
   console.log(JSON.stringify(result));
 } catch (err) {
   if (err instanceof ListFormatError) console.error(`Refused, nothing changed: ${err.message}`);

@@ -2,8 +2,8 @@
 // Verifies an AccountBinding credential (eddsa-jcs-2022) without the service: the issuer's DID
 // document comes from the given file, or is resolved over did:web when none is given.
 import fs from "node:fs";
-import { verifyCredentialWithDidDocument } from "../src/server/services/accounts";
 import { didWebUrl } from "../src/server/crypto/did-web";
+import { verifyCredentialWithDidDocument } from "../src/server/services/accounts";
 
 function usage(): never {
   console.error("usage: npm run vc:verify -- credential.json [--did-document did.json]");
@@ -31,7 +31,14 @@ async function main() {
   }
   const outcome = verifyCredentialWithDidDocument(credential, didDocument as Record<string, unknown>);
   if (outcome.verified) {
-    console.log(JSON.stringify({ verified: true, issuer, verificationMethod: outcome.verificationMethod, subject: credential.credentialSubject ?? null }));
+    console.log(
+      JSON.stringify({
+        verified: true,
+        issuer,
+        verificationMethod: outcome.verificationMethod,
+        subject: credential.credentialSubject ?? null,
+      }),
+    );
     return;
   }
   console.log(JSON.stringify({ verified: false, reason: outcome.reason }));

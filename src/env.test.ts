@@ -11,7 +11,13 @@ function problemsOf(source: Record<string, string>): string {
   }
 }
 
-const prod = { BI_ENV: "production", DATABASE_URL: "postgresql://x@db/y", BI_ENCRYPTION_KEY: "k1:" + Buffer.alloc(32).toString("base64"), BI_ISSUER_SIGNING_KEY: "seed-value-123", NEXTAUTH_SECRET: "x".repeat(32) };
+const prod = {
+  BI_ENV: "production",
+  DATABASE_URL: "postgresql://x@db/y",
+  BI_ENCRYPTION_KEY: `k1:${Buffer.alloc(32).toString("base64")}`,
+  BI_ISSUER_SIGNING_KEY: "seed-value-123",
+  NEXTAUTH_SECRET: "x".repeat(32),
+};
 
 describe("the environment", () => {
   it("defaults to a sandbox with dev codes on and the embedded database", () => {
@@ -21,7 +27,9 @@ describe("the environment", () => {
   });
 
   it("refuses dev codes and private webhook URLs in production, naming the variables but never their values", () => {
-    expect(() => parseEnv({ ...prod, BI_DEV_CODES: "true", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })).toThrow(/BI_DEV_CODES[\s\S]*WEBHOOK_ALLOW_PRIVATE_URLS|WEBHOOK_ALLOW_PRIVATE_URLS[\s\S]*BI_DEV_CODES/);
+    expect(() => parseEnv({ ...prod, BI_DEV_CODES: "true", WEBHOOK_ALLOW_PRIVATE_URLS: "true" })).toThrow(
+      /BI_DEV_CODES[\s\S]*WEBHOOK_ALLOW_PRIVATE_URLS|WEBHOOK_ALLOW_PRIVATE_URLS[\s\S]*BI_DEV_CODES/,
+    );
     expect(parseEnv(prod).BI_DEV_CODES).toBe(false);
   });
 

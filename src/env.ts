@@ -52,20 +52,20 @@ const EnvSchema = z
   .transform((e) => ({
     ...e,
     BI_DEV_CODES:
-      e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === ""
-        ? e.BI_ENV === "sandbox"
-        : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
+      e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === "" ? e.BI_ENV === "sandbox" : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
   }))
   .superRefine((e, ctx) => {
-    const badProxies = e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter((s) => s && !isValidCidr(s));
-    if (badProxies.length) ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
+    const badProxies = e.TRUSTED_PROXIES.split(",")
+      .map((s) => s.trim())
+      .filter((s) => s && !isValidCidr(s));
+    if (badProxies.length)
+      ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
     if (e.BI_ENV !== "production") return;
     if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
     if (e.WEBHOOK_ALLOW_PRIVATE_URLS)
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_ALLOW_PRIVATE_URLS"], message: "is refused when BI_ENV=production" });
     if (!e.BI_ENCRYPTION_KEY) ctx.addIssue({ code: "custom", path: ["BI_ENCRYPTION_KEY"], message: "is required in production" });
-    if (!e.BI_ISSUER_SIGNING_KEY)
-      ctx.addIssue({ code: "custom", path: ["BI_ISSUER_SIGNING_KEY"], message: "is required in production" });
+    if (!e.BI_ISSUER_SIGNING_KEY) ctx.addIssue({ code: "custom", path: ["BI_ISSUER_SIGNING_KEY"], message: "is required in production" });
     if (!e.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in production" });
     if (!e.NEXTAUTH_SECRET) ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production" });
   });

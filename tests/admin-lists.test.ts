@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../src/server/testing/harness";
+import { sha256Hex } from "../src/server/crypto/hash";
 import { extraKey, flaggedPerson, person } from "../src/server/testing/aml";
 import { walletKey } from "../src/server/testing/factories";
-import { sha256Hex } from "../src/server/crypto/hash";
+import { client, createTestOrg, testServer } from "../src/server/testing/harness";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -18,7 +18,10 @@ describe("GET /v1/admin/people", () => {
     const made = [];
     for (let i = 0; i < 5; i++) {
       const p = await person(db, org.orgId, i === 1 ? { sanctionsFlag: true, riskScore: 90 } : {});
-      await db.person.update({ where: { id: p.id }, data: { createdAt: new Date(Date.now() - (5 - i) * 1000), kycStatus: i === 4 ? "pending" : "approved" } });
+      await db.person.update({
+        where: { id: p.id },
+        data: { createdAt: new Date(Date.now() - (5 - i) * 1000), kycStatus: i === 4 ? "pending" : "approved" },
+      });
       made.push(p);
     }
     const all = await api.get("/v1/admin/people");
@@ -66,12 +69,35 @@ describe("GET /v1/admin/risk", () => {
   it("reports velocity windows, decisions, devices shared between subjects and recent events", async () => {
     const { db, org, api } = await setup();
     const shared = "fp-shared-by-three";
-    for (const s of ["p1", "p2", "p3"]) await api.post("/v1/risk/assess", { deviceFingerprint: shared, subjectRef: s, ipAddress: "192.0.2.10" });
+    for (const s of ["p1", "p2", "p3"])
+      await api.post("/v1/risk/assess", { deviceFingerprint: shared, subjectRef: s, ipAddress: "192.0.2.10" });
     await api.post("/v1/risk/assess", { email: "x@mailinator.com" });
-    await db.riskEvent.create({ data: { orgId: org.orgId, kind: "manual", decision: "deny", score: 90, createdAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await db.riskEvent.create({
+      data: { orgId: org.orgId, kind: "manual", decision: "deny", score: 90, createdAt: new Date(Date.now() - 2 * 86_400_000) },
+    });
     const key = walletKey().publicKey;
-    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: "riskshared1", did: `did:antelope:sandbox:riskshared1-${org.orgId.slice(0, 4)}`, ownerPublicKey: key, activePublicKey: key, deviceFingerprintHash: sha256Hex("fp-two-accounts") } });
-    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: "riskshared2", did: `did:antelope:sandbox:riskshared2-${org.orgId.slice(0, 4)}`, ownerPublicKey: key, activePublicKey: key, deviceFingerprintHash: sha256Hex("fp-two-accounts") } });
+    await db.account.create({
+      data: {
+        orgId: org.orgId,
+        chain: "sandbox",
+        name: "riskshared1",
+        did: `did:antelope:sandbox:riskshared1-${org.orgId.slice(0, 4)}`,
+        ownerPublicKey: key,
+        activePublicKey: key,
+        deviceFingerprintHash: sha256Hex("fp-two-accounts"),
+      },
+    });
+    await db.account.create({
+      data: {
+        orgId: org.orgId,
+        chain: "sandbox",
+        name: "riskshared2",
+        did: `did:antelope:sandbox:riskshared2-${org.orgId.slice(0, 4)}`,
+        ownerPublicKey: key,
+        activePublicKey: key,
+        deviceFingerprintHash: sha256Hex("fp-two-accounts"),
+      },
+    });
 
     const res = await api.get("/v1/admin/risk");
     expect(res.status, res.text).toBe(200);
@@ -106,8 +132,15 @@ describe("GET /v1/admin/dashboard", () => {
     const res = await api.get("/v1/admin/dashboard");
     expect(res.status, res.text).toBe(200);
     expect(res.body.accounts).toEqual({ total: 2, byLifecycle: { provisional: 1, bound: 0, unlocked: 0, suspended: 1 } });
-    expect(res.body.people).toEqual({ total: 4, flagged: 3, byKycStatus: { not_started: 0, pending: 0, in_review: 0, approved: 3, rejected: 1, retry: 0 } });
-    expect(res.body.amlCases).toEqual({ open: { low: 0, medium: 0, high: 1, critical: 1 }, pendingApproval: { low: 0, medium: 0, high: 1, critical: 0 } });
+    expect(res.body.people).toEqual({
+      total: 4,
+      flagged: 3,
+      byKycStatus: { not_started: 0, pending: 0, in_review: 0, approved: 3, rejected: 1, retry: 0 },
+    });
+    expect(res.body.amlCases).toEqual({
+      open: { low: 0, medium: 0, high: 1, critical: 1 },
+      pendingApproval: { low: 0, medium: 0, high: 1, critical: 0 },
+    });
     expect(res.body.risk24h).toEqual({ allow: 2, review: 0, deny: 0 });
     expect(res.body.recentAudit[0]).toMatchObject({ action: "aml.clear_proposed" });
     expect(res.body.recentAudit.length).toBeLessThanOrEqual(20);

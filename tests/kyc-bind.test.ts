@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { client, call, createTestOrg, testServer } from "@/server/testing/harness";
-import { walletKey, walletSign } from "@/server/testing/factories";
-import { orgFootprint } from "@/server/testing/security-suite";
-import { verifyWithDigitalBazaar } from "@/server/testing/independent-vc-verifier";
-import { verifyCredentialWithDidDocument } from "@/server/services/accounts";
 import { sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox";
+import { verifyCredentialWithDidDocument } from "@/server/services/accounts";
+import { walletKey, walletSign } from "@/server/testing/factories";
+import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
+import { verifyWithDigitalBazaar } from "@/server/testing/independent-vc-verifier";
+import { orgFootprint } from "@/server/testing/security-suite";
 
 type Api = ReturnType<typeof client>;
 
@@ -44,7 +44,13 @@ describe("the whole path: person-first KYC → create → bind → credential �
     // Polling again hands back the same live token rather than minting more.
     const again = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`);
     expect(again.body.createToken).toBe(createToken);
-    expect(again.body).toMatchObject({ status: "approved", level: "basic-kyc", provider: "sandbox", country: "GH", applicantIdHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(again.body).toMatchObject({
+      status: "approved",
+      level: "basic-kyc",
+      provider: "sandbox",
+      country: "GH",
+      applicantIdHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
 
     const personId = personDid.split(":").pop()!;
     const didDoc = await call(url, "GET", `/people/${personId}/did.json`);
@@ -60,10 +66,19 @@ describe("the whole path: person-first KYC → create → bind → credential �
     expect(challenge.body.payloadToSign).toContain(`Account: ${accountDid}`);
     expect(challenge.body.payloadToSign).toContain(`Subject: ${personDid}`);
     const confirmed = await api.post("/v1/bind/confirm", {
-      accountDid, personDid, nonce: challenge.body.nonce, signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+      accountDid,
+      personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
     });
     expect(confirmed.status, confirmed.text).toBe(200);
-    expect(confirmed.body).toMatchObject({ bound: true, accountDid, personDid, lifecycle: "bound", bindingVcHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(confirmed.body).toMatchObject({
+      bound: true,
+      accountDid,
+      personDid,
+      lifecycle: "bound",
+      bindingVcHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
 
     const issuerDoc = (await call(url, "GET", "/.well-known/did.json")).body;
     const credential = confirmed.body.credential;
@@ -92,7 +107,9 @@ describe("the whole path: person-first KYC → create → bind → credential �
       ["account.unlocked", { accountDid }],
     ]);
     const actions = (await db.auditEntry.findMany({ where: { orgId: org.orgId }, orderBy: { seq: "asc" } })).map((e) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(["kyc.started", "kyc.approved", "account.created", "identity.bound", "account.unlocked"]));
+    expect(actions).toEqual(
+      expect.arrayContaining(["kyc.started", "kyc.approved", "account.created", "identity.bound", "account.unlocked"]),
+    );
     expect((await api.post("/v1/compliance/audit/verify")).body.valid).toBe(true);
   });
 });
@@ -123,7 +140,9 @@ describe("KYC start and status", () => {
     const other = await createTestOrg();
     const started = await client(url, other.apiKey).post("/v1/kyc/start", {});
     expect((await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(started.body.personDid)}`)).status).toBe(404);
-    expect((await api.get(`/v1/kyc/status?personDid=${encodeURIComponent("did:web:other.example:people:" + crypto.randomUUID())}`)).status).toBe(404);
+    expect(
+      (await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(`did:web:other.example:people:${crypto.randomUUID()}`)}`)).status,
+    ).toBe(404);
   });
 
   it("spends the per-IP KYC-start budget: the 21st start in an hour from one address is 429, with Retry-After", async () => {
@@ -138,7 +157,9 @@ describe("KYC start and status", () => {
   it("spends the organization's budget of 100 starts an hour", async () => {
     const { db, org, api } = await setup();
     const windowStart = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-    await db.rateLimitWindow.create({ data: { bucket: `kyc-start:org:${org.orgId}`, windowStart, count: 100, expiresAt: new Date(windowStart.getTime() + 3_600_000) } });
+    await db.rateLimitWindow.create({
+      data: { bucket: `kyc-start:org:${org.orgId}`, windowStart, count: 100, expiresAt: new Date(windowStart.getTime() + 3_600_000) },
+    });
     const refused = await api.post("/v1/kyc/start", {});
     expect(refused.status).toBe(429);
     expect(await db.person.count({ where: { orgId: org.orgId } })).toBe(0);
@@ -163,7 +184,9 @@ describe("KYC start and status", () => {
     const status = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}&refresh=1`);
     expect(status.body.status).toBe("retry");
     expect(status.body.createToken).toBeUndefined();
-    const rejected = await call(url, "POST", `/v1/sandbox/kyc/hosted/${applicantOf(started.body.verificationUrl)}`, { body: { outcome: "rejected" } });
+    const rejected = await call(url, "POST", `/v1/sandbox/kyc/hosted/${applicantOf(started.body.verificationUrl)}`, {
+      body: { outcome: "rejected" },
+    });
     expect(rejected.body.status).toBe("rejected");
     // Final: a later approval of the same applicant changes nothing.
     const late = await api.post("/v1/sandbox/kyc/complete", { personDid, outcome: "approved" });
@@ -193,7 +216,10 @@ describe("screening at approval", () => {
     expect(done.body.status).toBe("rejected");
     const person = await db.person.findUniqueOrThrow({ where: { id: started.body.personDid.split(":").pop() } });
     expect(person.sanctionsFlag).toBe(true);
-    expect(await db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, subjectDid: started.body.personDid } })).toMatchObject({ priority: "critical", status: "open" });
+    expect(await db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, subjectDid: started.body.personDid } })).toMatchObject({
+      priority: "critical",
+      status: "open",
+    });
     const hit = await db.outboxEvent.findFirstOrThrow({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } });
     expect(hit.payload).toEqual({ personDid: started.body.personDid, severity: "critical" });
   });
@@ -203,11 +229,18 @@ describe("screening at approval", () => {
     const s = await boundReadyAccount(url, api);
     await db.person.update({ where: { id: s.personDid.split(":").pop()! }, data: { sanctionsFlag: true } });
     const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
-    const res = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: challenge.body.nonce, signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign) });
+    const res = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.details.reason).toBe("aml_hold");
     expect(await db.accountBinding.count({ where: { orgId: org.orgId } })).toBe(0);
-    expect((await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId }, orderBy: { seq: "desc" } })).data).toMatchObject({ reason: "aml_hold" });
+    expect((await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId }, orderBy: { seq: "desc" } })).data).toMatchObject({
+      reason: "aml_hold",
+    });
   });
 });
 
@@ -215,17 +248,27 @@ describe("provider callbacks", () => {
   it("refuses a forged callback with 401 and writes nothing", async () => {
     const { url, db, org, api } = await setup();
     const started = await api.post("/v1/kyc/start", {});
-    const { rawBody } = sandboxCallback({ applicantId: applicantOf(started.body.verificationUrl), externalId: started.body.personDid.split(":").pop(), outcome: "approved" });
+    const { rawBody } = sandboxCallback({
+      applicantId: applicantOf(started.body.verificationUrl),
+      externalId: started.body.personDid.split(":").pop(),
+      outcome: "approved",
+    });
     const before = await orgFootprint(db, org.orgId);
     const events = await db.providerEvent.count();
-    const forged = await call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: rawBody.toString(), headers: { "x-payload-digest": "0".repeat(64) } });
+    const forged = await call(url, "POST", "/v1/kyc/callbacks/sandbox", {
+      rawBody: rawBody.toString(),
+      headers: { "x-payload-digest": "0".repeat(64) },
+    });
     expect(forged.status).toBe(401);
     expect(forged.body.error.code).toBe("UNAUTHORIZED");
     const unsigned = await call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: rawBody.toString() });
     expect(unsigned.status).toBe(401);
     // One byte changed after signing.
     const tampered = rawBody.toString().replace('"approved"', '"approvee"');
-    const resigned = await call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: tampered, headers: { "x-payload-digest": signSandboxBody(rawBody) } });
+    const resigned = await call(url, "POST", "/v1/kyc/callbacks/sandbox", {
+      rawBody: tampered,
+      headers: { "x-payload-digest": signSandboxBody(rawBody) },
+    });
     expect(resigned.status).toBe(401);
     expect(await orgFootprint(db, org.orgId)).toEqual(before);
     expect(await db.providerEvent.count()).toBe(events);
@@ -241,7 +284,11 @@ describe("provider callbacks", () => {
   it("applies a redelivered event once", async () => {
     const { url, db, org, api } = await setup();
     const started = await api.post("/v1/kyc/start", {});
-    const cb = sandboxCallback({ applicantId: applicantOf(started.body.verificationUrl), externalId: started.body.personDid.split(":").pop(), outcome: "approved" });
+    const cb = sandboxCallback({
+      applicantId: applicantOf(started.body.verificationUrl),
+      externalId: started.body.personDid.split(":").pop(),
+      outcome: "approved",
+    });
     const headers = Object.fromEntries(cb.headers);
     const first = await call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: cb.rawBody.toString(), headers });
     expect(first.body).toEqual({ received: true, duplicate: false });
@@ -257,7 +304,10 @@ describe("provider callbacks", () => {
     const started = await api.post("/v1/kyc/start", {});
     const personId = started.body.personDid.split(":").pop();
     const cb = sandboxCallback({ applicantId: "sbx_notthisapplicant000", externalId: personId, outcome: "approved" });
-    const res = await call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: cb.rawBody.toString(), headers: Object.fromEntries(cb.headers) });
+    const res = await call(url, "POST", "/v1/kyc/callbacks/sandbox", {
+      rawBody: cb.rawBody.toString(),
+      headers: Object.fromEntries(cb.headers),
+    });
     expect(res.status).toBe(200);
     expect((await db.person.findUniqueOrThrow({ where: { id: personId } })).kycStatus).toBe("pending");
   });
@@ -266,22 +316,54 @@ describe("provider callbacks", () => {
 describe("KYB", () => {
   it("verifies the organization as a legal entity and shows it in its DID document", async () => {
     const { url, org, api } = await setup();
-    const bad = await api.post("/v1/kyb/start", { legalName: "Acme", registrationNumber: "x", country: "ZZ", address: { line1: "1 Main St", city: "Accra", country: "GH" } });
+    const bad = await api.post("/v1/kyb/start", {
+      legalName: "Acme",
+      registrationNumber: "x",
+      country: "ZZ",
+      address: { line1: "1 Main St", city: "Accra", country: "GH" },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(expect.arrayContaining(["body.country", "body.registrationNumber"]));
-    const started = await api.post("/v1/kyb/start", { legalName: "Acme Ghana Ltd", registrationNumber: "CS-123457", country: "GH", address: { line1: "1 Independence Ave", city: "Accra", country: "GH" } });
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(
+      expect.arrayContaining(["body.country", "body.registrationNumber"]),
+    );
+    const started = await api.post("/v1/kyb/start", {
+      legalName: "Acme Ghana Ltd",
+      registrationNumber: "CS-123457",
+      country: "GH",
+      address: { line1: "1 Independence Ave", city: "Accra", country: "GH" },
+    });
     expect(started.status, started.text).toBe(200);
-    expect(started.body).toMatchObject({ kybStatus: "approved", provider: "sandbox", organizationDid: expect.stringContaining(`:orgs:${org.orgId}`) });
+    expect(started.body).toMatchObject({
+      kybStatus: "approved",
+      provider: "sandbox",
+      organizationDid: expect.stringContaining(`:orgs:${org.orgId}`),
+    });
     expect((await call(url, "GET", `/orgs/${org.orgId}/did.json`)).body.kybStatus).toBe("approved");
     const list = await api.get("/v1/admin/organizations");
     expect(list.body.organization.kybStatus).toBe("approved");
-    expect(list.body.businesses).toEqual([expect.objectContaining({ legalName: "Acme Ghana Ltd", registrationNumber: "CS-123457", status: "approved" })]);
-    expect((await api.post("/v1/kyb/start", { legalName: "Acme", registrationNumber: "CS-1", country: "GH", address: { line1: "x", city: "y", country: "GH" } })).status).toBe(409);
+    expect(list.body.businesses).toEqual([
+      expect.objectContaining({ legalName: "Acme Ghana Ltd", registrationNumber: "CS-123457", status: "approved" }),
+    ]);
+    expect(
+      (
+        await api.post("/v1/kyb/start", {
+          legalName: "Acme",
+          registrationNumber: "CS-1",
+          country: "GH",
+          address: { line1: "x", city: "y", country: "GH" },
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it("a rejected registration leaves the organization rejected", async () => {
     const { url, org, api } = await setup();
-    const started = await api.post("/v1/kyb/start", { legalName: "Nowhere Ltd", registrationNumber: "CS-000010", country: "GH", address: { line1: "x", city: "Accra", country: "GH" } });
+    const started = await api.post("/v1/kyb/start", {
+      legalName: "Nowhere Ltd",
+      registrationNumber: "CS-000010",
+      country: "GH",
+      address: { line1: "x", city: "Accra", country: "GH" },
+    });
     expect(started.body.kybStatus).toBe("rejected");
     expect((await call(url, "GET", `/orgs/${org.orgId}/did.json`)).body.kybStatus).toBe("rejected");
   });
@@ -298,11 +380,21 @@ describe("bind refusals", () => {
     const { url, db, org, api } = await setup();
     const s = await challengeFor(url, api);
     const before = await orgFootprint(db, org.orgId);
-    const wrong = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(walletKey().privateKey, s.challenge.payloadToSign) });
+    const wrong = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(walletKey().privateKey, s.challenge.payloadToSign),
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe("INVALID_SIGNATURE");
     expect(await orgFootprint(db, org.orgId)).toEqual(before);
-    const right = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign) });
+    const right = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+    });
     expect(right.status, right.text).toBe(200);
   });
 
@@ -320,7 +412,12 @@ describe("bind refusals", () => {
     const personId = s.personDid.split(":").pop()!;
     await db.person.update({ where: { id: personId }, data: { kycStatus: "in_review" } });
     const mid = await orgFootprint(db, org.orgId);
-    const refused = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: ok.body.nonce, signature: walletSign(s.wallet.privateKey, ok.body.payloadToSign) });
+    const refused = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: ok.body.nonce,
+      signature: walletSign(s.wallet.privateKey, ok.body.payloadToSign),
+    });
     expect(refused.status).toBe(409);
     expect(await orgFootprint(db, org.orgId)).toEqual(mid);
   });
@@ -328,7 +425,12 @@ describe("bind refusals", () => {
   it("refuses a reused nonce with 409 nonce_used and writes nothing more", async () => {
     const { url, db, org, api } = await setup();
     const s = await challengeFor(url, api);
-    const body = { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign) };
+    const body = {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+    };
     expect((await api.post("/v1/bind/confirm", body)).status).toBe(200);
     const before = await orgFootprint(db, org.orgId);
     const again = await api.post("/v1/bind/confirm", body);
@@ -340,7 +442,12 @@ describe("bind refusals", () => {
   it("binds once when 20 confirms of one nonce arrive together", async () => {
     const { url, db, org, api } = await setup();
     const s = await challengeFor(url, api);
-    const body = { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign) };
+    const body = {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+    };
     const answers = await Promise.all(Array.from({ length: 20 }, () => api.post("/v1/bind/confirm", body)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
@@ -352,7 +459,12 @@ describe("bind refusals", () => {
     const { url, db, org, api } = await setup();
     const s = await challengeFor(url, api);
     expect((await api.put("/v1/admin/country-policy", { blockedCountries: ["GH"] })).status).toBe(200);
-    const res = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign) });
+    const res = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.details.reason).toBe("country_not_allowed");
     expect(await db.accountBinding.count({ where: { orgId: org.orgId } })).toBe(0);
@@ -361,7 +473,12 @@ describe("bind refusals", () => {
     expect(last.data).toMatchObject({ reason: "country_policy", rule: 1, country: "GH" });
     // Lifting the block lets the same nonce through: the refusal did not spend it.
     expect((await api.put("/v1/admin/country-policy", { blockedCountries: [] })).status).toBe(200);
-    const ok = await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: s.challenge.nonce, signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign) });
+    const ok = await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: s.challenge.nonce,
+      signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+    });
     expect(ok.status, ok.text).toBe(200);
   });
 });
@@ -374,7 +491,12 @@ describe("unlock", () => {
     expect(early.status).toBe(409);
     expect(early.body.error.details.reason).toBe("not_bound");
     const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
-    await api.post("/v1/bind/confirm", { accountDid: s.accountDid, personDid: s.personDid, nonce: challenge.body.nonce, signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign) });
+    await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
+    });
     // The chain already dropped the cosigner, but our commit never happened.
     await db.simChainAccount.update({ where: { name: s.accountDid.split(":").pop()! }, data: { ownerCosigner: null } });
     const retried = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
@@ -385,4 +507,3 @@ describe("unlock", () => {
     expect(twice.body.error.details.reason).toBe("already_unlocked");
   });
 });
-

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../src/server/testing/harness";
 import { walletKey } from "../src/server/testing/factories";
+import { client, createTestOrg, testServer } from "../src/server/testing/harness";
 
 describe("concurrent writers of one organization", () => {
   it("admin changes and account creation interleave without deadlock, on one unbroken audit chain", async () => {

@@ -2,11 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/env";
-import { openApiDocument, routes } from "@/server/http/routes";
 import { ErrorEnvelope, pathParamNames, scopeOf } from "@/server/http/openapi";
+import { openApiDocument, routes } from "@/server/http/routes";
 import { client, testServer } from "@/server/testing/harness";
 
-type Doc = { openapi: string; info: { version: string }; servers: { url: string }[]; paths: Record<string, Record<string, any>>; components: any };
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, any>>;
+  components: any;
+};
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 const APP_DIR = path.resolve(import.meta.dirname, "../src/app");
@@ -20,12 +26,17 @@ function nextRouteHandlers(): { method: string; path: string; file: string }[] {
       const full = path.join(dir, e.name);
       if (e.isDirectory()) walk(full);
       else if (/^route\.(ts|tsx|js|mjs)$/.test(e.name)) {
-        const segments = path.relative(APP_DIR, dir).split(path.sep).filter((s) => s && !/^\(.*\)$/.test(s));
-        const url = "/" + segments.map((s) => s.replace(/^\[{1,2}(?:\.\.\.)?(\w+)\]{1,2}$/, "{$1}")).join("/");
+        const segments = path
+          .relative(APP_DIR, dir)
+          .split(path.sep)
+          .filter((s) => s && !/^\(.*\)$/.test(s));
+        const url = `/${segments.map((s) => s.replace(/^\[{1,2}(?:\.\.\.)?(\w+)\]{1,2}$/, "{$1}")).join("/")}`;
         if (/^\/api\/(auth|trpc)(\/|$)/.test(url)) continue;
         const text = fs.readFileSync(full, "utf8");
         for (const m of METHODS) {
-          const exported = new RegExp(`export\\s+(async\\s+)?(function|const|let)\\s+${m}\\b|export\\s*\\{[^}]*\\b${m}\\b[^}]*\\}`).test(text);
+          const exported = new RegExp(`export\\s+(async\\s+)?(function|const|let)\\s+${m}\\b|export\\s*\\{[^}]*\\b${m}\\b[^}]*\\}`).test(
+            text,
+          );
           if (exported) out.push({ method: m, path: url, file: path.relative(process.cwd(), full) });
         }
       }
@@ -102,7 +113,10 @@ describe("GET /v1/openapi.json", () => {
       if (r.idempotent) expected.push("400", "409", "422");
       for (const s of expected) expect(statuses, `${method} ${p} documents ${s}`).toContain(s);
       for (const code of r.errors ?? []) {
-        expect(Object.values(op.responses).some((x: any) => x["x-error-codes"]?.includes(code)), `${method} ${p} documents ${code}`).toBe(true);
+        expect(
+          Object.values(op.responses).some((x: any) => x["x-error-codes"]?.includes(code)),
+          `${method} ${p} documents ${code}`,
+        ).toBe(true);
       }
       for (const s of statuses.filter((x) => Number(x) >= 400)) {
         expect(op.responses[s].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
@@ -120,7 +134,9 @@ describe("GET /v1/openapi.json", () => {
     const env = doc.components.schemas.ErrorEnvelope;
     expect(env.required).toEqual(["error"]);
     expect(env.properties.error.required).toEqual(expect.arrayContaining(["code", "message", "correlationId"]));
-    expect(env.properties.error.properties.code.enum).toEqual(expect.arrayContaining(["VALIDATION_ERROR", "UNAUTHORIZED", "RATE_LIMITED", "IDEMPOTENCY_KEY_REUSED"]));
+    expect(env.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(["VALIDATION_ERROR", "UNAUTHORIZED", "RATE_LIMITED", "IDEMPOTENCY_KEY_REUSED"]),
+    );
     const res = await client(url).get("/v1/tenant");
     expect(ErrorEnvelope.safeParse(res.body).success).toBe(true);
     expect(env.properties.error.properties.code.enum).toContain(res.body.error.code);
@@ -130,25 +146,32 @@ describe("GET /v1/openapi.json", () => {
     const refs: string[] = [];
     const walk = (v: unknown) => {
       if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) k === "$ref" && typeof x === "string" ? refs.push(x) : walk(x);
+      else if (v && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) k === "$ref" && typeof x === "string" ? refs.push(x) : walk(x);
     };
     walk(doc);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of new Set(refs)) {
       expect(ref, ref).toMatch(/^#\//);
-      const target = ref.slice(2).split("/").reduce<any>((o, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .reduce<any>((o, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
       expect(target, `${ref} does not resolve`).toBeDefined();
     }
   });
 
   it("lists everything that is served, and nothing that is not (fails when a route is undocumented)", () => {
-    const served = [
-      ...routes.map((r) => `${r.method} ${r.path}`),
-      ...nextRouteHandlers().map((h) => `${h.method} ${h.path}`),
-    ];
+    const served = [...routes.map((r) => `${r.method} ${r.path}`), ...nextRouteHandlers().map((h) => `${h.method} ${h.path}`)];
     const documented = operations(doc).map((o) => `${o.method} ${o.path}`);
-    expect(served.filter((s) => !documented.includes(s)), "served but not in the OpenAPI document").toEqual([]);
-    expect(documented.filter((d) => !served.includes(d)), "documented but not served").toEqual([]);
+    expect(
+      served.filter((s) => !documented.includes(s)),
+      "served but not in the OpenAPI document",
+    ).toEqual([]);
+    expect(
+      documented.filter((d) => !served.includes(d)),
+      "documented but not served",
+    ).toEqual([]);
     // /v1 and the DID paths go to our pipeline, so a Next handler there would never be reached.
     const shadowed = nextRouteHandlers().filter((h) => h.path === "/v1" || h.path.startsWith("/v1/") || h.path.endsWith("/did.json"));
     expect(shadowed.map((h) => h.file)).toEqual([]);

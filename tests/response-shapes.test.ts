@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ZodType } from "zod";
-import { client, createTestOrg, testServer } from "../src/server/testing/harness";
-import { extraKey, flaggedPerson } from "../src/server/testing/aml";
-import { AmlCaseList, AmlCaseView, ClearAmlResult } from "../src/server/services/aml";
-import { RiskAssessment } from "../src/server/services/aml";
-import { AdminAmlView, AdminRiskView } from "../src/server/services/aml";
+import { AdminAmlView, AdminRiskView, AmlCaseList, AmlCaseView, ClearAmlResult, RiskAssessment } from "../src/server/services/aml";
 import { DashboardView } from "../src/server/services/dashboard";
 import { PeopleList } from "../src/server/services/people";
+import { extraKey, flaggedPerson } from "../src/server/testing/aml";
+import { client, createTestOrg, testServer } from "../src/server/testing/harness";
 
 // The pipeline does not validate answers against the route's response schema; the OpenAPI
 // document is generated from those schemas, so this proves the document tells the truth.
@@ -31,7 +29,10 @@ describe("answers match the documented response schemas", () => {
     expect(approved.status).toBe(200);
     conforms(AmlCaseView, approved.body);
     conforms(AmlCaseView, (await api.post(`/v1/aml/cases/${b.caseId}/confirm`, { reason: "true match" })).body);
-    conforms(RiskAssessment, (await api.post("/v1/risk/assess", { deviceFingerprint: "fp", email: "a@mailinator.com", subjectRef: "s" })).body);
+    conforms(
+      RiskAssessment,
+      (await api.post("/v1/risk/assess", { deviceFingerprint: "fp", email: "a@mailinator.com", subjectRef: "s" })).body,
+    );
     conforms(PeopleList, (await api.get("/v1/admin/people")).body);
     conforms(AdminAmlView, (await api.get("/v1/admin/aml")).body);
     conforms(AdminRiskView, (await api.get("/v1/admin/risk")).body);

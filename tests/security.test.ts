@@ -38,7 +38,20 @@ describe("the security suite itself", () => {
   it("counts every table with an orgId column, and notices a write", async () => {
     const w = await securityWorld();
     const before = await orgFootprint(w.db, w.orgA);
-    for (const t of ["audit_entries", "api_keys", "accounts", "people", "aml_cases", "export_jobs", "webhooks", "webhook_deliveries", "outbox_events", "idempotency_records", "otp_challenges", "organizations"]) {
+    for (const t of [
+      "audit_entries",
+      "api_keys",
+      "accounts",
+      "people",
+      "aml_cases",
+      "export_jobs",
+      "webhooks",
+      "webhook_deliveries",
+      "outbox_events",
+      "idempotency_records",
+      "otp_challenges",
+      "organizations",
+    ]) {
       expect(before, t).toHaveProperty(t);
     }
     await w.db.$transaction((tx) => appendAudit(tx, { orgId: w.orgA, actor: "system:security-suite" }, { action: "test.footprint" }));

@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
-import { issuerDidDocument } from "@/server/services/accounts";
 import { didWebUrl } from "@/server/crypto/did-web";
+import { issuerDidDocument } from "@/server/services/accounts";
+import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
 
 const run = promisify(execFile);
 

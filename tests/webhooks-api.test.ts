@@ -1,14 +1,14 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { open, seal } from "@/server/crypto/secret-box";
-import { getDb, type Db } from "@/server/db/client";
-import { setWebhookResolver, type ResolvedAddress } from "@/server/net/ssrf-request";
+import { type Db, getDb } from "@/server/db/client";
+import { type ResolvedAddress, setWebhookResolver } from "@/server/net/ssrf-request";
 import { emitEvent } from "@/server/platform/outbox";
 import { dispatchOutboxEvents } from "@/server/services/webhooks";
 import { MAX_ACTIVE_WEBHOOKS } from "@/server/services/webhooks/registry";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
+import { REFUSED_ADDRESSES, urlHostOf } from "@/server/testing/ssrf-table";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { startReceiver } from "@/server/testing/webhook-receiver";
-import { REFUSED_ADDRESSES, urlHostOf } from "@/server/testing/ssrf-table";
 import { verifyWebhook } from "@/webhooks/verify";
 
 let db: Db;
@@ -44,9 +44,17 @@ describe("registration", () => {
     const calls = fakeDns(() => PUBLIC_IP);
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
-    const res = await api.post("/v1/admin/webhooks", { url: "https://hooks.example.test/bi", events: ["account.created", "kyc.approved", "account.created"] });
+    const res = await api.post("/v1/admin/webhooks", {
+      url: "https://hooks.example.test/bi",
+      events: ["account.created", "kyc.approved", "account.created"],
+    });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ url: "https://hooks.example.test/bi", events: ["account.created", "kyc.approved"], active: true, deactivatedAt: null });
+    expect(res.body).toMatchObject({
+      url: "https://hooks.example.test/bi",
+      events: ["account.created", "kyc.approved"],
+      active: true,
+      deactivatedAt: null,
+    });
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(calls).toEqual(["hooks.example.test"]);
     const row = await db.webhook.findUniqueOrThrow({ where: { id: res.body.id } });
@@ -61,10 +69,12 @@ describe("registration", () => {
     expect(audit.data).toEqual({ host: "hooks.example.test", events: ["account.created", "kyc.approved"] });
   });
 
-  it("stores [\"*\"] for a list containing *, and accepts unknown event names", async () => {
+  it('stores ["*"] for a list containing *, and accepts unknown event names', async () => {
     fakeDns(() => PUBLIC_IP);
     const api = client(url, (await createTestOrg()).apiKey);
-    expect((await api.post("/v1/admin/webhooks", { url: "https://a.example.test/", events: ["kyc.approved", "*"] })).body.events).toEqual(["*"]);
+    expect((await api.post("/v1/admin/webhooks", { url: "https://a.example.test/", events: ["kyc.approved", "*"] })).body.events).toEqual([
+      "*",
+    ]);
     const unknown = await api.post("/v1/admin/webhooks", { url: "https://a.example.test/", events: ["payment.refunded"] });
     expect(unknown.status).toBe(201);
     expect(unknown.body.events).toEqual(["payment.refunded"]);
@@ -142,7 +152,10 @@ describe("registration", () => {
     setWebhookResolver(async () => {
       throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });
     });
-    const res = await client(url, (await createTestOrg()).apiKey).post("/v1/admin/webhooks", { url: "https://nowhere.example.test/", events: ["*"] });
+    const res = await client(url, (await createTestOrg()).apiKey).post("/v1/admin/webhooks", {
+      url: "https://nowhere.example.test/",
+      events: ["*"],
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain("could not be resolved");
   });
@@ -161,7 +174,12 @@ describe("registration", () => {
     fakeDns(() => PUBLIC_IP);
     const org = await createTestOrg();
     await db.webhook.createMany({
-      data: Array.from({ length: MAX_ACTIVE_WEBHOOKS }, () => ({ orgId: org.orgId, url: "https://a.example.test/", events: ["*"], secretEnc: seal("whsec_x") })),
+      data: Array.from({ length: MAX_ACTIVE_WEBHOOKS }, () => ({
+        orgId: org.orgId,
+        url: "https://a.example.test/",
+        events: ["*"],
+        secretEnc: seal("whsec_x"),
+      })),
     });
     const res = await client(url, org.apiKey).post("/v1/admin/webhooks", { url: "https://a.example.test/", events: ["*"] });
     expect(res.status).toBe(409);
@@ -175,13 +193,20 @@ describe("the address is checked again at every attempt", () => {
     let answer = PUBLIC_IP;
     fakeDns(() => answer);
     const org = await createTestOrg();
-    const hook = await client(url, org.apiKey).post("/v1/admin/webhooks", { url: `https://rebind.example.test:${receiver.port}/hook`, events: ["*"] });
+    const hook = await client(url, org.apiKey).post("/v1/admin/webhooks", {
+      url: `https://rebind.example.test:${receiver.port}/hook`,
+      events: ["*"],
+    });
     expect(hook.status).toBe(201);
     const refused = ["127.0.0.1", "10.0.0.5", "169.254.169.254", "::ffff:127.0.0.1", "fd00::1", "100.64.0.1", "64:ff9b::7f00:1", "0.0.0.0"];
     for (const [i, address] of refused.entries()) {
       answer = address;
       await emitUnlocked(org.orgId, `rebind${i}`);
-      await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === i + 1);
+      await driveWebhooks(
+        db,
+        org.orgId,
+        async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === i + 1,
+      );
     }
     const rows = await db.webhookDelivery.findMany({ where: { orgId: org.orgId } });
     expect(rows).toHaveLength(refused.length);
@@ -195,10 +220,17 @@ describe("the address is checked again at every attempt", () => {
     const byHost = new Map(REFUSED_ADDRESSES.map(([ip], i) => [`r${i}.example.test`, ip]));
     setWebhookResolver(async (host) => [{ address: byHost.get(host)!, family: byHost.get(host)!.includes(":") ? 6 : 4 }]);
     // Written directly, as if registered under another policy or before DNS changed: delivery must not trust registration.
-    const urls = REFUSED_ADDRESSES.flatMap(([ip], i) => [`https://${urlHostOf(ip)}:${receiver.port}/hook`, `https://r${i}.example.test:${receiver.port}/hook`]);
+    const urls = REFUSED_ADDRESSES.flatMap(([ip], i) => [
+      `https://${urlHostOf(ip)}:${receiver.port}/hook`,
+      `https://r${i}.example.test:${receiver.port}/hook`,
+    ]);
     await db.webhook.createMany({ data: urls.map((u) => ({ orgId: org.orgId, url: u, events: ["*"], secretEnc: seal("whsec_x") })) });
     await emitUnlocked(org.orgId);
-    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === urls.length);
+    await driveWebhooks(
+      db,
+      org.orgId,
+      async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: "failed" } })) === urls.length,
+    );
     const rows = await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, include: { webhook: true } });
     expect(rows).toHaveLength(urls.length);
     for (const r of rows) expect(r.lastError, r.webhook.url).toMatch(/refused address range/);
@@ -216,17 +248,26 @@ describe("the address is checked again at every attempt", () => {
       return a;
     });
     const org = await createTestOrg();
-    const res = await client(url, org.apiKey).post("/v1/admin/webhooks", { url: `http://pinned.example.test:${receiver.port}/hook`, events: ["*"] });
+    const res = await client(url, org.apiKey).post("/v1/admin/webhooks", {
+      url: `http://pinned.example.test:${receiver.port}/hook`,
+      events: ["*"],
+    });
     expect(res.status).toBe(201);
     next = "127.0.0.1";
     calls.length = 0;
     await emitUnlocked(org.orgId);
-    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: { not: "pending" } } })) === 1);
+    await driveWebhooks(
+      db,
+      org.orgId,
+      async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: { not: "pending" } } })) === 1,
+    );
     const [row] = await db.webhookDelivery.findMany({ where: { orgId: org.orgId } });
     expect(row).toMatchObject({ status: "delivered", lastError: null });
     expect(calls).toEqual(["pinned.example.test"]);
     expect(receiver.received[0]!.headers.host).toBe(`pinned.example.test:${receiver.port}`);
-    expect(verifyWebhook(receiver.received[0]!.raw, receiver.received[0]!.headers as Record<string, string>, res.body.secret).deliveryId).toBe(row!.id);
+    expect(
+      verifyWebhook(receiver.received[0]!.raw, receiver.received[0]!.headers as Record<string, string>, res.body.secret).deliveryId,
+    ).toBe(row!.id);
   });
 });
 
@@ -236,10 +277,17 @@ describe("a host with several addresses", () => {
     const receiver = await startReceiver(() => 200, "127.0.0.1");
     fakeDns(() => ["127.0.0.2", "127.0.0.1"]);
     const org = await createTestOrg();
-    const res = await client(url, org.apiKey).post("/v1/admin/webhooks", { url: `http://multi.example.test:${receiver.port}/hook`, events: ["*"] });
+    const res = await client(url, org.apiKey).post("/v1/admin/webhooks", {
+      url: `http://multi.example.test:${receiver.port}/hook`,
+      events: ["*"],
+    });
     expect(res.status).toBe(201);
     await emitUnlocked(org.orgId);
-    await driveWebhooks(db, org.orgId, async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: { not: "pending" } } })) === 1);
+    await driveWebhooks(
+      db,
+      org.orgId,
+      async () => (await db.webhookDelivery.count({ where: { orgId: org.orgId, status: { not: "pending" } } })) === 1,
+    );
     expect((await db.webhookDelivery.findFirstOrThrow({ where: { orgId: org.orgId } })).status).toBe("delivered");
     expect(receiver.received).toHaveLength(1);
   });
@@ -258,17 +306,31 @@ describe("deliveries, deactivation and replay", () => {
 
   it("lists the organization's own deliveries, newest first, filtered by status, limit 1 to 100", async () => {
     const { org, api } = await orgWithDeliveries(3);
-    const ids = (await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] })).map((d) => d.id);
-    await db.webhookDelivery.update({ where: { id: ids[2]! }, data: { status: "dead", attempts: 8, lastError: "The receiver answered HTTP 500." } });
+    const ids = (await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] })).map(
+      (d) => d.id,
+    );
+    await db.webhookDelivery.update({
+      where: { id: ids[2]! },
+      data: { status: "dead", attempts: 8, lastError: "The receiver answered HTTP 500." },
+    });
     const all = await api.get("/v1/admin/webhooks/deliveries");
     expect(all.status).toBe(200);
     expect(all.body.deliveries.map((d: { id: string }) => d.id)).toEqual(ids);
     expect(all.body.deliveries[0]).toMatchObject({ status: "pending", attempts: 0, event: "account.unlocked", lastError: null });
     expect(all.body.deliveries[0]).not.toHaveProperty("body");
     const dead = await api.get("/v1/admin/webhooks/deliveries?status=dead");
-    expect(dead.body.deliveries).toEqual([expect.objectContaining({ id: ids[2], status: "dead", attempts: 8, lastError: "The receiver answered HTTP 500.", nextAttemptAt: null })]);
+    expect(dead.body.deliveries).toEqual([
+      expect.objectContaining({
+        id: ids[2],
+        status: "dead",
+        attempts: 8,
+        lastError: "The receiver answered HTTP 500.",
+        nextAttemptAt: null,
+      }),
+    ]);
     expect((await api.get("/v1/admin/webhooks/deliveries?limit=2")).body.deliveries).toHaveLength(2);
-    for (const q of ["limit=0", "limit=101", "limit=x", "status=sent"]) expect((await api.get(`/v1/admin/webhooks/deliveries?${q}`)).status, q).toBe(400);
+    for (const q of ["limit=0", "limit=101", "limit=x", "status=sent"])
+      expect((await api.get(`/v1/admin/webhooks/deliveries?${q}`)).status, q).toBe(400);
     const other = client(url, (await createTestOrg()).apiKey);
     expect((await other.get("/v1/admin/webhooks/deliveries")).body.deliveries).toEqual([]);
   });
@@ -301,7 +363,10 @@ describe("deliveries, deactivation and replay", () => {
   it("replay: failed → pending with attempts 0 and audited; payload gone → 409; another organization → 404", async () => {
     const { org, api } = await orgWithDeliveries(2);
     const [a, b] = await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, orderBy: { createdAt: "asc" } });
-    await db.webhookDelivery.update({ where: { id: a!.id }, data: { status: "failed", attempts: 3, lastError: "x", nextAttemptAt: new Date(Date.now() + 3_600_000) } });
+    await db.webhookDelivery.update({
+      where: { id: a!.id },
+      data: { status: "failed", attempts: 3, lastError: "x", nextAttemptAt: new Date(Date.now() + 3_600_000) },
+    });
     await db.webhookDelivery.update({ where: { id: b!.id }, data: { status: "dead", attempts: 8, body: null } });
     const other = client(url, (await createTestOrg()).apiKey);
     expect((await other.post(`/v1/admin/webhooks/deliveries/${a!.id}/replay`)).status).toBe(404);
@@ -331,8 +396,14 @@ describe("retention", () => {
     await db.webhookDelivery.update({ where: { id: dead!.id }, data: { status: "dead", attempts: 8 } });
     await db.webhookDelivery.update({ where: { id: failed!.id }, data: { status: "failed", attempts: 2 } });
     const { purgeWebhookHistory } = await import("@/server/services/webhooks/retention");
-    expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 6 * 86_400_000) })).toEqual({ outbox: 0, bodies: 0 });
-    expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 31 * 86_400_000) })).toEqual({ outbox: 3, bodies: 1 });
+    expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 6 * 86_400_000) })).toEqual({
+      outbox: 0,
+      bodies: 0,
+    });
+    expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 31 * 86_400_000) })).toEqual({
+      outbox: 3,
+      bodies: 1,
+    });
     const after = await db.webhookDelivery.findMany({ where: { orgId: org.orgId } });
     expect(after).toHaveLength(3);
     expect(after.find((d) => d.id === dead!.id)!.body).toBeNull();

@@ -1,12 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { getDb, type Db } from "@/server/db/client";
-import { emitEvent, type EventName } from "@/server/platform/outbox";
+import { type Db, getDb } from "@/server/db/client";
+import { type EventName, emitEvent } from "@/server/platform/outbox";
+import { createDeliveryWorker, dispatchOutboxEvents } from "@/server/services/webhooks";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
-import { startReceiver, type Receiver, type ReceiverBehaviour } from "@/server/testing/webhook-receiver";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
+import { type Receiver, type ReceiverBehaviour, startReceiver } from "@/server/testing/webhook-receiver";
 import { verifyWebhook } from "@/webhooks/verify";
-import { dispatchOutboxEvents } from "@/server/services/webhooks";
-import { createDeliveryWorker } from "@/server/services/webhooks";
 
 const BASE_MS = 50;
 const TIMEOUT_MS = 800;
@@ -14,7 +13,12 @@ let db: Db;
 let url: string;
 
 beforeAll(async () => {
-  webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_BACKOFF_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_MAX_ATTEMPTS: "8" });
+  webhookTestEnv({
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    WEBHOOK_BACKOFF_BASE_MS: String(BASE_MS),
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    WEBHOOK_MAX_ATTEMPTS: "8",
+  });
   db = await getDb();
   url = (await testServer()).url;
 });
@@ -32,9 +36,13 @@ async function orgWithHook(receiver: Receiver, events: string[] = ["*"]) {
   return { org, api, hook: res.body as { id: string; secret: string } };
 }
 
-const emit = (orgId: string, event: EventName, payload: Record<string, string>) => db.$transaction((tx) => emitEvent(tx, orgId, event, payload));
+const emit = (orgId: string, event: EventName, payload: Record<string, string>) =>
+  db.$transaction((tx) => emitEvent(tx, orgId, event, payload));
 const rows = (orgId: string) => db.webhookDelivery.findMany({ where: { orgId }, orderBy: { createdAt: "asc" } });
-const settled = (orgId: string, status: string, n = 1) => async () => (await rows(orgId)).filter((d) => d.status === status).length >= n;
+const settled =
+  (orgId: string, status: string, n = 1) =>
+  async () =>
+    (await rows(orgId)).filter((d) => d.status === status).length >= n;
 
 async function oneDelivery(behaviour: ReceiverBehaviour, until: string, timeoutMs = 20_000) {
   const receiver = await startReceiver(behaviour);
@@ -178,12 +186,19 @@ describe("every event of the spec arrives with its payload fields", () => {
   const events: Array<[EventName, Record<string, string>]> = [
     ["account.created", { accountDid: "did:antelope:sandbox:carol", lifecycle: "provisional" }],
     ["kyc.approved", { personDid: "did:web:localhost:people:5b0f3c1e-4d5f-4a7b-9c1d-2e3f4a5b6c7d", level: "basic-kyc" }],
-    ["identity.bound", { accountDid: "did:antelope:sandbox:carol", personDid: "did:web:localhost:people:5b0f3c1e-4d5f-4a7b-9c1d-2e3f4a5b6c7d", bindingVcHash: "ab".repeat(32) }],
+    [
+      "identity.bound",
+      {
+        accountDid: "did:antelope:sandbox:carol",
+        personDid: "did:web:localhost:people:5b0f3c1e-4d5f-4a7b-9c1d-2e3f4a5b6c7d",
+        bindingVcHash: "ab".repeat(32),
+      },
+    ],
     ["account.unlocked", { accountDid: "did:antelope:sandbox:carol" }],
     ["aml.sanctions_hit", { personDid: "did:web:localhost:people:5b0f3c1e-4d5f-4a7b-9c1d-2e3f4a5b6c7d", severity: "critical" }],
   ];
 
-  it("delivers all five to a [\"*\"] webhook, exactly as emitted", async () => {
+  it('delivers all five to a ["*"] webhook, exactly as emitted', async () => {
     const receiver = await startReceiver();
     const { org, hook } = await orgWithHook(receiver);
     for (const [event, payload] of events) await emit(org.orgId, event, payload);
@@ -203,7 +218,7 @@ describe("every event of the spec arrives with its payload fields", () => {
     const { org, api } = await orgWithHook(receiver, ["kyc.approved", "no.such_event"]);
     for (const [event, payload] of events) await emit(org.orgId, event, payload);
     await driveWebhooks(db, org.orgId, settled(org.orgId, "delivered", 1));
-    expect((await db.outboxEvent.count({ where: { orgId: org.orgId, dispatchedAt: null } }))).toBe(0);
+    expect(await db.outboxEvent.count({ where: { orgId: org.orgId, dispatchedAt: null } })).toBe(0);
     expect(receiver.received.map((r) => r.headers["x-bi-event"])).toEqual(["kyc.approved"]);
     expect((await rows(org.orgId)).map((d) => d.event)).toEqual(["kyc.approved"]);
     expect((await api.get("/v1/admin/webhooks")).body.webhooks[0].events).toEqual(["kyc.approved", "no.such_event"]);
@@ -218,7 +233,11 @@ describe("every event of the spec arrives with its payload fields", () => {
     await driveWebhooks(db, org.orgId, settled(org.orgId, "delivered"));
     const got = verifyWebhook(receiver.received[0]!.raw, receiver.received[0]!.headers as Record<string, string>, hook.secret);
     const account = await db.account.findFirstOrThrow({ where: { orgId: org.orgId } });
-    expect(got).toMatchObject({ event: "account.created", tenantId: org.orgId, payload: { accountDid: account.did, lifecycle: account.lifecycle } });
+    expect(got).toMatchObject({
+      event: "account.created",
+      tenantId: org.orgId,
+      payload: { accountDid: account.did, lifecycle: account.lifecycle },
+    });
     expect(Object.keys(got.payload).sort()).toEqual(["accountDid", "lifecycle"]);
   });
 

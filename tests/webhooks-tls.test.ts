@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/server/crypto/secret-box";
-import { getDb, type Db } from "@/server/db/client";
+import { type Db, getDb } from "@/server/db/client";
 import { emitEvent } from "@/server/platform/outbox";
 import { createTestOrg } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
@@ -28,18 +28,41 @@ beforeAll(async () => {
   webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_BACKOFF_BASE_MS: "60000" });
   db = await getDb();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-tls-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-    "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-    "-subj", `/CN=${HOST}`, "-addext", `subjectAltName=DNS:${HOST}`,
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-keyout",
+      path.join(dir, "key.pem"),
+      "-out",
+      path.join(dir, "cert.pem"),
+      "-subj",
+      `/CN=${HOST}`,
+      "-addext",
+      `subjectAltName=DNS:${HOST}`,
+    ],
+    { stdio: "ignore" },
+  );
   cert = fs.readFileSync(path.join(dir, "cert.pem"), "utf8");
   server = https.createServer({ key: fs.readFileSync(path.join(dir, "key.pem")), cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const socket = req.socket as import("node:tls").TLSSocket;
-      seen.push({ servername: socket.servername, host: req.headers.host ?? "", raw: Buffer.concat(chunks), headers: req.headers as Record<string, string> });
+      seen.push({
+        servername: socket.servername,
+        host: req.headers.host ?? "",
+        raw: Buffer.concat(chunks),
+        headers: req.headers as Record<string, string>,
+      });
       res.writeHead(204).end();
     });
   });
@@ -57,7 +80,8 @@ async function oneEvent() {
   return org.orgId;
 }
 
-const finished = (orgId: string) => async () => (await db.webhookDelivery.count({ where: { orgId, status: { in: ["delivered", "failed"] } } })) === 1;
+const finished = (orgId: string) => async () =>
+  (await db.webhookDelivery.count({ where: { orgId, status: { in: ["delivered", "failed"] } } })) === 1;
 
 describe("webhooks over TLS", () => {
   it("delivers to the pinned address with SNI and certificate checked against the host name", async () => {
@@ -83,7 +107,9 @@ describe("webhooks over TLS", () => {
 
   it("a certificate for another name is refused even at the right address", async () => {
     const org = await createTestOrg();
-    await db.webhook.create({ data: { orgId: org.orgId, url: `https://other.example.test:${port}/hook`, events: ["*"], secretEnc: seal("whsec_tls") } });
+    await db.webhook.create({
+      data: { orgId: org.orgId, url: `https://other.example.test:${port}/hook`, events: ["*"], secretEnc: seal("whsec_tls") },
+    });
     await db.$transaction((tx) => emitEvent(tx, org.orgId, "account.unlocked", { accountDid: "did:antelope:sandbox:tls" }));
     await driveWebhooks(db, org.orgId, finished(org.orgId), { resolver, ca: cert });
     const row = await db.webhookDelivery.findFirstOrThrow({ where: { orgId: org.orgId } });

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client.ts";
 import { seal } from "@/server/crypto/secret-box";
@@ -9,7 +9,7 @@ import { applyMigrations } from "@/server/db/migrate";
 import { emitEvent } from "@/server/platform/outbox";
 import { provisionOrganization } from "@/server/services/org";
 import { createDatabase, dropDatabase } from "@/server/testing/postgres";
-import { startReceiver, type Receiver } from "@/server/testing/webhook-receiver";
+import { type Receiver, startReceiver } from "@/server/testing/webhook-receiver";
 
 /**
  * `npm run worker` processes (src/server/worker.ts, exactly as deployed) against a database of
@@ -35,7 +35,12 @@ async function startWorker(): Promise<Worker> {
     LOG_LEVEL: "debug",
   };
   for (const k of ["VITEST", "NODE_ENV"]) delete env[k];
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/server/worker.ts"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/server/worker.ts"], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
@@ -74,7 +79,11 @@ async function kill(w: Worker, signal: NodeJS.Signals) {
 const deliveryOrg = new Map<string, string>();
 
 async function orgWithHook(receiver: Receiver) {
-  const org = await provisionOrganization(db, { name: `Workers ${Date.now()}`, email: `workers${Date.now()}@example.test`, plan: "institutional" }, { type: "system", label: "test" });
+  const org = await provisionOrganization(
+    db,
+    { name: `Workers ${Date.now()}`, email: `workers${Date.now()}@example.test`, plan: "institutional" },
+    { type: "system", label: "test" },
+  );
   await db.webhook.create({ data: { orgId: org.organizationId, url: receiver.url, events: ["*"], secretEnc: seal("whsec_workers") } });
   return org.organizationId;
 }
@@ -134,7 +143,11 @@ describe("webhook workers as separate processes", () => {
     expect(unfinished + undispatched).toBeGreaterThan(0);
 
     const second = await startWorker();
-    await waitUntil(async () => (await db.webhookDelivery.count({ where: { orgId, status: "delivered" } })) === 40, 60_000, "all 40 delivered");
+    await waitUntil(
+      async () => (await db.webhookDelivery.count({ where: { orgId, status: "delivered" } })) === 40,
+      60_000,
+      "all 40 delivered",
+    );
     const rows = await db.webhookDelivery.findMany({ where: { orgId } });
     expect(rows).toHaveLength(40);
     const received = new Set(receiver.received.map((r) => r.deliveryId));
@@ -150,9 +163,13 @@ describe("webhook workers as separate processes", () => {
     const a = await startWorker();
     const b = await startWorker();
     await emitMany(orgId, 100);
-    await waitUntil(async () => (await db.webhookDelivery.count({ where: { orgId, status: "delivered" } })) === 100, 60_000, "all 100 delivered");
+    await waitUntil(
+      async () => (await db.webhookDelivery.count({ where: { orgId, status: "delivered" } })) === 100,
+      60_000,
+      "all 100 delivered",
+    );
     const rows = await db.webhookDelivery.findMany({ where: { orgId }, select: { id: true } });
-    rows.forEach((r) => deliveryOrg.set(r.id, orgId));
+    for (const r of rows) deliveryOrg.set(r.id, orgId);
     expect(receiver.received).toHaveLength(100);
     expect(new Set(receiver.received.map((r) => r.deliveryId)).size).toBe(100);
     await new Promise((r) => setTimeout(r, 300));

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import pg from "pg";
-import type { Db } from "../../src/server/db/client";
+import type pg from "pg";
 import { jcs } from "../../src/server/crypto/jcs";
-import { appendAudit, entryHash, GENESIS_HASH, verifyChain, type HashFields } from "../../src/server/services/audit/chain";
+import type { Db } from "../../src/server/db/client";
+import { appendAudit, entryHash, GENESIS_HASH, type HashFields, verifyChain } from "../../src/server/services/audit/chain";
 
 const now = () => performance.now();
 
@@ -20,7 +20,15 @@ async function workers(n: number, concurrency: number, task: (i: number) => Prom
 
 const entryData = (i: number) => ({ accountDid: `did:antelope:sandbox:bench${i}`, lifecycle: "provisional", riskDecision: "allow", n: i });
 
-export type AppendResult = { appends: number; writers: number; chainPerSec: number; plainPerSec: number; ratio: number; chainValid: boolean; chainEntries: number };
+export type AppendResult = {
+  appends: number;
+  writers: number;
+  chainPerSec: number;
+  plainPerSec: number;
+  ratio: number;
+  chainValid: boolean;
+  chainEntries: number;
+};
 
 /**
  * 64 concurrent appenders on one organization's chain (appendAudit in its own transaction, as
@@ -30,15 +38,30 @@ export type AppendResult = { appends: number; writers: number; chainPerSec: numb
 export async function appendsVersusInserts(db: Db, chainOrg: string, plainOrg: string, n: number, writers = 64): Promise<AppendResult> {
   const before = (await db.auditHead.findUnique({ where: { orgId: chainOrg } }))?.seq ?? 0;
   const chainSec = await workers(n, writers, (i) =>
-    db.$transaction((tx) => appendAudit(tx, { orgId: chainOrg, actor: "system:bench" }, { action: "bench.appended", subjectType: "account", subject: `bench${i}`, data: entryData(i) }), {
-      timeout: 60_000,
-      maxWait: 60_000,
-    }),
+    db.$transaction(
+      (tx) =>
+        appendAudit(
+          tx,
+          { orgId: chainOrg, actor: "system:bench" },
+          { action: "bench.appended", subjectType: "account", subject: `bench${i}`, data: entryData(i) },
+        ),
+      {
+        timeout: 60_000,
+        maxWait: 60_000,
+      },
+    ),
   );
   const plainSec = await workers(n, writers, (i) => {
     const fields: HashFields = {
-      orgId: plainOrg, seq: 1_000_000 + i, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${i}`,
-      data: entryData(i), createdAt: new Date(), prevHash: GENESIS_HASH,
+      orgId: plainOrg,
+      seq: 1_000_000 + i,
+      actor: "system:bench",
+      action: "bench.appended",
+      subjectType: "account",
+      subject: `bench${i}`,
+      data: entryData(i),
+      createdAt: new Date(),
+      prevHash: GENESIS_HASH,
     };
     return db.auditEntry.create({ data: { ...fields, data: entryData(i), hash: entryHash(fields) } });
   });
@@ -65,15 +88,35 @@ export async function buildChain(admin: pg.Client, orgId: string, n: number): Pr
   let prevHash = GENESIS_HASH;
   const t0 = Date.UTC(2026, 0, 1);
   for (let start = 1; start <= n; start += 5000) {
-    const cols = { id: [] as string[], seq: [] as number[], subject: [] as string[], data: [] as string[], at: [] as string[], prev: [] as string[], hash: [] as string[] };
+    const cols = {
+      id: [] as string[],
+      seq: [] as number[],
+      subject: [] as string[],
+      data: [] as string[],
+      at: [] as string[],
+      prev: [] as string[],
+      hash: [] as string[],
+    };
     for (let seq = start; seq < Math.min(n + 1, start + 5000); seq++) {
       const f: HashFields = {
-        orgId, seq, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${seq}`,
-        data: entryData(seq), createdAt: new Date(t0 + seq), prevHash,
+        orgId,
+        seq,
+        actor: "system:bench",
+        action: "bench.appended",
+        subjectType: "account",
+        subject: `bench${seq}`,
+        data: entryData(seq),
+        createdAt: new Date(t0 + seq),
+        prevHash,
       };
       const hash = entryHash(f);
-      cols.id.push(randomUUID()); cols.seq.push(seq); cols.subject.push(f.subject!); cols.data.push(JSON.stringify(f.data));
-      cols.at.push(f.createdAt.toISOString()); cols.prev.push(prevHash); cols.hash.push(hash);
+      cols.id.push(randomUUID());
+      cols.seq.push(seq);
+      cols.subject.push(f.subject!);
+      cols.data.push(JSON.stringify(f.data));
+      cols.at.push(f.createdAt.toISOString());
+      cols.prev.push(prevHash);
+      cols.hash.push(hash);
       prevHash = hash;
     }
     await admin.query(
@@ -116,12 +159,33 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Prom
   for (let start = 1; start <= n; start += 10_000) {
     const fields: HashFields[] = [];
     for (let seq = start; seq < Math.min(n + 1, start + 10_000); seq++) {
-      fields.push({ orgId, seq, actor: "system:bench", action: "bench.appended", subjectType: "account", subject: `bench${seq}`, data: entryData(seq), createdAt: new Date(t + seq), prevHash });
+      fields.push({
+        orgId,
+        seq,
+        actor: "system:bench",
+        action: "bench.appended",
+        subjectType: "account",
+        subject: `bench${seq}`,
+        data: entryData(seq),
+        createdAt: new Date(t + seq),
+        prevHash,
+      });
       prevHash = "x".repeat(64);
     }
     const j0 = now();
     const texts = fields.map((f) =>
-      jcs({ v: 1, orgId: f.orgId, seq: f.seq, actor: f.actor, action: f.action, subjectType: f.subjectType, subject: f.subject, data: f.data, createdAt: f.createdAt.toISOString(), prevHash: f.prevHash }),
+      jcs({
+        v: 1,
+        orgId: f.orgId,
+        seq: f.seq,
+        actor: f.actor,
+        action: f.action,
+        subjectType: f.subjectType,
+        subject: f.subject,
+        data: f.data,
+        createdAt: f.createdAt.toISOString(),
+        prevHash: f.prevHash,
+      }),
     );
     const buffers = texts.map((s) => Buffer.from(s));
     const s0 = now();
@@ -130,7 +194,15 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Prom
     rawShaSec += (s1 - s0) / 1000;
     jcsShaSec += (s1 - j0) / 1000;
   }
-  return { entries: result.entries, verifySec: round(verifySec), valid: result.valid, rawShaSec: round(rawShaSec), jcsShaSec: round(jcsShaSec), ratio: round(rawShaSec / verifySec), usPerEntry: round((verifySec * 1e6) / n) };
+  return {
+    entries: result.entries,
+    verifySec: round(verifySec),
+    valid: result.valid,
+    rawShaSec: round(rawShaSec),
+    jcsShaSec: round(jcsShaSec),
+    ratio: round(rawShaSec / verifySec),
+    usPerEntry: round((verifySec * 1e6) / n),
+  };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

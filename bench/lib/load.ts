@@ -26,9 +26,14 @@ export type LoadSpec = {
  * Drives `servers` (one or more instances, connections split between them) from this process over
  * loopback for `durationSec` or `amount` requests, whichever comes first.
  */
-export async function load(servers: BenchServer[], spec: LoadSpec, opts: { connections: number; durationSec: number; amount: number }): Promise<LoadResult> {
+export async function load(
+  servers: BenchServer[],
+  spec: LoadSpec,
+  opts: { connections: number; durationSec: number; amount: number },
+): Promise<LoadResult> {
   for (const s of servers) {
-    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`server ${s.base} has exited (${s.child.exitCode ?? s.child.signalCode}):\n${s.stderr.slice(-3000)}`);
+    if (s.child.exitCode !== null || s.child.signalCode !== null)
+      throw new Error(`server ${s.base} has exited (${s.child.exitCode ?? s.child.signalCode}):\n${s.stderr.slice(-3000)}`);
   }
   await settle(servers);
   const before = await Promise.all(servers.map((s) => s.dbQueries()));

@@ -1,5 +1,5 @@
-import type { LoadResult } from "./load";
 import type { AppendResult, VerifyBench } from "./audit";
+import type { LoadResult } from "./load";
 
 export type Report = {
   label: string;
@@ -28,25 +28,55 @@ export function goals(rep: Report): Goal[] {
     out.push({ goal, measured: `${x}× (${a.rps} / ${b.rps} rps)`, target: `≥ ${min}×`, met: x >= min });
   };
   ratio("authenticated read / one-query public route", h.tenant, h.did, 0.8);
-  if (h.tenant) out.push({ goal: "db round trips per authenticated read", measured: String(h.tenant.dbPerRequest), target: "≤ 1", met: h.tenant.dbPerRequest === null ? null : h.tenant.dbPerRequest <= 1 });
+  if (h.tenant)
+    out.push({
+      goal: "db round trips per authenticated read",
+      measured: String(h.tenant.dbPerRequest),
+      target: "≤ 1",
+      met: h.tenant.dbPerRequest === null ? null : h.tenant.dbPerRequest <= 1,
+    });
   if (h.health_warn && h.health_info) {
     const cost = r2(1 - h.health_info.rps / h.health_warn.rps);
-    out.push({ goal: "LOG_LEVEL=info cost on health", measured: `${Math.round(cost * 100)}% (${h.health_info.rps} / ${h.health_warn.rps} rps)`, target: "≤ 15%", met: cost <= 0.15 });
+    out.push({
+      goal: "LOG_LEVEL=info cost on health",
+      measured: `${Math.round(cost * 100)}% (${h.health_info.rps} / ${h.health_warn.rps} rps)`,
+      target: "≤ 15%",
+      met: cost <= 0.15,
+    });
   }
   const v = rep.audit.verify?.["100x"] ?? rep.audit.verify?.["10x"];
-  if (v) out.push({ goal: `audit verification (${v.entries} entries) / raw SHA-256`, measured: `${v.ratio}× (${v.verifySec}s vs ${v.rawShaSec}s)`, target: "≥ 0.5×", met: v.ratio >= 0.5 && v.valid });
+  if (v)
+    out.push({
+      goal: `audit verification (${v.entries} entries) / raw SHA-256`,
+      measured: `${v.ratio}× (${v.verifySec}s vs ${v.rawShaSec}s)`,
+      target: "≥ 0.5×",
+      met: v.ratio >= 0.5 && v.valid,
+    });
   const a = rep.audit.appends;
-  if (a) out.push({ goal: `${a.writers} concurrent appenders / plain inserts`, measured: `${a.ratio}× (${a.chainPerSec} vs ${a.plainPerSec}/s), chain valid: ${a.chainValid}`, target: "≥ 0.3×, one chain", met: a.ratio >= 0.3 && a.chainValid });
+  if (a)
+    out.push({
+      goal: `${a.writers} concurrent appenders / plain inserts`,
+      measured: `${a.ratio}× (${a.chainPerSec} vs ${a.plainPerSec}/s), chain valid: ${a.chainValid}`,
+      target: "≥ 0.3×, one chain",
+      met: a.ratio >= 0.3 && a.chainValid,
+    });
   if (h.free_one && h.free_two) {
     const added = r2((h.free_two.rps - h.free_one.rps) / h.free_one.rps);
-    out.push({ goal: "second instance adds (POST /v1/accounts/free)", measured: `${added}× (${h.free_two.rps} vs ${h.free_one.rps} rps)`, target: "≥ 0.6×", met: added >= 0.6 });
+    out.push({
+      goal: "second instance adds (POST /v1/accounts/free)",
+      measured: `${added}× (${h.free_two.rps} vs ${h.free_one.rps} rps)`,
+      target: "≥ 0.6×",
+      met: added >= 0.6,
+    });
   }
   return out;
 }
 
 export function printReport(rep: Report): void {
   rep.goals = goals(rep);
-  console.log(`\n## Bench "${rep.label}" ${rep.startedAt} (${rep.durationSec}s, ${rep.quick ? "quick" : "full"}) on ${rep.machine.cpus} × ${rep.machine.cpuModel}, node ${rep.machine.node}\n`);
+  console.log(
+    `\n## Bench "${rep.label}" ${rep.startedAt} (${rep.durationSec}s, ${rep.quick ? "quick" : "full"}) on ${rep.machine.cpus} × ${rep.machine.cpuModel}, node ${rep.machine.node}\n`,
+  );
   console.log("| route | rps | p50 ms | p99 ms | db round trips / request | non-2xx |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const [k, r] of [...Object.entries(rep.http), ...Object.entries(rep.scaling)]) {
@@ -58,9 +88,13 @@ export function printReport(rep: Report): void {
   const row = (name: string, f: (k: string) => string) => console.log(`| ${name} | ${f("1x")} | ${f("10x")} | ${f("100x")} |`);
   row("free create rps (accounts)", (k) => String(s[`free_${k}`]?.rps ?? "-"));
   row("account read rps (accounts)", (k) => String(s[`account_${k}`]?.rps ?? "-"));
-  row("audit verify µs/entry (entries)", (k) => (rep.audit.verify?.[k] ? `${rep.audit.verify[k].usPerEntry} (${rep.audit.verify[k].entries})` : "-"));
+  row("audit verify µs/entry (entries)", (k) =>
+    rep.audit.verify?.[k] ? `${rep.audit.verify[k].usPerEntry} (${rep.audit.verify[k].entries})` : "-",
+  );
   if (rep.audit.appendsLongChain) {
-    console.log(`\nappends on an empty chain: ${rep.audit.appends?.chainPerSec}/s; on a chain of ${rep.audit.appendsLongChain.chainEntries}: ${rep.audit.appendsLongChain.chainPerSec}/s`);
+    console.log(
+      `\nappends on an empty chain: ${rep.audit.appends?.chainPerSec}/s; on a chain of ${rep.audit.appendsLongChain.chainEntries}: ${rep.audit.appendsLongChain.chainPerSec}/s`,
+    );
   }
   console.log("\n| goal | measured | target | met |");
   console.log("|---|---|---|---|");

@@ -1,9 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { freePort } from "../../src/server/testing/instance";
 
-export type BenchServer = { base: string; child: ChildProcess; logFile: string; stderr: string; dbQueries(): Promise<number>; stop(): Promise<void> };
+export type BenchServer = {
+  base: string;
+  child: ChildProcess;
+  logFile: string;
+  stderr: string;
+  dbQueries(): Promise<number>;
+  stop(): Promise<void>;
+};
 
 const PRELOAD = path.resolve(import.meta.dirname, "count-queries.mjs");
 
@@ -12,7 +19,13 @@ const PRELOAD = path.resolve(import.meta.dirname, "count-queries.mjs");
  * the bench database. Its stdout (the access log at info) goes to a file, as under a supervisor.
  * `dir` runs another checkout (the code before a change) against the same database.
  */
-export async function startServer(opts: { databaseUrl: string; dataDir: string; logLevel: "warn" | "info"; dir?: string; env?: Record<string, string> }): Promise<BenchServer> {
+export async function startServer(opts: {
+  databaseUrl: string;
+  dataDir: string;
+  logLevel: "warn" | "info";
+  dir?: string;
+  env?: Record<string, string>;
+}): Promise<BenchServer> {
   const port = await freePort();
   const cwd = opts.dir ?? process.cwd();
   const logFile = path.join(opts.dataDir, `server-${port}.log`);

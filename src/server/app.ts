@@ -1,22 +1,22 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { env } from "@/env";
+import { CLIENT_IP_HEADER } from "./auth/client-ip";
 import { connectDb, migrateDatabase } from "./db/client";
-import { createPipeline } from "./http/pipeline";
+import { resolveClientIp } from "./http/middleware/client-ip";
 import { nodeHandler } from "./http/node-adapter";
 import { isPipelinePath } from "./http/paths";
+import { createPipeline } from "./http/pipeline";
 import { routes } from "./http/routes";
 import { startJobs } from "./jobs";
 import { logger } from "./log";
-import { listenOperatorSocket } from "./operator-socket";
-import { assertMessagingConfigured } from "./providers/messaging";
-import { assertKycConfigured } from "./providers/kyc";
-import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
-import { assertPaymentsConfigured } from "./providers/payments";
-import { advisorConfig } from "./providers/advisor";
-import { resolveClientIp } from "./http/middleware/client-ip";
 import { compileCidrs } from "./net/cidr";
-import { CLIENT_IP_HEADER } from "./auth/client-ip";
+import { listenOperatorSocket } from "./operator-socket";
+import { advisorConfig } from "./providers/advisor";
+import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
+import { assertKycConfigured } from "./providers/kyc";
+import { assertMessagingConfigured } from "./providers/messaging";
+import { assertPaymentsConfigured } from "./providers/payments";
 
 export type StartOptions = {
   port?: number;
@@ -57,20 +57,28 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     closeNext = () => app.close();
   }
 
-  const trusted = compileCidrs(e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean));
+  const trusted = compileCidrs(
+    e.TRUSTED_PROXIES.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     if (isPipelinePath(path) || !nextHandle) return void api(req, res);
     // Next's handlers cannot see the socket: hand them the client address resolved exactly as the
     // /v1 pipeline does (console rate limits, the allowlist page). Any incoming value is replaced.
     const xff = req.headers["x-forwarded-for"];
-    req.headers[CLIENT_IP_HEADER] = resolveClientIp(req.socket.remoteAddress ?? "", Array.isArray(xff) ? xff.join(",") : xff ?? null, trusted);
+    req.headers[CLIENT_IP_HEADER] = resolveClientIp(
+      req.socket.remoteAddress ?? "",
+      Array.isArray(xff) ? xff.join(",") : (xff ?? null),
+      trusted,
+    );
     void nextHandle(req, res);
   });
   server.keepAliveTimeout = 65_000;
 
   const stopOperator = conn.kind === "embedded" ? listenOperatorSocket(conn.prisma) : () => undefined;
-  const stopJobs = opts.runJobs ?? e.BI_RUN_JOBS ? startJobs(conn.prisma) : async () => undefined;
+  const stopJobs = (opts.runJobs ?? e.BI_RUN_JOBS) ? startJobs(conn.prisma) : async () => undefined;
   await new Promise<void>((resolve) => server.listen(opts.port ?? e.PORT, opts.host ?? e.HOST, resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
+import type { Logger } from "pino";
 import type { Organization } from "@/generated/prisma/client.ts";
 import type { Db } from "./db/client";
-import type { Logger } from "pino";
 
 /**
  * Who is calling. An API key counts as one identity (for four-eyes checks); a console member is

@@ -53,8 +53,7 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 /** Shorthands for the errors services raise most. */
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} was not found.`);
-export const conflict = (reason: string, message: string, extra?: ErrorDetails) =>
-  new AppError("CONFLICT", message, { reason, ...extra });
+export const conflict = (reason: string, message: string, extra?: ErrorDetails) => new AppError("CONFLICT", message, { reason, ...extra });
 export const forbidden = (reason: string, message: string) => new AppError("FORBIDDEN", message, { reason });
 export const unauthorized = (reason: string, message: string) => new AppError("UNAUTHORIZED", message, { reason });
 export const rateLimited = (retryAfterSec: number, message = "Too many requests; retry later.", extraHeaders?: Record<string, string>) =>

@@ -17,7 +17,9 @@ describe("asynchronous access log", () => {
       Array.from({ length: 16 }, async () => {
         while (next < N) {
           const i = next++;
-          const res = await fetch(`${inst.base}${i % 2 ? "/v1/whoami" : "/v1/tenant"}`, { headers: { authorization: `Bearer ${org.apiKey}` } });
+          const res = await fetch(`${inst.base}${i % 2 ? "/v1/whoami" : "/v1/tenant"}`, {
+            headers: { authorization: `Bearer ${org.apiKey}` },
+          });
           await res.arrayBuffer();
           statuses.push(res.status);
         }
@@ -26,7 +28,10 @@ describe("asynchronous access log", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(N);
     const code = await stopInstance(inst, "SIGTERM");
     expect(code).toBe(0);
-    const lines = inst.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { msg: string; route?: string; status?: number; apiKey?: unknown });
+    const lines = inst.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; route?: string; status?: number; apiKey?: unknown });
     // (start-up polled /v1/health; those lines are not this test's)
     const access = lines.filter((l) => l.msg === "request" && l.route !== "/v1/health");
     expect(access).toHaveLength(N);

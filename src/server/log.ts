@@ -6,18 +6,50 @@ import { env } from "@/env";
  * wherever it sits, so a careless `log.info({ body })` cannot leak an API key, code or address.
  */
 const SENSITIVE_KEYS = [
-  "authorization", "apiKey", "apikey", "key", "secret", "signingSecret", "password", "consolePassword",
-  "code", "devCode", "token", "emailProofToken", "phoneProofToken", "kycCreateToken", "accessToken",
-  "email", "phone", "address", "to", "signature", "x-bi-signature", "cookie", "set-cookie",
-  "ownerPublicKey", "activePublicKey", "deviceFingerprint", "body", "payloadToSign",
+  "authorization",
+  "apiKey",
+  "apikey",
+  "key",
+  "secret",
+  "signingSecret",
+  "password",
+  "consolePassword",
+  "code",
+  "devCode",
+  "token",
+  "emailProofToken",
+  "phoneProofToken",
+  "kycCreateToken",
+  "accessToken",
+  "email",
+  "phone",
+  "address",
+  "to",
+  "signature",
+  "x-bi-signature",
+  "cookie",
+  "set-cookie",
+  "ownerPublicKey",
+  "activePublicKey",
+  "deviceFingerprint",
+  "body",
+  "payloadToSign",
 ];
 
 const paths = SENSITIVE_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`]);
 
-const g = globalThis as unknown as { __biLog?: pino.Logger; __biAccessLog?: pino.Logger; __biLogDest?: ReturnType<typeof pino.destination> };
+const g = globalThis as unknown as {
+  __biLog?: pino.Logger;
+  __biAccessLog?: pino.Logger;
+  __biLogDest?: ReturnType<typeof pino.destination>;
+};
 
 /** A logger with the service's redaction rules; `destination` lets tests read what would be written. */
-export function createLogger(level: pino.LevelWithSilent, destination?: pino.DestinationStream, opts: { redact?: boolean } = {}): pino.Logger {
+export function createLogger(
+  level: pino.LevelWithSilent,
+  destination?: pino.DestinationStream,
+  opts: { redact?: boolean } = {},
+): pino.Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { service: "bind-identity", env: env().BI_ENV },

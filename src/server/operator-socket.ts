@@ -3,8 +3,8 @@ import net from "node:net";
 import path from "node:path";
 import { env } from "@/env";
 import type { Db } from "./db/client";
-import { provisionOrganization, type ProvisionInput } from "./services/org";
 import { listOutbox, OutboxQuery } from "./providers/messaging/dev-outbox";
+import { type ProvisionInput, provisionOrganization } from "./services/org";
 
 /**
  * The embedded database can be opened by one process only. While the service runs on it, operator
@@ -25,12 +25,13 @@ export function listenOperatorSocket(db: Db): () => void {
       try {
         const msg = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { cmd: string; input: unknown };
         let result: unknown;
-        if (msg.cmd === "org:create") result = await provisionOrganization(db, msg.input as ProvisionInput, { type: "system", label: "org-create" });
+        if (msg.cmd === "org:create")
+          result = await provisionOrganization(db, msg.input as ProvisionInput, { type: "system", label: "org-create" });
         else if (msg.cmd === "outbox:list") result = await listOutbox(db, OutboxQuery.parse(msg.input));
         else throw new Error("unknown command");
-        sock.end(JSON.stringify({ ok: true, result }) + "\n");
+        sock.end(`${JSON.stringify({ ok: true, result })}\n`);
       } catch (err) {
-        sock.end(JSON.stringify({ ok: false, error: (err as Error).message }) + "\n");
+        sock.end(`${JSON.stringify({ ok: false, error: (err as Error).message })}\n`);
       }
     });
   });
@@ -49,7 +50,7 @@ export function callOperatorSocket<T>(cmd: string, input: unknown): Promise<T | 
   return new Promise((resolve, reject) => {
     const sock = net.connect(file);
     let buf = "";
-    sock.on("connect", () => sock.write(JSON.stringify({ cmd, input }) + "\n"));
+    sock.on("connect", () => sock.write(`${JSON.stringify({ cmd, input })}\n`));
     sock.on("data", (c) => (buf += c.toString("utf8")));
     sock.on("end", () => {
       try {

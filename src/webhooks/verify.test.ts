@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "./verify";
 
 const secret = "whsec_test-secret";
-const body = JSON.stringify({ event: "kyc.approved", tenantId: "org-1", payload: { personDid: "did:web:x:people:1", level: "basic-kyc" }, createdAt: "2026-11-23T07:00:00.000Z" });
+const body = JSON.stringify({
+  event: "kyc.approved",
+  tenantId: "org-1",
+  payload: { personDid: "did:web:x:people:1", level: "basic-kyc" },
+  createdAt: "2026-11-23T07:00:00.000Z",
+});
 const now = 1_790_000_000_000;
 
 function headers(overrides: Record<string, string> = {}, signedBody = body, ts = String(now)) {
@@ -49,7 +54,9 @@ describe("verifyWebhook", () => {
     const old = String(now - 301_000);
     expect(reasonOf(() => verifyWebhook(body, headers({}, body, old), secret, { now }))).toBe("timestamp_out_of_tolerance");
     expect(verifyWebhook(body, headers({}, body, old), secret, { now, toleranceSec: 600 }).timestampMs).toBe(now - 301_000);
-    expect(reasonOf(() => verifyWebhook(body, headers({}, body, String(now + 301_000)), secret, { now }))).toBe("timestamp_out_of_tolerance");
+    expect(reasonOf(() => verifyWebhook(body, headers({}, body, String(now + 301_000)), secret, { now }))).toBe(
+      "timestamp_out_of_tolerance",
+    );
     expect(reasonOf(() => verifyWebhook(body, headers({ "X-BI-Timestamp": "12.5" }), secret, { now }))).toBe("invalid_timestamp");
   });
 

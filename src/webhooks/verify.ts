@@ -16,10 +16,19 @@ export type WebhookEnvelope = { event: string; tenantId: string; payload: Record
 
 export type VerifiedWebhook = WebhookEnvelope & { deliveryId: string; timestampMs: number };
 
-export type VerifyFailure = "missing_header" | "invalid_timestamp" | "timestamp_out_of_tolerance" | "invalid_signature" | "invalid_body" | "event_mismatch";
+export type VerifyFailure =
+  | "missing_header"
+  | "invalid_timestamp"
+  | "timestamp_out_of_tolerance"
+  | "invalid_signature"
+  | "invalid_body"
+  | "event_mismatch";
 
 export class WebhookVerificationError extends Error {
-  constructor(readonly reason: VerifyFailure, message: string) {
+  constructor(
+    readonly reason: VerifyFailure,
+    message: string,
+  ) {
     super(message);
     this.name = "WebhookVerificationError";
   }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { billingCall, statusOf, type CheckoutStatus } from "./checkout-api";
+import { billingCall, type CheckoutStatus, statusOf } from "./checkout-api";
 
 type Revealed = { apiKey: string; consolePassword: string; organizationId: string; warning: string };
 
@@ -54,15 +54,24 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
     }
   }
 
-  if (error) return <p role="alert" className="mt-6 rounded-md border border-red-200 bg-red-50 p-4 text-red-800">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" className="mt-6 rounded-md border border-red-200 bg-red-50 p-4 text-red-800">
+        {error}
+      </p>
+    );
   if (!status) return <p className="mt-6 text-slate-500">Checking your payment…</p>;
   if (revealed) {
     return (
       <section className="mt-6 space-y-4 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <p role="status" className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">{revealed.warning}</p>
+        <p role="status" className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          {revealed.warning}
+        </p>
         <Secret label="API key" value={revealed.apiKey} />
         <Secret label="Console password" value={revealed.consolePassword} />
-        <p className="text-sm text-slate-600">Organization id: <code>{revealed.organizationId}</code></p>
+        <p className="text-sm text-slate-600">
+          Organization id: <code>{revealed.organizationId}</code>
+        </p>
       </section>
     );
   }
@@ -85,7 +94,11 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
       <p data-testid="checkout-status">{body}</p>
       <p className="mt-1 text-sm text-slate-500">{status.emailMasked}</p>
       {status.status === "provisioned" && status.revealAvailable ? (
-        <button onClick={reveal} className="mt-6 rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500">
+        <button
+          type="button"
+          onClick={reveal}
+          className="mt-6 rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500"
+        >
           Show my API key (once)
         </button>
       ) : null}

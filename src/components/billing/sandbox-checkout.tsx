@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { billingCall, statusOf, type CheckoutStatus } from "./checkout-api";
+import { billingCall, type CheckoutStatus, statusOf } from "./checkout-api";
 
 const PLAN_NAMES: Record<string, string> = { builder: "Builder", growth: "Growth", institutional: "Institutional" };
 
@@ -26,7 +26,12 @@ export function SandboxCheckout({ sessionId }: { sessionId: string }) {
     }
   }
 
-  if (error && !status) return <p role="alert" className="mt-6 rounded-md border border-red-200 bg-red-50 p-4 text-red-800">{error}</p>;
+  if (error && !status)
+    return (
+      <p role="alert" className="mt-6 rounded-md border border-red-200 bg-red-50 p-4 text-red-800">
+        {error}
+      </p>
+    );
   if (!status) return <p className="mt-6 text-slate-500">Loading your checkout…</p>;
   const payable = status.status === "awaiting_payment";
   return (
@@ -39,15 +44,26 @@ export function SandboxCheckout({ sessionId }: { sessionId: string }) {
         <dt className="text-slate-500">Card</dt>
         <dd className="font-mono">4242 4242 4242 4242 (test)</dd>
       </dl>
-      {error ? <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+          {error}
+        </p>
+      ) : null}
       {payable ? (
-        <button onClick={pay} disabled={paying} className="mt-6 w-full rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60">
+        <button
+          type="button"
+          onClick={pay}
+          disabled={paying}
+          className="mt-6 w-full rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60"
+        >
           {paying ? "Paying…" : "Pay with the test card"}
         </button>
       ) : (
         <p className="mt-6 text-slate-700">
           This checkout is {status.status.replace("_", " ")}.{" "}
-          <a className="text-indigo-600 underline" href={`/billing/return?session=${encodeURIComponent(sessionId)}`}>See its status</a>
+          <a className="text-indigo-600 underline" href={`/billing/return?session=${encodeURIComponent(sessionId)}`}>
+            See its status
+          </a>
         </p>
       )}
     </section>

@@ -1,16 +1,16 @@
 "use client";
 
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { DropdownMenu } from "radix-ui";
 import { signOut } from "next-auth/react";
+import { DropdownMenu } from "radix-ui";
 import { createContext, useContext, useEffect } from "react";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { TRPCReactProvider, useTRPC } from "@/trpc/react";
-import { ToastProvider } from "@/components/ui/toast";
 import { Badge } from "@/components/ui/badge";
-import { atLeast, roleLabel, type Role } from "./roles";
+import { ToastProvider } from "@/components/ui/toast";
+import { TRPCReactProvider, useTRPC } from "@/trpc/react";
 import { NAV } from "./nav";
+import { atLeast, type Role, roleLabel } from "./roles";
 
 export type Me = { email: string; role: Role; organizationName: string; organizationId: string; environment: string };
 
@@ -33,7 +33,10 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
         <ToastProvider>
           <SessionCheck path={path} />
           <div className="min-h-screen lg:flex">
-            <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:p-2">
+            <a
+              href="#main"
+              className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:p-2"
+            >
               Skip to content
             </a>
             <aside className="hidden w-60 shrink-0 border-r border-slate-200 bg-white lg:block">
@@ -41,7 +44,9 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
                 <Link href="/console" className="text-sm font-semibold uppercase tracking-wide text-indigo-600">
                   Bind Identity
                 </Link>
-                <p className="mt-1 truncate text-sm text-slate-600" title={me.organizationName}>{me.organizationName}</p>
+                <p className="mt-1 truncate text-sm text-slate-600" title={me.organizationName}>
+                  {me.organizationName}
+                </p>
               </div>
               <nav aria-label="Console" className="px-3 pb-6">
                 <ul className="space-y-0.5">
@@ -104,6 +109,7 @@ function SessionCheck({ path }: { path: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   useQuery({ ...trpc.session.me.queryOptions(), refetchInterval: 60_000, refetchOnWindowFocus: true });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: asks again on every navigation (path), on purpose
   useEffect(() => {
     void qc.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
   }, [path, qc, trpc]);
@@ -118,7 +124,11 @@ function UserMenu({ me }: { me: Me }) {
         <span aria-hidden>▾</span>
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
-        <DropdownMenu.Content align="end" sideOffset={6} className="z-50 min-w-56 rounded-md border border-slate-200 bg-white p-1 shadow-lg">
+        <DropdownMenu.Content
+          align="end"
+          sideOffset={6}
+          className="z-50 min-w-56 rounded-md border border-slate-200 bg-white p-1 shadow-lg"
+        >
           <DropdownMenu.Label className="px-2 py-1.5 text-xs text-slate-500">
             Signed in as <span className="font-medium text-slate-800">{roleLabel(me.role)}</span>
           </DropdownMenu.Label>
@@ -144,9 +154,12 @@ export function RoleGate({ min, children }: { min: Role; children: React.ReactNo
     <div role="alert" className="card mx-auto mt-10 max-w-md text-center">
       <h1 className="text-lg font-semibold">Not available to your role</h1>
       <p className="mt-2 text-sm text-slate-600">
-        This page needs the <strong>{roleLabel(min)}</strong> role or higher; you are signed in as {roleLabel(me.role)}. Ask an admin of your organization.
+        This page needs the <strong>{roleLabel(min)}</strong> role or higher; you are signed in as {roleLabel(me.role)}. Ask an admin of
+        your organization.
       </p>
-      <Link href="/console" className="btn-secondary mt-4">Back to the dashboard</Link>
+      <Link href="/console" className="btn-secondary mt-4">
+        Back to the dashboard
+      </Link>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
-import { signIn } from "next-auth/react";
 import { useSearchParams } from "next/navigation";
+import { signIn } from "next-auth/react";
 import { useState } from "react";
 
 type Step = { kind: "password" } | { kind: "code"; challengeId: string };
@@ -64,27 +64,54 @@ export function SignInForm() {
   return (
     <form onSubmit={onSubmit} className="card mt-6 space-y-4" noValidate>
       {params.get("ended") && step.kind === "password" && !error && (
-        <p role="status" className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">Your session has ended. Sign in again.</p>
+        <p role="status" className="rounded-md bg-amber-50 p-3 text-sm text-amber-900">
+          Your session has ended. Sign in again.
+        </p>
       )}
       {step.kind === "password" ? (
         <>
           <div>
-            <label htmlFor="organizationId" className="label">Organization ID</label>
-            <input id="organizationId" className="field font-mono" autoComplete="organization" required value={form.organizationId} onChange={set("organizationId")} />
+            <label htmlFor="organizationId" className="label">
+              Organization ID
+            </label>
+            <input
+              id="organizationId"
+              className="field font-mono"
+              autoComplete="organization"
+              required
+              value={form.organizationId}
+              onChange={set("organizationId")}
+            />
           </div>
           <div>
-            <label htmlFor="email" className="label">Email</label>
+            <label htmlFor="email" className="label">
+              Email
+            </label>
             <input id="email" type="email" className="field" autoComplete="username" required value={form.email} onChange={set("email")} />
           </div>
           <div>
-            <label htmlFor="password" className="label">Console password</label>
-            <input id="password" type="password" className="field" autoComplete="current-password" required value={form.password} onChange={set("password")} />
+            <label htmlFor="password" className="label">
+              Console password
+            </label>
+            <input
+              id="password"
+              type="password"
+              className="field"
+              autoComplete="current-password"
+              required
+              value={form.password}
+              onChange={set("password")}
+            />
           </div>
         </>
       ) : (
         <div>
-          <p className="mb-3 text-sm text-slate-600">We emailed a 6-digit code to <strong>{form.email}</strong>. It is valid for 10 minutes.</p>
-          <label htmlFor="code" className="label">Sign-in code</label>
+          <p className="mb-3 text-sm text-slate-600">
+            We emailed a 6-digit code to <strong>{form.email}</strong>. It is valid for 10 minutes.
+          </p>
+          <label htmlFor="code" className="label">
+            Sign-in code
+          </label>
           <input
             id="code"
             className="field font-mono tracking-[0.4em]"
@@ -93,18 +120,31 @@ export function SignInForm() {
             pattern="[0-9]{6}"
             maxLength={6}
             required
+            // biome-ignore lint/a11y/noAutofocus: the field appears because the member just asked for the code; focus goes where they type next
             autoFocus
             value={form.code}
             onChange={set("code")}
           />
         </div>
       )}
-      {error && <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">{error}</p>}
+      {error && (
+        <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">
+          {error}
+        </p>
+      )}
       <button type="submit" className="btn-primary w-full" disabled={busy}>
         {busy ? "Checking…" : step.kind === "code" ? "Verify and sign in" : "Continue"}
       </button>
       {step.kind === "code" && (
-        <button type="button" className="btn-secondary w-full" onClick={() => { setStep({ kind: "password" }); setForm({ ...form, code: "" }); setError(null); }}>
+        <button
+          type="button"
+          className="btn-secondary w-full"
+          onClick={() => {
+            setStep({ kind: "password" });
+            setForm({ ...form, code: "" });
+            setError(null);
+          }}
+        >
           Start again
         </button>
       )}

@@ -2,7 +2,7 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { MethodBadge, ScopeBadge } from "./badges";
-import { SchemaTable, type Schema } from "./schema-table";
+import { type Schema, SchemaTable } from "./schema-table";
 
 type Operation = {
   summary: string;
@@ -77,7 +77,10 @@ export function ApiReference() {
         <header className="mb-8 border-b border-slate-200 pb-6">
           <h1 className="text-3xl font-bold tracking-tight">{doc.info.title}</h1>
           <p className="mt-1 text-sm text-slate-500">
-            Version {doc.info.version} · <a className="text-indigo-600 underline" href="/v1/openapi.json">openapi.json</a>
+            Version {doc.info.version} ·{" "}
+            <a className="text-indigo-600 underline" href="/v1/openapi.json">
+              openapi.json
+            </a>
           </p>
           {doc.info.description && <p className="mt-3 max-w-3xl text-slate-700">{doc.info.description}</p>}
         </header>
@@ -116,7 +119,11 @@ function OperationCard({ entry, schemas }: { entry: Entry; schemas: Record<strin
           <ul className="mt-1 text-sm">
             {params.map((p) => (
               <li key={`${p.in}-${p.name}`}>
-                <code className="font-mono">{p.name}</code> <span className="text-slate-500">({p.in}{p.required ? ", required" : ""})</span>
+                <code className="font-mono">{p.name}</code>{" "}
+                <span className="text-slate-500">
+                  ({p.in}
+                  {p.required ? ", required" : ""})
+                </span>
               </li>
             ))}
           </ul>

@@ -8,7 +8,9 @@ const METHOD_COLORS: Record<string, string> = {
 
 export function MethodBadge({ method, small }: { method: string; small?: boolean }) {
   return (
-    <span className={`inline-block rounded font-mono font-bold uppercase ${small ? "w-12 px-1 text-[10px]" : "px-2 py-0.5 text-xs"} ${METHOD_COLORS[method] ?? "bg-slate-100"}`}>
+    <span
+      className={`inline-block rounded font-mono font-bold uppercase ${small ? "w-12 px-1 text-[10px]" : "px-2 py-0.5 text-xs"} ${METHOD_COLORS[method] ?? "bg-slate-100"}`}
+    >
       {method}
     </span>
   );

@@ -15,8 +15,7 @@ export type Schema = {
   oneOf?: Schema[];
 };
 
-const resolve = (s: Schema, schemas: Record<string, Schema>): Schema =>
-  s.$ref ? (schemas[s.$ref.split("/").pop()!] ?? s) : s;
+const resolve = (s: Schema, schemas: Record<string, Schema>): Schema => (s.$ref ? (schemas[s.$ref.split("/").pop()!] ?? s) : s);
 
 function typeLabel(s: Schema, schemas: Record<string, Schema>): string {
   const r = resolve(s, schemas);
@@ -57,7 +56,9 @@ export function SchemaTable({ schema, schemas }: { schema: Schema; schemas: Reco
               {s.required?.includes(name) && <span className="ml-1 text-rose-600">*</span>}
             </td>
             <td className="py-1 pr-4 font-mono text-xs text-slate-700">{typeLabel(p, schemas)}</td>
-            <td className="py-1 text-xs text-slate-500">{[resolve(p, schemas).description, constraints(resolve(p, schemas))].filter(Boolean).join(" · ")}</td>
+            <td className="py-1 text-xs text-slate-500">
+              {[resolve(p, schemas).description, constraints(resolve(p, schemas))].filter(Boolean).join(" · ")}
+            </td>
           </tr>
         ))}
       </tbody>

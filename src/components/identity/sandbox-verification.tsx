@@ -7,7 +7,11 @@ const DOCUMENTS = [
   { outcome: "rejected", title: "Forged identity card", detail: "The review rejects the applicant for good." },
   { outcome: "retry", title: "Blurred driving licence", detail: "The provider asks for a resubmission." },
   { outcome: "pep", title: "Passport of a politically exposed person", detail: "Approved, and screening raises a PEP alert." },
-  { outcome: "sanctions", title: "Passport of a sanctioned person", detail: "The review fails on a sanctions match and a compliance case opens." },
+  {
+    outcome: "sanctions",
+    title: "Passport of a sanctioned person",
+    detail: "The review fails on a sanctions match and a compliance case opens.",
+  },
 ] as const;
 
 type Outcome = (typeof DOCUMENTS)[number]["outcome"];
@@ -55,7 +59,10 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
           {STATUS_TEXT[result.status] ?? `Status: ${result.status}`}
         </p>
         {result.redirectUrl ? (
-          <a href={result.redirectUrl} className="mt-4 inline-block rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500">
+          <a
+            href={result.redirectUrl}
+            className="mt-4 inline-block rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500"
+          >
             Continue
           </a>
         ) : (
@@ -76,7 +83,14 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
               choice === d.outcome ? "border-indigo-500 ring-2 ring-indigo-200" : "border-slate-200 hover:border-slate-300"
             }`}
           >
-            <input type="radio" name="outcome" value={d.outcome} checked={choice === d.outcome} onChange={() => setChoice(d.outcome)} className="mt-1" />
+            <input
+              type="radio"
+              name="outcome"
+              value={d.outcome}
+              checked={choice === d.outcome}
+              onChange={() => setChoice(d.outcome)}
+              className="mt-1"
+            />
             <span>
               <span className="block font-medium">{d.title}</span>
               <span className="block text-sm text-slate-600">{d.detail}</span>
@@ -89,7 +103,11 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
           {error}
         </p>
       ) : null}
-      <button type="submit" disabled={busy} className="w-full rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60 sm:w-auto">
+      <button
+        type="submit"
+        disabled={busy}
+        className="w-full rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60 sm:w-auto"
+      >
         {busy ? "Submitting…" : "Submit document"}
       </button>
     </form>

@@ -7,7 +7,11 @@ const TONES = {
 } as const;
 
 export function Badge({ tone = "slate", children }: { tone?: keyof typeof TONES; children: React.ReactNode }) {
-  return <span className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>;
+  return (
+    <span className={`inline-flex items-center whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ${TONES[tone]}`}>
+      {children}
+    </span>
+  );
 }
 
 export function PageHeader({ title, description, actions }: { title: string; description?: React.ReactNode; actions?: React.ReactNode }) {
@@ -22,7 +26,8 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export const fmtTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—");
+export const fmtTime = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
 
 /** A DID short enough for a table cell: its method and last segment, the full DID on hover and for screen readers. */
 export function ShortDid({ did }: { did: string }) {
@@ -32,7 +37,9 @@ export function ShortDid({ did }: { did: string }) {
   return (
     <span title={did} className="whitespace-nowrap font-mono text-xs">
       <span className="sr-only">{did}</span>
-      <span aria-hidden>{kind} {short}</span>
+      <span aria-hidden>
+        {kind} {short}
+      </span>
     </span>
   );
 }

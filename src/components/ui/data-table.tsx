@@ -1,6 +1,7 @@
 "use client";
 
 import {
+  type ColumnDef,
   columnFilteringFeature,
   createColumnHelper,
   createFilteredRowModel,
@@ -8,6 +9,7 @@ import {
   createSortedRowModel,
   filterFn_includesString,
   globalFilteringFeature,
+  type RowData,
   rowPaginationFeature,
   rowSortingFeature,
   sortFn_alphanumeric,
@@ -15,10 +17,8 @@ import {
   sortFn_text,
   tableFeatures,
   useTable,
-  type ColumnDef,
-  type RowData,
 } from "@tanstack/react-table";
-import { ErrorState, EmptyState, LoadingRows } from "./states";
+import { EmptyState, ErrorState, LoadingRows } from "./states";
 
 /** The features every console table uses: sorting, a text filter over all columns, client paging. */
 export const tableFeatureSet = tableFeatures({
@@ -33,6 +33,7 @@ export const tableFeatureSet = tableFeatures({
   filterFns: { includesString: filterFn_includesString },
 });
 export type Features = typeof tableFeatureSet;
+// biome-ignore lint/suspicious/noExplicitAny: a row's columns hold values of different types (TanStack Table's own idiom for column arrays)
 export type Columns<T extends RowData> = ColumnDef<Features, T, any>[];
 export const columnsFor = <T extends RowData>() => createColumnHelper<Features, T>();
 
@@ -56,7 +57,18 @@ const NO_ROWS: never[] = [];
  * A sortable, filterable, paged table (TanStack Table) with loading, empty and error states. On a
  * phone the table scrolls sideways inside its card instead of squeezing the columns.
  */
-export function DataTable<T extends RowData>({ label, columns, data, isLoading, error, onRetry, empty, filterPlaceholder = "Filter…", pageSize = 20, toolbar }: Props<T>) {
+export function DataTable<T extends RowData>({
+  label,
+  columns,
+  data,
+  isLoading,
+  error,
+  onRetry,
+  empty,
+  filterPlaceholder = "Filter…",
+  pageSize = 20,
+  toolbar,
+}: Props<T>) {
   const table = useTable({
     features: tableFeatureSet,
     columns,
@@ -111,7 +123,9 @@ export function DataTable<T extends RowData>({ label, columns, data, isLoading, 
                               className="inline-flex items-center gap-1 rounded uppercase hover:text-slate-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400"
                             >
                               <table.FlexRender header={header} />
-                              <span aria-hidden className="text-slate-400">{sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : "↕"}</span>
+                              <span aria-hidden className="text-slate-400">
+                                {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : "↕"}
+                              </span>
                             </button>
                           ) : (
                             <table.FlexRender header={header} />

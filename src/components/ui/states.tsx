@@ -7,6 +7,7 @@ export function LoadingRows({ rows = 4 }: { rows?: number }) {
     <div role="status" aria-live="polite" className="space-y-2 p-4">
       <span className="sr-only">Loading…</span>
       {Array.from({ length: rows }, (_, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: identical placeholders that never reorder
         <div key={i} className="h-6 animate-pulse rounded bg-slate-100" />
       ))}
     </div>

@@ -1,12 +1,12 @@
-import { describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
+import { describe, expect, it } from "vitest";
+import type { MemberRole } from "@/generated/prisma/enums.ts";
+import type { ServiceContext } from "../context";
 import { getDb } from "../db/client";
 import { logger } from "../log";
 import { createTestOrg } from "../testing/harness";
-import type { ServiceContext } from "../context";
 import { appRouter, createCaller } from "./root";
-import { ROLE_RANK, type ConsoleMeta } from "./trpc";
-import type { MemberRole } from "@/generated/prisma/enums.ts";
+import { type ConsoleMeta, ROLE_RANK } from "./trpc";
 
 /**
  * The weakest role of every console procedure. A procedure missing here fails the test, so a new
@@ -29,7 +29,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "tenant.disableSigning": "admin",
   "tenant.setIpAllowlist": "admin",
   "tenant.setCountryPolicy": "admin",
-    "tenant.acceptDpa": "admin",
+  "tenant.acceptDpa": "admin",
   "tenant.changePassword": "owner",
   "audit.list": "compliance_officer",
   "audit.verify": "compliance_officer",
@@ -66,7 +66,15 @@ async function ctxFor(role: MemberRole): Promise<ServiceContext> {
   const db = await getDb();
   const { orgId } = await createTestOrg();
   const org = await db.organization.findUniqueOrThrow({ where: { id: orgId } });
-  return { db, org, actor: { type: "member", email: `${role}@roles.test`, role }, correlationId: "t", clientIp: "127.0.0.1", log: logger(), now: () => new Date() };
+  return {
+    db,
+    org,
+    actor: { type: "member", email: `${role}@roles.test`, role },
+    correlationId: "t",
+    clientIp: "127.0.0.1",
+    log: logger(),
+    now: () => new Date(),
+  };
 }
 
 function call(svc: ServiceContext | null, path: string) {
@@ -75,7 +83,11 @@ function call(svc: ServiceContext | null, path: string) {
   return caller[ns]![name]!(undefined);
 }
 
-const codeOf = (p: Promise<unknown>) => p.then(() => "OK", (e: unknown) => (e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => "OK",
+    (e: unknown) => (e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`),
+  );
 
 describe("every console procedure is gated by role", () => {
   it("lists exactly the procedures whose roles are decided here", () => {
@@ -95,7 +107,9 @@ describe("every console procedure is gated by role", () => {
       if (weaker) expect([path, weaker, await codeOf(call(ctx[weaker]!, path))]).toEqual([path, weaker, "FORBIDDEN"]);
       // With no input the minimum role gets past the gate: a query may answer, anything else fails validation.
       if (p._def.type === "query") {
-        expect([path, min, await codeOf(call(ctx[min]!, path))]).toSatisfy(([, , code]: string[]) => code === "OK" || code === "BAD_REQUEST");
+        expect([path, min, await codeOf(call(ctx[min]!, path))]).toSatisfy(
+          ([, , code]: string[]) => code === "OK" || code === "BAD_REQUEST",
+        );
       }
     }
   });

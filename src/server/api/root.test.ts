@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { ServiceContext } from "../context";
 import { getDb } from "../db/client";
 import { logger } from "../log";
 import { createTestOrg } from "../testing/harness";
-import type { ServiceContext } from "../context";
 import { createCaller } from "./root";
 
 async function memberContext(role: string) {
@@ -10,7 +10,13 @@ async function memberContext(role: string) {
   const { orgId } = await createTestOrg();
   const org = (await db.organization.findUnique({ where: { id: orgId } }))!;
   const svc: ServiceContext = {
-    db, org, actor: { type: "member", email: `${role}@acme.test`, role }, correlationId: "t", clientIp: "127.0.0.1", log: logger(), now: () => new Date(),
+    db,
+    org,
+    actor: { type: "member", email: `${role}@acme.test`, role },
+    correlationId: "t",
+    clientIp: "127.0.0.1",
+    log: logger(),
+    now: () => new Date(),
   };
   return { db, orgId, caller: createCaller({ svc }) };
 }

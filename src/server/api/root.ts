@@ -1,16 +1,16 @@
-import { createCallerFactory, router } from "./trpc";
-import { tenantRouter } from "./routers/tenant";
-import { sessionRouter } from "./routers/session";
-import { membersRouter } from "./routers/members";
-import { apiKeysRouter } from "./routers/api-keys";
-import { auditRouter } from "./routers/audit";
 import { accountsRouter } from "./routers/accounts";
 import { amlRouter } from "./routers/aml";
-import { webhooksRouter } from "./routers/webhooks";
+import { apiKeysRouter } from "./routers/api-keys";
+import { auditRouter } from "./routers/audit";
 import { dashboardRouter } from "./routers/dashboard";
 import { organizationsRouter } from "./routers/kyc";
+import { membersRouter } from "./routers/members";
 import { peopleRouter } from "./routers/people";
 import { riskRouter } from "./routers/risk";
+import { sessionRouter } from "./routers/session";
+import { tenantRouter } from "./routers/tenant";
+import { webhooksRouter } from "./routers/webhooks";
+import { createCallerFactory, router } from "./trpc";
 
 /** The console's API, served over HTTP at /api/trpc (src/app/api/trpc) with the member's session as context. */
 export const appRouter = router({

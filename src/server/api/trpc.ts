@@ -2,8 +2,8 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import type { MemberRole } from "@/generated/prisma/enums.ts";
-import { ERRORS, isAppError } from "../errors";
 import type { ServiceContext } from "../context";
+import { ERRORS, isAppError } from "../errors";
 
 /**
  * The console's door. Its context is the same ServiceContext the /v1 pipeline builds, with the
@@ -18,20 +18,24 @@ export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, c
 /** Each procedure records its weakest admitted role, so tests can walk every procedure and check it. */
 export type ConsoleMeta = { minRole: MemberRole };
 
-const t = initTRPC.context<ConsoleContext>().meta<ConsoleMeta>().create({
-  transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    if (isAppError(cause)) return { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } };
-    // Input errors: one readable line per field, for the page to show as is.
-    if (cause instanceof ZodError) {
-      return { ...shape, message: cause.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ") };
-    }
-    // Anything unexpected answers like /v1's 500: nothing of the failure reaches the browser.
-    if (error.code === "INTERNAL_SERVER_ERROR") return { ...shape, message: ERRORS.INTERNAL.message, data: { ...shape.data, stack: undefined } };
-    return shape;
-  },
-});
+const t = initTRPC
+  .context<ConsoleContext>()
+  .meta<ConsoleMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      if (isAppError(cause)) return { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } };
+      // Input errors: one readable line per field, for the page to show as is.
+      if (cause instanceof ZodError) {
+        return { ...shape, message: cause.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ") };
+      }
+      // Anything unexpected answers like /v1's 500: nothing of the failure reaches the browser.
+      if (error.code === "INTERNAL_SERVER_ERROR")
+        return { ...shape, message: ERRORS.INTERNAL.message, data: { ...shape.data, stack: undefined } };
+      return shape;
+    },
+  });
 
 /** AppError -> TRPCError through the one table in errors.ts; anything else is an internal error with no detail. */
 const mapErrors = t.middleware(async ({ next }) => {
@@ -48,12 +52,15 @@ export const createCallerFactory = t.createCallerFactory;
 
 /** A procedure for members holding at least `minRole`; the service sees the member as actor. */
 export function consoleProcedure(minRole: MemberRole) {
-  return t.procedure.meta({ minRole }).use(mapErrors).use(({ ctx, next }) => {
-    const svc = ctx.svc;
-    if (!svc || svc.actor.type !== "member") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to the console." });
-    if (ROLE_RANK[svc.actor.role as MemberRole] < ROLE_RANK[minRole]) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minRole} role or higher.` });
-    }
-    return next({ ctx: { svc } });
-  });
+  return t.procedure
+    .meta({ minRole })
+    .use(mapErrors)
+    .use(({ ctx, next }) => {
+      const svc = ctx.svc;
+      if (svc?.actor.type !== "member") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to the console." });
+      if (ROLE_RANK[svc.actor.role as MemberRole] < ROLE_RANK[minRole]) {
+        throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minRole} role or higher.` });
+      }
+      return next({ ctx: { svc } });
+    });
 }

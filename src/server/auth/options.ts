@@ -1,10 +1,10 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/env";
-import { getDb } from "../db/client";
 import { deriveKey } from "../crypto/secret-box";
+import { getDb } from "../db/client";
 import { isAppError } from "../errors";
-import { completeConsoleSignIn, type ConsoleSessionClaims } from "../services/org";
+import { type ConsoleSessionClaims, completeConsoleSignIn } from "../services/org";
 import { clientIpFrom } from "./client-ip";
 
 /** Console sessions last a working day; the member row is still checked on every request. */

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { getToken } from "next-auth/jwt";
 import { env } from "@/env";
-import { getDb } from "../db/client";
 import type { ServiceContext } from "../context";
-import { resolveConsoleSession, type ConsoleSessionClaims } from "../services/org";
-import { consoleAuthSecret } from "./options";
+import { getDb } from "../db/client";
+import { type ConsoleSessionClaims, resolveConsoleSession } from "../services/org";
 import { clientIpFrom } from "./client-ip";
+import { consoleAuthSecret } from "./options";
 
 type CookieSource = { getAll(): { name: string; value: string }[] };
 
@@ -20,5 +20,8 @@ export async function consoleContextFrom(cookies: CookieSource, headers: Headers
     secureCookie: env().BI_ENV === "production",
   });
   const correlationId = randomUUID();
-  return resolveConsoleSession(await getDb(), claims as Partial<ConsoleSessionClaims> | null, { clientIp: clientIpFrom(headers), correlationId });
+  return resolveConsoleSession(await getDb(), claims as Partial<ConsoleSessionClaims> | null, {
+    clientIp: clientIpFrom(headers),
+    correlationId,
+  });
 }

@@ -9,7 +9,7 @@ export function localSecretFile(name: string, make: () => string): string {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const value = make();
   try {
-    fs.writeFileSync(file, value + "\n", { mode: 0o600, flag: "wx" });
+    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: "wx" });
     return value;
   } catch {
     // Another process created it first; use theirs.

@@ -50,7 +50,7 @@ export function signEddsaJcs2022(
     ...(unsecured["@context"] !== undefined ? { "@context": unsecured["@context"] } : {}),
   };
   const signature = ed25519.sign(hashData(options, unsecured), opts.secretKey);
-  return { ...unsecured, proof: { ...options, proofValue: "z" + base58.encode(signature) } as DataIntegrityProof };
+  return { ...unsecured, proof: { ...options, proofValue: `z${base58.encode(signature)}` } as DataIntegrityProof };
 }
 
 export type VerifyOutcome = { verified: true; verificationMethod: string } | { verified: false; reason: string };
@@ -61,23 +61,30 @@ export type VerifyOutcome = { verified: true; verificationMethod: string } | { v
  * Never throws for a bad credential: the reason says what is wrong.
  */
 export function verifyEddsaJcs2022(secured: unknown, resolveKey: (verificationMethod: string) => Uint8Array | null): VerifyOutcome {
-  if (typeof secured !== "object" || secured === null || Array.isArray(secured)) return { verified: false, reason: "the credential is not a JSON object" };
+  if (typeof secured !== "object" || secured === null || Array.isArray(secured))
+    return { verified: false, reason: "the credential is not a JSON object" };
   const { proof, ...document } = secured as JsonObject;
-  if (typeof proof !== "object" || proof === null || Array.isArray(proof)) return { verified: false, reason: "the credential has no single proof object" };
+  if (typeof proof !== "object" || proof === null || Array.isArray(proof))
+    return { verified: false, reason: "the credential has no single proof object" };
   const p = proof as JsonObject;
-  if (p.type !== "DataIntegrityProof") return { verified: false, reason: `proof.type is ${JSON.stringify(p.type)}, not DataIntegrityProof` };
-  if (p.cryptosuite !== "eddsa-jcs-2022") return { verified: false, reason: `proof.cryptosuite is ${JSON.stringify(p.cryptosuite)}, not eddsa-jcs-2022` };
+  if (p.type !== "DataIntegrityProof")
+    return { verified: false, reason: `proof.type is ${JSON.stringify(p.type)}, not DataIntegrityProof` };
+  if (p.cryptosuite !== "eddsa-jcs-2022")
+    return { verified: false, reason: `proof.cryptosuite is ${JSON.stringify(p.cryptosuite)}, not eddsa-jcs-2022` };
   if (p.proofPurpose !== "assertionMethod") return { verified: false, reason: "proof.proofPurpose is not assertionMethod" };
   if (typeof p.verificationMethod !== "string") return { verified: false, reason: "proof.verificationMethod is missing" };
-  if (typeof p.proofValue !== "string" || !p.proofValue.startsWith("z")) return { verified: false, reason: "proof.proofValue is not a base58btc multibase string" };
+  if (typeof p.proofValue !== "string" || !p.proofValue.startsWith("z"))
+    return { verified: false, reason: "proof.proofValue is not a base58btc multibase string" };
   if (p["@context"] !== undefined) {
     const proofCtx = ([] as unknown[]).concat(p["@context"]);
     const docCtx = ([] as unknown[]).concat(document["@context"] ?? []);
-    if (proofCtx.some((c, i) => jcs(c) !== jcs(docCtx[i] ?? null))) return { verified: false, reason: "the document's @context does not start with the proof's @context" };
+    if (proofCtx.some((c, i) => jcs(c) !== jcs(docCtx[i] ?? null)))
+      return { verified: false, reason: "the document's @context does not start with the proof's @context" };
     document["@context"] = p["@context"];
   }
   const publicKey = resolveKey(p.verificationMethod);
-  if (!publicKey) return { verified: false, reason: `the verification method ${p.verificationMethod} is not an assertionMethod key of the issuer` };
+  if (!publicKey)
+    return { verified: false, reason: `the verification method ${p.verificationMethod} is not an assertionMethod key of the issuer` };
   let signature: Uint8Array;
   try {
     signature = base58.decode(p.proofValue.slice(1));
@@ -90,5 +97,7 @@ export function verifyEddsaJcs2022(secured: unknown, resolveKey: (verificationMe
   } catch {
     ok = false;
   }
-  return ok ? { verified: true, verificationMethod: p.verificationMethod } : { verified: false, reason: "the signature does not match the credential's contents" };
+  return ok
+    ? { verified: true, verificationMethod: p.verificationMethod }
+    : { verified: false, reason: "the signature does not match the credential's contents" };
 }

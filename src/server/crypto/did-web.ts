@@ -7,7 +7,7 @@ export function didWebUrl(did: string): string {
   const m = /^did:web:([^:#?]+)((?::[^:#?]+)*)$/.exec(did);
   if (!m) throw new Error(`${did} is not a did:web DID`);
   const host = decodeURIComponent(m[1]!);
-  const path = m[2] ? m[2].slice(1).split(":").map(decodeURIComponent).join("/") + "/did.json" : ".well-known/did.json";
+  const path = m[2] ? `${m[2].slice(1).split(":").map(decodeURIComponent).join("/")}/did.json` : ".well-known/did.json";
   const loopback = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host);
   return `${loopback ? "http" : "https"}://${host}/${path}`;
 }

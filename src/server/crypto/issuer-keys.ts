@@ -21,7 +21,7 @@ export function publicKeyMultibase(publicKey: Uint8Array): string {
   const bytes = new Uint8Array(ED25519_MULTICODEC.length + publicKey.length);
   bytes.set(ED25519_MULTICODEC);
   bytes.set(publicKey, ED25519_MULTICODEC.length);
-  return "z" + base58.encode(bytes);
+  return `z${base58.encode(bytes)}`;
 }
 
 export function decodePublicKeyMultibase(multibase: string): Uint8Array {
@@ -42,8 +42,7 @@ let current: SigningKey | undefined;
 export function issuerSigningKey(): SigningKey {
   current ??= fromSeed(
     base64urlnopad.decode(
-      env().BI_ISSUER_SIGNING_KEY ??
-        localSecretFile("issuer-ed25519.seed", () => base64urlnopad.encode(ed25519.utils.randomSecretKey())),
+      env().BI_ISSUER_SIGNING_KEY ?? localSecretFile("issuer-ed25519.seed", () => base64urlnopad.encode(ed25519.utils.randomSecretKey())),
     ),
   );
   return current;
@@ -69,8 +68,7 @@ export function issuerDid(): string {
 /** The verification method id of a key: the DID plus its multibase as fragment. */
 export const verificationMethodId = (key: IssuerKey) => `${issuerDid()}#${key.publicKeyMultibase}`;
 
-export const signEd25519 = (message: Uint8Array, key: SigningKey = issuerSigningKey()) =>
-  ed25519.sign(message, key.secretKey);
+export const signEd25519 = (message: Uint8Array, key: SigningKey = issuerSigningKey()) => ed25519.sign(message, key.secretKey);
 
 export function verifyEd25519(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   try {

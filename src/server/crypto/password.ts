@@ -16,7 +16,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (alg !== "scrypt" || !saltB64 || !hashB64) return false;
   const expected = Buffer.from(hashB64, "base64url");
   const actual = await scryptAsync(password, Buffer.from(saltB64, "base64url"), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p),
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
   });
   return timingSafeEqual(actual, expected);
 }

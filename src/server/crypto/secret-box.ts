@@ -13,12 +13,15 @@ type Key = { id: string; key: Buffer };
 let keys: Key[] | undefined;
 
 function parseKeys(spec: string): Key[] {
-  return spec.split(",").filter(Boolean).map((part, i) => {
-    const [id, b64] = part.includes(":") ? (part.split(":", 2) as [string, string]) : [`k${i + 1}`, part];
-    const key = Buffer.from(b64, "base64");
-    if (key.length !== 32) throw new Error(`BI_ENCRYPTION_KEY entry ${id} must be 32 bytes of base64`);
-    return { id, key };
-  });
+  return spec
+    .split(",")
+    .filter(Boolean)
+    .map((part, i) => {
+      const [id, b64] = part.includes(":") ? (part.split(":", 2) as [string, string]) : [`k${i + 1}`, part];
+      const key = Buffer.from(b64, "base64");
+      if (key.length !== 32) throw new Error(`BI_ENCRYPTION_KEY entry ${id} must be 32 bytes of base64`);
+      return { id, key };
+    });
 }
 
 function loadKeys(): Key[] {

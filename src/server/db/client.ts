@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaClient, Prisma } from "@/generated/prisma/client.ts";
 import { env } from "@/env";
+import { Prisma, PrismaClient } from "@/generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
 
 export type Db = PrismaClient;
@@ -57,10 +57,16 @@ class ListeningClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
   override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
-    const ready = super.connect().then(() => super.query("LISTEN bi_auth")).then(() => this as pg.Client);
+    const ready = super
+      .connect()
+      .then(() => super.query("LISTEN bi_auth"))
+      .then(() => this as pg.Client);
     if (!callback) return ready;
     const cb = callback as (err: Error | null, c?: pg.Client) => void;
-    ready.then((c) => cb(null, c), (err: Error) => cb(err));
+    ready.then(
+      (c) => cb(null, c),
+      (err: Error) => cb(err),
+    );
   }
 }
 
@@ -141,9 +147,7 @@ export async function migrateDatabase(): Promise<string[]> {
 export function connectDb(): Promise<Connection> {
   g.__biDb ??= (async () => {
     const e = env();
-    return e.DATABASE_URL
-      ? openPostgres(e.DATABASE_URL)
-      : openEmbedded(path.resolve(e.BI_DATA_DIR, "pglite"));
+    return e.DATABASE_URL ? openPostgres(e.DATABASE_URL) : openEmbedded(path.resolve(e.BI_DATA_DIR, "pglite"));
   })();
   return g.__biDb;
 }

@@ -1,4 +1,4 @@
-import { z, type ZodType } from "zod";
+import { type ZodType, z } from "zod";
 import { env } from "@/env";
 import { ERRORS, type ErrorCode } from "../errors";
 import type { RouteDef } from "./types";
@@ -17,7 +17,10 @@ export const ErrorEnvelope = z
       details: z
         .looseObject({
           reason: z.string().optional().describe("Machine-readable cause for UNAUTHORIZED, FORBIDDEN and CONFLICT."),
-          issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("VALIDATION_ERROR: field paths and messages."),
+          issues: z
+            .array(z.object({ path: z.string(), message: z.string() }))
+            .optional()
+            .describe("VALIDATION_ERROR: field paths and messages."),
           retryAfterSec: z.int().min(0).optional().describe("RATE_LIMITED and PROVIDER_UNAVAILABLE: seconds to wait."),
         })
         .optional(),
@@ -35,9 +38,9 @@ export function errorCodesFor(r: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   const hasParams = pathParamNames(r.path).length > 0;
   if (r.body || r.query || r.params || hasParams || r.idempotent) codes.add("VALIDATION_ERROR");
-  if (r.auth !== "public") ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"].forEach((c) => codes.add(c as ErrorCode));
+  if (r.auth !== "public") for (const c of ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"] as const) codes.add(c);
   if (hasParams || r.sandboxOnly) codes.add("NOT_FOUND");
-  if (r.idempotent) ["CONFLICT", "IDEMPOTENCY_KEY_REUSED"].forEach((c) => codes.add(c as ErrorCode));
+  if (r.idempotent) for (const c of ["CONFLICT", "IDEMPOTENCY_KEY_REUSED"] as const) codes.add(c);
   if (r.body) codes.add("PAYLOAD_TOO_LARGE");
   for (const c of r.errors ?? []) codes.add(c);
   codes.add("INTERNAL");
@@ -85,7 +88,14 @@ const p = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 function commonHeaders(r: RouteDef): Json {
   const out: Json = { "X-Correlation-Id": h("X-Correlation-Id") };
   if (r.auth !== "public") {
-    for (const n of ["x-ratelimit-plan-limit", "x-ratelimit-plan-remaining", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) out[n] = h(n);
+    for (const n of [
+      "x-ratelimit-plan-limit",
+      "x-ratelimit-plan-remaining",
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+    ])
+      out[n] = h(n);
   }
   return out;
 }
@@ -96,7 +106,8 @@ function errorResponses(r: RouteDef): Json {
   const out: Json = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers: Json = commonHeaders(r);
-    if (codes.includes("RATE_LIMITED")) Object.assign(headers, { "Retry-After": h("Retry-After"), "x-ratelimit-plan-reset": h("x-ratelimit-plan-reset") });
+    if (codes.includes("RATE_LIMITED"))
+      Object.assign(headers, { "Retry-After": h("Retry-After"), "x-ratelimit-plan-reset": h("x-ratelimit-plan-reset") });
     out[String(status)] = {
       description: codes.map((c) => `${c}: ${ERRORS[c].message}`).join(" "),
       "x-error-codes": codes,
@@ -125,7 +136,13 @@ function parameters(r: RouteDef, components: Record<string, Json>): Json[] {
     const q = objectSchema(r.query, components);
     const required = (q.required as string[] | undefined) ?? [];
     for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, Json>)) {
-      out.push({ name, in: "query", required: required.includes(name), schema, ...(schema.description ? { description: schema.description } : {}) });
+      out.push({
+        name,
+        in: "query",
+        required: required.includes(name),
+        schema,
+        ...(schema.description ? { description: schema.description } : {}),
+      });
     }
   }
   out.push(p("CorrelationId"));
@@ -171,13 +188,42 @@ const header = (description: string, schema: Json = { type: "integer", minimum: 
 function staticComponents(): Json {
   return {
     securitySchemes: {
-      bearer: { type: "http", scheme: "bearer", description: "API key: `bi_test_…` on sandbox, `bi_…` on production. Server-side use only." },
+      bearer: {
+        type: "http",
+        scheme: "bearer",
+        description: "API key: `bi_test_…` on sandbox, `bi_…` on production. Server-side use only.",
+      },
     },
     parameters: {
-      CorrelationId: { name: "X-Correlation-Id", in: "header", required: false, schema: { type: "string", pattern: "^[A-Za-z0-9._:\\-]{1,128}$" }, description: "Echoed and logged; generated when omitted." },
-      IdempotencyKey: { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", minLength: 1, maxLength: 255 }, description: "Scoped to the organization; a retry within 24 hours replays the first answer, another body is 422, a retry while the first runs is 409." },
-      SignatureTimestamp: { name: "X-BI-Timestamp", in: "header", required: false, schema: { type: "string", pattern: "^\\d{1,16}$" }, description: "Unix time in milliseconds; required once request signing is enabled." },
-      Signature: { name: "X-BI-Signature", in: "header", required: false, schema: { type: "string" }, description: "Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled." },
+      CorrelationId: {
+        name: "X-Correlation-Id",
+        in: "header",
+        required: false,
+        schema: { type: "string", pattern: "^[A-Za-z0-9._:\\-]{1,128}$" },
+        description: "Echoed and logged; generated when omitted.",
+      },
+      IdempotencyKey: {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        schema: { type: "string", minLength: 1, maxLength: 255 },
+        description:
+          "Scoped to the organization; a retry within 24 hours replays the first answer, another body is 422, a retry while the first runs is 409.",
+      },
+      SignatureTimestamp: {
+        name: "X-BI-Timestamp",
+        in: "header",
+        required: false,
+        schema: { type: "string", pattern: "^\\d{1,16}$" },
+        description: "Unix time in milliseconds; required once request signing is enabled.",
+      },
+      Signature: {
+        name: "X-BI-Signature",
+        in: "header",
+        required: false,
+        schema: { type: "string" },
+        description: "Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled.",
+      },
     },
     headers: {
       "X-Correlation-Id": header("The request's correlation id.", { type: "string" }),
@@ -198,7 +244,10 @@ export function buildOpenApiDocument(routes: RouteDef[]): Json {
   const envelope = toSchema(ErrorEnvelope, "output", schemas);
   if (!schemas.ErrorEnvelope) schemas.ErrorEnvelope = envelope;
   const paths: Record<string, Json> = {};
-  for (const r of routes) (paths[r.path] ??= {})[r.method.toLowerCase()] = operation(r, schemas);
+  for (const r of routes) {
+    paths[r.path] ??= {};
+    paths[r.path]![r.method.toLowerCase()] = operation(r, schemas);
+  }
   const e = env();
   return {
     openapi: "3.1.0",

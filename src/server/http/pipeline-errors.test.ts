@@ -2,22 +2,30 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
+import { client } from "../testing/harness";
+import { MAX_BODY_BYTES, nodeHandler } from "./node-adapter";
 import { createPipeline } from "./pipeline";
-import { nodeHandler, MAX_BODY_BYTES } from "./node-adapter";
 import { route } from "./route";
 import { routes } from "./routes";
-import { client } from "../testing/harness";
 
 // Routes that fail on purpose, served by the real pipeline next to the real route table.
 const failing = [
   route({
-    method: "GET", path: "/v1/test/crash", auth: "public", tag: "Test", summary: "throws",
+    method: "GET",
+    path: "/v1/test/crash",
+    auth: "public",
+    tag: "Test",
+    summary: "throws",
     handler: async () => {
       throw new Error("password=hunter2 at db.internal:5432 (SELECT * FROM secrets)");
     },
   }),
   route({
-    method: "GET", path: "/v1/test/db-error", auth: "public", tag: "Test", summary: "bad SQL",
+    method: "GET",
+    path: "/v1/test/db-error",
+    auth: "public",
+    tag: "Test",
+    summary: "bad SQL",
     handler: async ({ state }) => state.db.$queryRawUnsafe("SELECT * FROM no_such_table_with_secret_name"),
   }),
 ];

@@ -22,7 +22,9 @@ describe("the /v1 pipeline", () => {
     const { url } = await testServer();
     const res = await client(url).get("/v1/nope", { headers: { "x-correlation-id": "c1" } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: "No such route.", details: { path: "/v1/nope" }, correlationId: "c1" } });
+    expect(res.body).toEqual({
+      error: { code: "NOT_FOUND", message: "No such route.", details: { path: "/v1/nope" }, correlationId: "c1" },
+    });
   });
 
   it("answers ready once migrations are applied", async () => {

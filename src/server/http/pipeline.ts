@@ -1,32 +1,31 @@
 import { env } from "@/env";
+import type { ServiceContext } from "../context";
 import type { Db } from "../db/client";
 import { logger } from "../log";
-import { isReply } from "./route";
-import { errorResponse, jsonResponse } from "./respond";
-import { correlationId } from "./middleware/correlation-id";
-import { clientIp } from "./middleware/client-ip";
-import { routeMatch } from "./middleware/route-match";
-import { ipBackstop, planLimit, rateLimitFactor } from "./middleware/rate-limit";
-import { planLimitPerMinute } from "../platform/plans";
 import type { AuthCache } from "../platform/auth-cache";
 import { defaultAuthCache } from "../platform/auth-cache-listener";
-import { batchedWindows, type BatchedWindows } from "../platform/rate-limit-batch";
+import { planLimitPerMinute } from "../platform/plans";
+import { type BatchedWindows, batchedWindows } from "../platform/rate-limit-batch";
 import { apiKeyAuth, authCacheEnabled, requireScope } from "./middleware/api-key";
+import { clientIp } from "./middleware/client-ip";
+import { correlationId } from "./middleware/correlation-id";
+import { idempotency } from "./middleware/idempotency";
 import { ipAllowlist } from "./middleware/ip-allowlist";
+import { requestMetrics } from "./middleware/metrics";
+import { ipBackstop, planLimit, rateLimitFactor } from "./middleware/rate-limit";
+import { routeMatch } from "./middleware/route-match";
 import { requestSigning } from "./middleware/signing";
 import { validateInput } from "./middleware/validate";
-import { idempotency } from "./middleware/idempotency";
-import { requestMetrics } from "./middleware/metrics";
+import { errorResponse, jsonResponse } from "./respond";
+import { isReply } from "./route";
 import type { HttpRequest, HttpResponse, Middleware, PipelineState, RouteDef } from "./types";
-import type { ServiceContext } from "../context";
 
 /** Per-client-IP backstop (decisions.md §4). */
 export const IP_BACKSTOP_PER_MINUTE = 6000;
 
 export function compose(middleware: Middleware[], final: (s: PipelineState) => Promise<HttpResponse>) {
   return (state: PipelineState): Promise<HttpResponse> => {
-    const run = (i: number): Promise<HttpResponse> =>
-      i < middleware.length ? middleware[i]!(state, () => run(i + 1)) : final(state);
+    const run = (i: number): Promise<HttpResponse> => (i < middleware.length ? middleware[i]!(state, () => run(i + 1)) : final(state));
     return run(0);
   };
 }
@@ -54,7 +53,11 @@ async function invoke(state: PipelineState): Promise<HttpResponse> {
   });
   if (isReply(result)) {
     if (result.text !== undefined) {
-      return { status: result.status ?? 200, headers: { ...state.headers, "content-type": result.contentType ?? "text/plain", ...result.headers }, body: result.text };
+      return {
+        status: result.status ?? 200,
+        headers: { ...state.headers, "content-type": result.contentType ?? "text/plain", ...result.headers },
+        body: result.text,
+      };
     }
     return jsonResponse(state, result.status ?? route.successStatus ?? 200, result.body, result.headers);
   }
@@ -82,7 +85,11 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
     [
       correlationId(),
       requestMetrics(),
-      clientIp(e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean)),
+      clientIp(
+        e.TRUSTED_PROXIES.split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
       routeMatch(routes),
       ipBackstop(IP_BACKSTOP_PER_MINUTE * factor, windows),
       apiKeyAuth(authCache),

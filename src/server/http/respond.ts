@@ -15,7 +15,10 @@ export function errorResponse(state: PipelineState, err: unknown): HttpResponse 
   if (isAppError(err)) {
     appErr = err;
   } else {
-    state.log.error({ err: { name: (err as Error)?.name, message: (err as Error)?.message, stack: (err as Error)?.stack } }, "unhandled error");
+    state.log.error(
+      { err: { name: (err as Error)?.name, message: (err as Error)?.message, stack: (err as Error)?.stack } },
+      "unhandled error",
+    );
     appErr = new AppError("INTERNAL");
   }
   return jsonResponse(state, appErr.status, errorEnvelope(appErr, state.correlationId), appErr.headers);

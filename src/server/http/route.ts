@@ -1,4 +1,4 @@
-import type { z, ZodType } from "zod";
+import type { ZodType, z } from "zod";
 import type { ErrorCode } from "../errors";
 import type { HandlerInput, Reply, RouteAuth, RouteDef } from "./types";
 
@@ -9,7 +9,11 @@ type Infer<T> = T extends ZodType ? z.output<T> : undefined;
  * service call it makes. The same declaration drives validation, the OpenAPI document and the
  * security test suite.
  */
-export function route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined, P extends ZodType | undefined = undefined>(def: {
+export function route<
+  B extends ZodType | undefined = undefined,
+  Q extends ZodType | undefined = undefined,
+  P extends ZodType | undefined = undefined,
+>(def: {
   method: RouteDef["method"];
   path: string;
   auth: RouteAuth;

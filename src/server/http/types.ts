@@ -1,10 +1,10 @@
-import type { ZodType } from "zod";
-import type { Organization, ApiKey } from "@/generated/prisma/client.ts";
 import type { Logger } from "pino";
+import type { ZodType } from "zod";
+import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
+import type { ServiceContext } from "../context";
 import type { Db } from "../db/client";
 import type { ErrorCode } from "../errors";
 import type { Scope } from "../platform/scopes";
-import type { ServiceContext } from "../context";
 
 /** A request as the pipeline sees it: already read off the socket, body as exact bytes. */
 export type HttpRequest = {
@@ -36,7 +36,14 @@ export type HandlerInput<B, Q, P> = {
 };
 
 /** What a handler may return instead of plain JSON data. */
-export type Reply = { __reply: true; status?: number; body?: unknown; text?: string; contentType?: string; headers?: Record<string, string> };
+export type Reply = {
+  __reply: true;
+  status?: number;
+  body?: unknown;
+  text?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+};
 
 export type RouteDef = {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -56,7 +63,7 @@ export type RouteDef = {
    * Public idempotent routes: the caller's credential within the request (e.g. the email proof
    * token) that scopes the key, so two callers choosing the same key never see each other's answer.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: erased in the route table; route() types it against the route's own body schema
   idempotencyScope?: (body: any) => string;
   /** Answers 404 when BI_ENV=production. */
   sandboxOnly?: boolean;
@@ -64,7 +71,7 @@ export type RouteDef = {
   errors?: ErrorCode[];
   /** Response media type when not JSON (e.g. the metrics exposition). */
   produces?: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: one table holds routes of every input type; route() checks each handler against its own schemas
   handler: (input: HandlerInput<any, any, any>) => Promise<unknown>;
 };
 

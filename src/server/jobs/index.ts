@@ -1,14 +1,13 @@
 import type { Db } from "../db/client";
 import { logger } from "../log";
-import { purgeExpiredWindows } from "../platform/rate-limit";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
+import { purgeExpiredWindows } from "../platform/rate-limit";
 import { exportRunnerJob } from "./export-runner";
+import type { Job } from "./job";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
-import type { Job } from "./job";
 
 export type { Job };
-
 
 export const jobs: Job[] = [
   { name: "purge-rate-limit-windows", everyMs: 60_000, run: (db) => purgeExpiredWindows(db) },
@@ -43,7 +42,7 @@ export function startJobs(db: Db, list: Job[] = jobs): () => Promise<void> {
       running.add(p);
     }, job.everyMs);
   });
-  timers.forEach((t) => t.unref());
+  for (const t of timers) t.unref();
   return async () => {
     stopped = true;
     timers.forEach(clearInterval);

@@ -1,7 +1,6 @@
-import { dispatchOutboxEvents } from "../services/webhooks";
-import { purgeWebhookHistory } from "../services/webhooks";
-import { deliveryWorker } from "./webhook-delivery";
+import { dispatchOutboxEvents, purgeWebhookHistory } from "../services/webhooks";
 import type { Job } from "./job";
+import { deliveryWorker } from "./webhook-delivery";
 
 /** Fans outbox events out to webhook deliveries (several dispatchers may run: SKIP LOCKED). */
 export const webhookDispatcherJob: Job = {

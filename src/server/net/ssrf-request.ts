@@ -70,7 +70,8 @@ function classify(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: numb
   if (err instanceof OutboundError) return err;
   if (timedOut) return new OutboundError("timeout", `No answer within ${timeoutMs} ms.`);
   const code = err.code ?? "";
-  if (TLS_CODES.test(code) || /certificate|ssl|tls/i.test(err.message)) return new OutboundError("tls", `TLS handshake failed (${code || "error"}).`);
+  if (TLS_CODES.test(code) || /certificate|ssl|tls/i.test(err.message))
+    return new OutboundError("tls", `TLS handshake failed (${code || "error"}).`);
   if (code === "ECONNREFUSED") return new OutboundError("connect", "The connection was refused.");
   if (code === "ECONNRESET" || code === "EPIPE") return new OutboundError("network", "The connection was reset.");
   if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return new OutboundError("connect", "The host is unreachable.");
@@ -85,7 +86,14 @@ function classify(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: numb
  */
 export async function pinnedPost(
   url: URL,
-  init: { headers: Record<string, string>; body: string; timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string | Buffer },
+  init: {
+    headers: Record<string, string>;
+    body: string;
+    timeoutMs: number;
+    allowPrivate: boolean;
+    resolver?: Resolver;
+    ca?: string | Buffer;
+  },
 ): Promise<PostResult> {
   const started = performance.now();
   const controller = new AbortController();
@@ -97,7 +105,9 @@ export async function pinnedPost(
   try {
     const targets = await Promise.race([
       resolveChecked(url, init),
-      new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(new OutboundError("timeout", `No answer within ${init.timeoutMs} ms.`)))),
+      new Promise<never>((_, reject) =>
+        controller.signal.addEventListener("abort", () => reject(new OutboundError("timeout", `No answer within ${init.timeoutMs} ms.`))),
+      ),
     ]);
     const lookup: LookupFunction = (_host, options, callback) => {
       // Node asks with `all: true` when it may try several addresses (happy eyeballs): it gets the

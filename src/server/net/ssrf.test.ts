@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { REFUSED_ADDRESSES } from "../testing/ssrf-table";
 import { addressRange, checkWebhookUrl, classifyAddress } from "./ssrf";
 import { resolveChecked } from "./ssrf-request";
-import { REFUSED_ADDRESSES } from "../testing/ssrf-table";
-
 
 describe("address classification", () => {
   it.each(REFUSED_ADDRESSES)("refuses %s (%s)", (ip, range) => {
@@ -15,7 +14,8 @@ describe("address classification", () => {
   });
 
   it("WEBHOOK_ALLOW_PRIVATE_URLS admits loopback, private and unique-local, never link-local or the rest", () => {
-    for (const ip of ["127.0.0.1", "10.0.0.1", "192.168.0.10", "::1", "fd00::1"]) expect(classifyAddress(ip, { allowPrivate: true }).allowed, ip).toBe(true);
+    for (const ip of ["127.0.0.1", "10.0.0.1", "192.168.0.10", "::1", "fd00::1"])
+      expect(classifyAddress(ip, { allowPrivate: true }).allowed, ip).toBe(true);
     for (const ip of ["169.254.169.254", "fe80::1", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::ffff:127.0.0.1", "64:ff9b::7f00:1"]) {
       expect(classifyAddress(ip, { allowPrivate: true }).allowed, ip).toBe(false);
     }
@@ -51,7 +51,11 @@ describe("receiver URL checks", () => {
   });
 
   it("admits a public https URL and, for local work only, http to loopback", () => {
-    expect(checkWebhookUrl("https://hooks.example.com:8443/bi?x=1", strict)).toMatchObject({ ok: true, hostname: "hooks.example.com", literal: false });
+    expect(checkWebhookUrl("https://hooks.example.com:8443/bi?x=1", strict)).toMatchObject({
+      ok: true,
+      hostname: "hooks.example.com",
+      literal: false,
+    });
     expect(checkWebhookUrl("http://127.0.0.1:9999/hook", { allowPrivate: true })).toMatchObject({ ok: true, literal: true });
     expect(checkWebhookUrl("http://[fe80::1]:9999/hook", { allowPrivate: true }).ok).toBe(false);
   });

@@ -17,7 +17,10 @@ export type Feed = { stop(): Promise<void> };
  * keep-alive, a heartbeat and reconnection; while it is down the cache is bypassed. On the
  * embedded database the one in-process instance delivers notifications at commit.
  */
-export function startInvalidationFeed(cache: AuthCache, source: { databaseUrl?: string; listen?: NonNullable<Awaited<ReturnType<typeof connectDb>>["listen"]> }): Feed {
+export function startInvalidationFeed(
+  cache: AuthCache,
+  source: { databaseUrl?: string; listen?: NonNullable<Awaited<ReturnType<typeof connectDb>>["listen"]> },
+): Feed {
   if (source.listen) {
     let unlisten: (() => Promise<void>) | undefined;
     let stopped = false;
@@ -57,7 +60,12 @@ class PgFeed implements Feed {
 
   private async connect() {
     if (this.stopped) return;
-    const c = new pg.Client({ connectionString: this.url, keepAlive: true, application_name: "bi-auth-cache", connectionTimeoutMillis: 5_000 });
+    const c = new pg.Client({
+      connectionString: this.url,
+      keepAlive: true,
+      application_name: "bi-auth-cache",
+      connectionTimeoutMillis: 5_000,
+    });
     c.on("notification", (n) => {
       if (n.channel === AUTH_CHANNEL) applyNotification(this.cache, n.payload ?? "");
     });
@@ -137,7 +145,12 @@ export function createAuthCache(): { cache: AuthCache; feed: Promise<Feed> } {
   });
   const feed = connectDb().then((conn) => {
     const f = startInvalidationFeed(cache, { databaseUrl: env().DATABASE_URL, listen: conn.listen });
-    return { stop: async () => (off(), f.stop()) };
+    return {
+      stop: async () => {
+        off();
+        await f.stop();
+      },
+    };
   });
   return { cache, feed };
 }

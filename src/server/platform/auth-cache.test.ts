@@ -2,11 +2,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
-import { createPipeline } from "../http/pipeline";
 import { nodeHandler } from "../http/node-adapter";
+import { createPipeline } from "../http/pipeline";
 import { routes } from "../http/routes";
 import { call, client, createTestOrg, testServer } from "../testing/harness";
-import { startInstance, stopInstance, within, type Instance } from "../testing/instance";
+import { type Instance, startInstance, stopInstance, within } from "../testing/instance";
 import { AuthCache, orgChanged } from "./auth-cache";
 import { createAuthCache, startInvalidationFeed } from "./auth-cache-listener";
 

@@ -110,7 +110,10 @@ export class AuthCache {
     }
     this.slots.set(keyHash, { value, expiresAt: now + this.ttlMs });
     let set = this.byOrg.get(value.org.id);
-    if (!set) this.byOrg.set(value.org.id, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.byOrg.set(value.org.id, set);
+    }
     set.add(keyHash);
   }
 
@@ -135,12 +138,12 @@ export function orgChanged(orgId: string): void {
 }
 
 export function apiKeyChanged(keyHash: string | null, orgId: string): void {
-  for (const c of registry) (keyHash ? c.invalidateKey(keyHash) : c.invalidateOrg(orgId));
+  for (const c of registry) keyHash ? c.invalidateKey(keyHash) : c.invalidateOrg(orgId);
 }
 
 /** Applies one `bi_auth` notification payload ('k:<hash>:<orgId>' or 'o:<orgId>'). */
 export function applyNotification(cache: AuthCache, payload: string): void {
-  if (payload.startsWith("o:")) return cache.invalidateOrg(payload.slice(2));
-  if (payload.startsWith("k:")) return cache.invalidateKey(payload.slice(2).split(":")[0]!);
-  cache.clear(); // unknown shape: be safe
+  if (payload.startsWith("o:")) cache.invalidateOrg(payload.slice(2));
+  else if (payload.startsWith("k:")) cache.invalidateKey(payload.slice(2).split(":")[0]!);
+  else cache.clear(); // unknown shape: be safe
 }

@@ -9,7 +9,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** E.164, or a 400 naming the field (never echoing the number). */
 export function normalizePhone(raw: string, field = "phone"): string {
   const parsed = parsePhoneNumberFromString(raw.trim(), DEFAULT_PHONE_REGION);
-  if (!parsed || !parsed.isValid()) {
+  if (!parsed?.isValid()) {
     throw new AppError("VALIDATION_ERROR", "The phone number is not valid: use E.164 (+233…) or a local Ghana number.", {
       issues: [{ path: `body.${field}`, message: "not a valid phone number" }],
     });

@@ -1,5 +1,5 @@
-import { Prisma, type DbOrTx } from "../db/client";
 import { open, seal } from "../crypto/secret-box";
+import { type DbOrTx, Prisma } from "../db/client";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this with no answer is taken to be abandoned by a crashed instance. */
@@ -32,7 +32,8 @@ export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = n
       continue;
     }
     if (existing.requestHash !== input.requestHash) return { kind: "mismatch" };
-    if (existing.state === "completed") return { kind: "replay", status: existing.responseStatus!, body: unsealBody(existing.responseBody) };
+    if (existing.state === "completed")
+      return { kind: "replay", status: existing.responseStatus!, body: unsealBody(existing.responseBody) };
     if (now.getTime() - existing.createdAt.getTime() > ABANDONED_AFTER_MS) {
       const taken = await db.idempotencyRecord.updateMany({
         where: { id: existing.id, state: "in_progress", createdAt: existing.createdAt },

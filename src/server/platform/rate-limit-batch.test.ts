@@ -13,7 +13,12 @@ async function hammer(limit: number, hits: number, intervalMs: number) {
   const answers = await Promise.all(Array.from({ length: hits }, (_, i) => (i % 3 === 0 ? b : a).hit(db, bucket, limit, 3600, now)));
   await Promise.all([a.close(), b.close()]);
   const rows = await db.rateLimitWindow.findMany({ where: { bucket } });
-  return { answers, admitted: answers.filter((h) => !h.exceeded).length, written: rows.map((r) => r.count), flushes: a.flushes + b.flushes };
+  return {
+    answers,
+    admitted: answers.filter((h) => !h.exceeded).length,
+    written: rows.map((r) => r.count),
+    flushes: a.flushes + b.flushes,
+  };
 }
 
 describe("in-process rate-limit windows reconciled in batches", () => {

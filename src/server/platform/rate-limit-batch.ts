@@ -62,7 +62,16 @@ export class BatchedWindows {
     const id = `${bucket}\u0000${startMs}`;
     let e = this.entries.get(id);
     if (!e) {
-      e = { bucket, start: new Date(startMs), resetAt: new Date(startMs + windowMs), known: 0, pending: 0, inflight: 0, waiters: [], synced: false };
+      e = {
+        bucket,
+        start: new Date(startMs),
+        resetAt: new Date(startMs + windowMs),
+        known: 0,
+        pending: 0,
+        inflight: 0,
+        waiters: [],
+        synced: false,
+      };
       this.entries.set(id, e);
     }
     e.pending++;

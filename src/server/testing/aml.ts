@@ -1,14 +1,19 @@
-import type { Db } from "../db/client";
 import type { Actor, ServiceContext } from "../context";
 import { issuerDid } from "../crypto/issuer-keys";
+import type { Db } from "../db/client";
 import { logger } from "../log";
-import { insertApiKey } from "../services/org/api-keys";
 import { personDidOf } from "../platform/account-ref";
 import { recordScreeningHit } from "../services/aml";
 import type { ScreeningOutcome } from "../services/aml/aml.schema";
+import { insertApiKey } from "../services/org/api-keys";
 
 /** Another API key of the organization (another identity for four-eyes checks). */
-export async function extraKey(db: Db, orgId: string, name = "second officer", scopes: Parameters<typeof insertApiKey>[2]["scopes"] = ["compliance_export"]) {
+export async function extraKey(
+  db: Db,
+  orgId: string,
+  name = "second officer",
+  scopes: Parameters<typeof insertApiKey>[2]["scopes"] = ["compliance_export"],
+) {
   const { key, raw } = await db.$transaction((tx) => insertApiKey(tx, orgId, { name, scopes, createdBy: "system:test" }));
   return { id: key.id, raw, actor: `api_key:${key.id}` };
 }

@@ -41,7 +41,11 @@ export async function emailProof(url: string, email = workAddress()): Promise<{ 
 /** A Growth checkout awaiting payment. */
 export async function growthCheckout(url: string) {
   const proof = await emailProof(url);
-  const res = await fromIp(url).post("/v1/billing/checkout", { emailProofToken: proof.token, plan: "growth", organizationName: "Growth Buyer Ltd" });
+  const res = await fromIp(url).post("/v1/billing/checkout", {
+    emailProofToken: proof.token,
+    plan: "growth",
+    organizationName: "Growth Buyer Ltd",
+  });
   expect(res.status, res.text).toBe(200);
   return { ...res.body, email: proof.email } as {
     sessionId: string;

@@ -17,11 +17,13 @@ export const walletSign = (privateKey: PrivateKey, text: string) => privateKey.s
 export async function approvedPersonWithToken(orgId: string, opts: { verifiedPhone?: string } = {}) {
   const db = await getDb();
   return db.$transaction(async (tx) => {
-    const person = await tx.person.create({ data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH", verifiedPhone: opts.verifiedPhone } });
+    const person = await tx.person.create({
+      data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH", verifiedPhone: opts.verifiedPhone },
+    });
     const token = await issueKycCreateToken(tx, orgId, person.id);
     return { person, token };
   });
 }
 
 /** A valid account name that no other test will pick. */
-export const uniqueName = () => "t" + Array.from({ length: 11 }, () => "abcdefghijklmnopqrstuvwxyz12345"[randomInt(31)]).join("");
+export const uniqueName = () => `t${Array.from({ length: 11 }, () => "abcdefghijklmnopqrstuvwxyz12345"[randomInt(31)]).join("")}`;

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { PackedTransaction, PublicKey, Serializer, Signature, type Transaction } from "@wharfkit/antelope";
-import { SYSTEM_ABI, TOKEN_ABI, type AuthorityJson } from "../providers/chain/abi";
+import { type AuthorityJson, SYSTEM_ABI, TOKEN_ABI } from "../providers/chain/abi";
 
 export type FakePermission = { parent: string; auth: AuthorityJson };
 export type FakeAccount = {
@@ -62,7 +62,12 @@ type NodeError = { status: number; json: unknown };
 
 /** nodeos' error envelope: HTTP 500 with the chain exception's code and name. */
 class ChainException extends Error {
-  constructor(readonly code: number, readonly chainName: string, readonly what: string, detail: string) {
+  constructor(
+    readonly code: number,
+    readonly chainName: string,
+    readonly what: string,
+    detail: string,
+  ) {
     super(detail);
   }
   toAnswer(): NodeError {
@@ -71,13 +76,23 @@ class ChainException extends Error {
       json: {
         code: 500,
         message: "Internal Service Error",
-        error: { code: this.code, name: this.chainName, what: this.what, details: [{ message: this.message, file: "fake", line_number: 1, method: "fake" }] },
+        error: {
+          code: this.code,
+          name: this.chainName,
+          what: this.what,
+          details: [{ message: this.message, file: "fake", line_number: 1, method: "fake" }],
+        },
       },
     };
   }
 }
 const unsatisfied = (detail: string) =>
-  new ChainException(3090003, "unsatisfied_authorization", "Provided keys, permissions, and delays do not satisfy declared authorizations", detail);
+  new ChainException(
+    3090003,
+    "unsatisfied_authorization",
+    "Provided keys, permissions, and delays do not satisfy declared authorizations",
+    detail,
+  );
 const invalidAction = (detail: string) => new ChainException(3050000, "action_validate_exception", "Action validate exception", detail);
 
 const keyAuth = (key: string): AuthorityJson => ({ threshold: 1, keys: [{ key, weight: 1 }], accounts: [], waits: [] });
@@ -136,7 +151,12 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
     const refNum = Number(tx.ref_block_num);
     const blockNum = head - ((head - refNum) & 0xffff);
     if (blockNum < 1 || blockId(blockNum).readUInt32LE(8) !== Number(tx.ref_block_prefix))
-      throw new ChainException(3040007, "invalid_ref_block_exception", "Invalid Reference Block", "Transaction's reference block did not match.");
+      throw new ChainException(
+        3040007,
+        "invalid_ref_block_exception",
+        "Invalid Reference Block",
+        "Transaction's reference block did not match.",
+      );
     const now = Math.floor(Date.now() / 1000);
     const exp = tx.expiration.toMilliseconds() / 1000;
     if (exp <= now) throw new ChainException(3040005, "expired_tx_exception", "Expired Transaction", "expired transaction");
@@ -147,7 +167,8 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
     const total = auth.keys.reduce((s, k) => s + k.weight, 0) + auth.accounts.reduce((s, a) => s + a.weight, 0);
     if (auth.threshold < 1 || total < auth.threshold) throw invalidAction(`Invalid ${what} authority`);
     for (const a of auth.accounts)
-      if (!state.get(a.permission.actor)?.permissions.has(a.permission.permission)) throw invalidAction(`${what} references an unknown permission`);
+      if (!state.get(a.permission.actor)?.permissions.has(a.permission.permission))
+        throw invalidAction(`${what} references an unknown permission`);
   }
 
   /** Applies one eosio action to `state`, refusing what the system contract would refuse. */
@@ -155,21 +176,32 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
     if (a.account !== "eosio") throw invalidAction(`unexpected contract ${a.account}`);
     for (const level of a.authorization) {
       const [actor = "", permission = ""] = level.split("@");
-      if (!satisfied(state, actor, permission, keys)) throw unsatisfied(`transaction declares authority '${level}' but does not have signatures for it.`);
+      if (!satisfied(state, actor, permission, keys))
+        throw unsatisfied(`transaction declares authority '${level}' but does not have signatures for it.`);
     }
     const authorizedBy = (actor: string, permission?: string) =>
       a.authorization.some((l) => l.split("@")[0] === actor && (!permission || l.split("@")[1] === permission));
     const d = a.data;
     switch (a.name) {
       case "newaccount": {
-        if (!authorizedBy(d.creator)) throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.creator}`);
-        if (state.has(d.name)) throw new ChainException(3050001, "account_name_exists_exception", "Account name already exists", `Cannot create account named ${d.name}, as that name is already taken`);
+        if (!authorizedBy(d.creator))
+          throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.creator}`);
+        if (state.has(d.name))
+          throw new ChainException(
+            3050001,
+            "account_name_exists_exception",
+            "Account name already exists",
+            `Cannot create account named ${d.name}, as that name is already taken`,
+          );
         validateAuthority(state, d.owner, "owner");
         validateAuthority(state, d.active, "active");
         state.set(d.name, {
           name: d.name,
           created: nodeTime(Date.now()),
-          permissions: new Map([["owner", { parent: "", auth: d.owner }], ["active", { parent: "owner", auth: d.active }]]),
+          permissions: new Map([
+            ["owner", { parent: "", auth: d.owner }],
+            ["active", { parent: "owner", auth: d.active }],
+          ]),
           ramBytes: 0,
           netStake: null,
           cpuStake: null,
@@ -177,14 +209,16 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
         return;
       }
       case "buyrambytes": {
-        if (!authorizedBy(d.payer)) throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.payer}`);
+        if (!authorizedBy(d.payer))
+          throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.payer}`);
         const receiver = state.get(d.receiver);
         if (!receiver || !(d.bytes > 0)) throw invalidAction("buyrambytes needs an existing receiver and positive bytes");
         receiver.ramBytes += d.bytes;
         return;
       }
       case "delegatebw": {
-        if (!authorizedBy(d.from)) throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.from}`);
+        if (!authorizedBy(d.from))
+          throw new ChainException(3090004, "missing_auth_exception", "Missing required authority", `missing authority of ${d.from}`);
         const receiver = state.get(d.receiver);
         if (!receiver) throw invalidAction("delegatebw needs an existing receiver");
         receiver.netStake = d.stake_net_quantity;
@@ -197,7 +231,12 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
         if (!account) throw invalidAction("updateauth on an unknown account");
         // The permission being changed (or its parent) must authorise the change.
         if (!authorizedBy(d.account, d.permission) && !(current && authorizedBy(d.account, current.parent)))
-          throw new ChainException(3090005, "irrelevant_auth_exception", "Irrelevant authority included", "updateauth needs the permission's own authority");
+          throw new ChainException(
+            3090005,
+            "irrelevant_auth_exception",
+            "Irrelevant authority included",
+            "updateauth needs the permission's own authority",
+          );
         validateAuthority(state, d.auth, d.permission);
         account.permissions.set(d.permission, { parent: d.parent, auth: d.auth });
         return;
@@ -285,7 +324,12 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
   function accountAnswer(name: string) {
     const a = accounts.get(name);
     if (!a)
-      throw new ChainException(3060002, "account_query_exception", "Account Query Exception", `unknown key (eosio::chain::name): (0 ${name})`);
+      throw new ChainException(
+        3060002,
+        "account_query_exception",
+        "Account Query Exception",
+        `unknown key (eosio::chain::name): (0 ${name})`,
+      );
     return {
       account_name: a.name,
       head_block_num: head,
@@ -303,7 +347,8 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
 
   function transactionAnswer(id: string) {
     const entry = transfers.get(String(id));
-    if (!entry) throw new ChainException(3040011, "tx_not_found", "The transaction can not be found", `Transaction ${id} not found in history`);
+    if (!entry)
+      throw new ChainException(3040011, "tx_not_found", "The transaction can not be found", `Transaction ${id} not found in history`);
     const { t, blockNum } = entry;
     const data = { from: t.from, to: t.to, quantity: t.quantity, memo: t.memo };
     const hex = Serializer.encode({ object: data, type: "transfer", abi: TOKEN_ABI }).hexString;
@@ -313,7 +358,10 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
       block_num: blockNum,
       block_time: nodeTime(Date.now()),
       last_irreversible_block: t.irreversible ? blockNum + 1 : blockNum - 1,
-      trx: { receipt: { status: "executed" }, trx: { actions: [t.hexOnly ? { ...action, data: hex } : { ...action, data, hex_data: hex }] } },
+      trx: {
+        receipt: { status: "executed" },
+        trx: { actions: [t.hexOnly ? { ...action, data: hex } : { ...action, data, hex_data: hex }] },
+      },
       traces: [],
     };
   }
@@ -345,11 +393,17 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
         case "/v1/history/get_transaction":
           return { status: 200, json: transactionAnswer(String(body?.id)) };
         default:
-          return { status: 404, json: { code: 404, message: "Not Found", error: { code: 0, name: "exception", what: "unspecified", details: [] } } };
+          return {
+            status: 404,
+            json: { code: 404, message: "Not Found", error: { code: 0, name: "exception", what: "unspecified", details: [] } },
+          };
       }
     } catch (err) {
       if (err instanceof ChainException) return err.toAnswer();
-      return { status: 500, json: { code: 500, message: "Internal Service Error", error: { code: 0, name: "exception", what: String(err), details: [] } } };
+      return {
+        status: 500,
+        json: { code: 500, message: "Internal Service Error", error: { code: 0, name: "exception", what: String(err), details: [] } },
+      };
     }
   }
 

@@ -29,7 +29,12 @@ export async function startFakeServer(handle: (req: FakeRequest) => FakeAnswer |
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const answer = handle({ method: req.method ?? "", path: req.url ?? "/", headers: req.headers, raw: Buffer.concat(chunks).toString("utf8") });
+      const answer = handle({
+        method: req.method ?? "",
+        path: req.url ?? "/",
+        headers: req.headers,
+        raw: Buffer.concat(chunks).toString("utf8"),
+      });
       // null: accept the request and never answer, so the adapter's timeout has to end it.
       if (!answer) return;
       res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
@@ -55,7 +60,10 @@ export function failureSwitch() {
   let mode: FakeFailureMode = "ok";
   const queue: FakeFailureMode[] = [];
   return {
-    set: (m: FakeFailureMode) => void ((mode = m), (queue.length = 0)),
+    set: (m: FakeFailureMode) => {
+      mode = m;
+      queue.length = 0;
+    },
     times: (m: FakeFailureMode, n: number) => void queue.push(...Array.from({ length: n }, () => m)),
     current: (): FakeFailureMode => queue.shift() ?? mode,
   };

@@ -60,7 +60,13 @@ export async function startFakeSmsGateway(opts: { accountSid?: string; authToken
       return twilioError(400, 21211, `The 'To' number ${form.To ?? ""} is not a valid phone number.`);
     if (!form.Body) return twilioError(400, 21602, "Message body is required.");
     if (!form.From && !form.MessagingServiceSid) return twilioError(400, 21603, "A 'From' phone number is required.");
-    const sent: FakeSms = { sid: `SM${hex(16)}`, to: form.To, from: form.From, messagingServiceSid: form.MessagingServiceSid, body: form.Body };
+    const sent: FakeSms = {
+      sid: `SM${hex(16)}`,
+      to: form.To,
+      from: form.From,
+      messagingServiceSid: form.MessagingServiceSid,
+      body: form.Body,
+    };
     messages.push(sent);
     return {
       status: 201,

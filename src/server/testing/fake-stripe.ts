@@ -1,5 +1,5 @@
-import http from "node:http";
 import { randomBytes } from "node:crypto";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 
@@ -24,7 +24,11 @@ export type FakeStripe = {
   /** The next `times` API calls answer this HTTP status with a Stripe error body. */
   failNext(status: number, type?: string, times?: number): void;
   /** A webhook body and its Stripe-Signature header, signed with the SDK's own test helper. */
-  signedEvent(type: string, object: Record<string, unknown>, opts?: { id?: string; secret?: string }): { id: string; payload: string; header: string };
+  signedEvent(
+    type: string,
+    object: Record<string, unknown>,
+    opts?: { id?: string; secret?: string },
+  ): { id: string; payload: string; header: string };
   close(): Promise<void>;
 };
 
@@ -76,7 +80,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (idemKey) {
       const seen = idempotent.get(`${path} ${idemKey}`);
       if (seen && seen.body !== raw) {
-        return error(res, 400, "idempotency_error", "Keys for idempotent requests can only be used with the same parameters they were first used with.");
+        return error(
+          res,
+          400,
+          "idempotency_error",
+          "Keys for idempotent requests can only be used with the same parameters they were first used with.",
+        );
       }
       if (seen) {
         res.writeHead(seen.status, { "content-type": "application/json", "idempotent-replayed": "true" });
@@ -89,11 +98,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (!idemKey) return error(res, 400, "invalid_request_error", "This fake requires an Idempotency-Key on checkout creation.");
       const missing = ["mode", "success_url", "line_items[0][price]", "line_items[0][quantity]"].find((k) => !params[k]);
       if (missing) return error(res, 400, "invalid_request_error", `Missing required param: ${missing}.`, { param: missing });
-      if (params.mode !== "subscription") return error(res, 400, "invalid_request_error", "A recurring price needs mode=subscription.", { param: "mode" });
+      if (params.mode !== "subscription")
+        return error(res, 400, "invalid_request_error", "A recurring price needs mode=subscription.", { param: "mode" });
       if (params["line_items[0][price]"] !== priceGrowth) {
         return error(res, 400, "invalid_request_error", "No such price.", { code: "resource_missing", param: "line_items[0][price]" });
       }
-      if (params.customer_email === "") return error(res, 400, "invalid_request_error", "Invalid email address: ", { param: "customer_email" });
+      if (params.customer_email === "")
+        return error(res, 400, "invalid_request_error", "Invalid email address: ", { param: "customer_email" });
       const id = rid("cs");
       answer = {
         id,
@@ -111,9 +122,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         cancel_url: params.cancel_url ?? null,
       };
     } else if (path === "/v1/billing_portal/sessions") {
-      if (!params.customer?.startsWith("cus_")) return error(res, 400, "invalid_request_error", "No such customer.", { code: "resource_missing", param: "customer" });
+      if (!params.customer?.startsWith("cus_"))
+        return error(res, 400, "invalid_request_error", "No such customer.", { code: "resource_missing", param: "customer" });
       const id = rid("bps");
-      answer = { id, object: "billing_portal.session", customer: params.customer, return_url: params.return_url ?? null, url: `https://billing.stripe.test/p/session/${id}` };
+      answer = {
+        id,
+        object: "billing_portal.session",
+        customer: params.customer,
+        return_url: params.return_url ?? null,
+        url: `https://billing.stripe.test/p/session/${id}`,
+      };
     } else {
       return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
     }

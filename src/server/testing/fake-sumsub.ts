@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { payloadDigest } from "../providers/kyc/sumsub-review";
-import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest, bodyOf } from "./fake-http";
+import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, postCallback, startFakeServer } from "./fake-http";
 
 /** One applicant as the fake keeps it, in Sumsub's own shape. */
 export type FakeSumsubApplicant = {
@@ -11,13 +11,22 @@ export type FakeSumsubApplicant = {
   createdAt: string;
   info?: Record<string, string>;
   fixedInfo?: Record<string, unknown>;
-  review: { reviewStatus: string; reviewDate?: string; reviewResult?: { reviewAnswer: "GREEN" | "RED"; reviewRejectType?: "FINAL" | "RETRY"; rejectLabels?: string[] } };
+  review: {
+    reviewStatus: string;
+    reviewDate?: string;
+    reviewResult?: { reviewAnswer: "GREEN" | "RED"; reviewRejectType?: "FINAL" | "RETRY"; rejectLabels?: string[] };
+  };
 };
 
 /** Every request, accepted or not, with the body as sent. */
 export type FakeSumsubRequest = { method: string; path: string; body: unknown; status: number; appToken?: string };
 
-export type FakeSumsubReview = { answer: "GREEN" | "RED"; rejectType?: "FINAL" | "RETRY"; labels?: string[]; info?: Record<string, string> };
+export type FakeSumsubReview = {
+  answer: "GREEN" | "RED";
+  rejectType?: "FINAL" | "RETRY";
+  labels?: string[];
+  info?: Record<string, string>;
+};
 
 export type FakeCallback = { rawBody: Buffer; headers: Headers };
 
@@ -67,12 +76,17 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
   const failures = failureSwitch();
 
   function authenticate(r: FakeRequest): FakeAnswer | null {
-    if (r.headers["x-app-token"] !== appToken) return sumsubError(401, "App token not found", { errorCode: 4000, errorName: "app-token-not-found" });
+    if (r.headers["x-app-token"] !== appToken)
+      return sumsubError(401, "App token not found", { errorCode: 4000, errorName: "app-token-not-found" });
     const ts = String(r.headers["x-app-access-ts"] ?? "");
     if (!/^\d+$/.test(ts) || Math.abs(Number(ts) - Date.now() / 1000) > CLOCK_SKEW_SEC)
       return sumsubError(401, "Request timestamp is out of range", { errorCode: 4001, errorName: "invalid-timestamp" });
-    const expected = crypto.createHmac("sha256", secretKey).update(ts + r.method + r.path + r.raw).digest("hex");
-    if (r.headers["x-app-access-sig"] !== expected) return sumsubError(401, "Request signature mismatch", { errorCode: 4002, errorName: "invalid-signature" });
+    const expected = crypto
+      .createHmac("sha256", secretKey)
+      .update(ts + r.method + r.path + r.raw)
+      .digest("hex");
+    if (r.headers["x-app-access-sig"] !== expected)
+      return sumsubError(401, "Request signature mismatch", { errorCode: 4002, errorName: "invalid-signature" });
     return null;
   }
 
@@ -81,7 +95,8 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     const p = url.pathname;
     if (r.method === "POST" && p === "/resources/applicants") {
       const levelName = url.searchParams.get("levelName") ?? "";
-      if (!levels.has(levelName)) return sumsubError(400, `Level '${levelName}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(levelName))
+        return sumsubError(400, `Level '${levelName}' not found`, { errorCode: 1001, errorName: "level-not-found" });
       if (typeof body?.externalUserId !== "string" || !body.externalUserId) return sumsubError(400, "externalUserId is required");
       const dup = [...applicants.values()].find((a) => a.externalUserId === body.externalUserId);
       if (dup) return sumsubError(409, `Applicant with external user id '${body.externalUserId}' already exists: ${dup.id}`);
@@ -105,12 +120,14 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
       return a ? { status: 200, json: a } : sumsubError(404, "Applicant not found");
     }
     if (r.method === "POST" && p === "/resources/sdkIntegrations/levels/-/websdkLink") {
-      if (!levels.has(body?.levelName)) return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(body?.levelName))
+        return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
       if (typeof body?.userId !== "string") return sumsubError(400, "userId is required");
       return { status: 200, json: { url: `https://in.sumsub.com/websdk/p/sbx_${hex(8)}` } };
     }
     if (r.method === "POST" && p === "/resources/accessTokens/sdk") {
-      if (!levels.has(body?.levelName)) return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(body?.levelName))
+        return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
       return { status: 200, json: { token: `_act-sbx-${crypto.randomUUID()}`, userId: body.userId } };
     }
     return sumsubError(404, "Not found");
@@ -118,7 +135,8 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
 
   function failure(mode: FakeFailureMode): FakeAnswer | null | undefined {
     if (mode === "hang") return null;
-    if (mode === "unavailable") return { ...sumsubError(503, "Service unavailable"), headers: { "retry-after": new Date(Date.now() + 30_000).toUTCString() } };
+    if (mode === "unavailable")
+      return { ...sumsubError(503, "Service unavailable"), headers: { "retry-after": new Date(Date.now() + 30_000).toUTCString() } };
     if (mode === "server_error") return sumsubError(500, "Internal error");
     if (mode === "rate_limited") return { ...sumsubError(429, "Too many requests"), headers: { "retry-after": "7" } };
     return undefined;
@@ -129,14 +147,23 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     const refused = authenticate(r);
     const answer = refused ?? failure(failures.current());
     const out = answer === undefined ? route(r, body) : answer;
-    requests.push({ method: r.method, path: r.path, body, status: out?.status ?? 0, appToken: r.headers["x-app-token"] as string | undefined });
+    requests.push({
+      method: r.method,
+      path: r.path,
+      body,
+      status: out?.status ?? 0,
+      appToken: r.headers["x-app-token"] as string | undefined,
+    });
     return out;
   });
 
   function sign(body: unknown, secret: string, alg = "HMAC_SHA256_HEX"): FakeCallback {
     const rawBody = Buffer.from(JSON.stringify(body), "utf8");
     const digest = payloadDigest(rawBody, secret, alg) ?? "";
-    return { rawBody, headers: new Headers({ "content-type": "application/json", "x-payload-digest": digest, "x-payload-digest-alg": alg }) };
+    return {
+      rawBody,
+      headers: new Headers({ "content-type": "application/json", "x-payload-digest": digest, "x-payload-digest-alg": alg }),
+    };
   }
 
   function reviewedBody(applicantId: string) {
@@ -176,7 +203,11 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
         a.review = {
           reviewStatus: "completed",
           reviewDate: new Date().toISOString().replace("T", " ").slice(0, 19),
-          reviewResult: { reviewAnswer: r.answer, ...(r.answer === "RED" ? { reviewRejectType: r.rejectType ?? "FINAL" } : {}), rejectLabels: r.labels },
+          reviewResult: {
+            reviewAnswer: r.answer,
+            ...(r.answer === "RED" ? { reviewRejectType: r.rejectType ?? "FINAL" } : {}),
+            rejectLabels: r.labels,
+          },
         };
       }
     },

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { failureSwitch, postCallback, startFakeServer, type FakeAnswer, type FakeFailureMode, type FakeRequest, bodyOf } from "./fake-http";
+import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, postCallback, startFakeServer } from "./fake-http";
 import type { FakeCallback } from "./fake-sumsub";
 
 export type FakeVeriffDecision = {
@@ -10,7 +10,14 @@ export type FakeVeriffDecision = {
   riskLabels?: { label: string; category: string }[];
 };
 
-export type FakeVeriffSession = { id: string; vendorData: string; callback: string | null; url: string; sessionToken: string; decision: FakeVeriffDecision | null };
+export type FakeVeriffSession = {
+  id: string;
+  vendorData: string;
+  callback: string | null;
+  url: string;
+  sessionToken: string;
+  decision: FakeVeriffDecision | null;
+};
 
 export type FakeVeriffRequest = { method: string; path: string; body: unknown; status: number };
 
@@ -56,12 +63,14 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     const sig = String(r.headers["x-hmac-signature"] ?? "");
     const path = r.path.split("?")[0]!;
     if (r.method === "POST" && path === "/v1/sessions") {
-      if (sig !== hmac(sharedSecret, r.raw)) return fail(401, "1819", "Signature does not match the HMAC-SHA256 of request body and integration API secret.");
+      if (sig !== hmac(sharedSecret, r.raw))
+        return fail(401, "1819", "Signature does not match the HMAC-SHA256 of request body and integration API secret.");
       const v = body?.verification;
       if (!v || typeof v !== "object") return fail(400, "1102", "Mandatory parameters are missing from the request.");
       if (v.vendorData !== undefined && (typeof v.vendorData !== "string" || v.vendorData.length > 1000))
         return fail(400, "1501", "vendorData must be a string.");
-      if (v.callback !== undefined && !/^https?:\/\//.test(String(v.callback))) return fail(400, "1104", "Request includes invalid parameters.");
+      if (v.callback !== undefined && !/^https?:\/\//.test(String(v.callback)))
+        return fail(400, "1104", "Request includes invalid parameters.");
       const token = crypto.randomBytes(24).toString("base64url");
       const s: FakeVeriffSession = {
         id: crypto.randomUUID(),
@@ -72,12 +81,26 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
         decision: null,
       };
       sessions.set(s.id, s);
-      return { status: 201, json: { status: "success", verification: { id: s.id, url: s.url, vendorData: s.vendorData, host: "https://alchemy.veriff.com", status: "created", sessionToken: s.sessionToken } } };
+      return {
+        status: 201,
+        json: {
+          status: "success",
+          verification: {
+            id: s.id,
+            url: s.url,
+            vendorData: s.vendorData,
+            host: "https://alchemy.veriff.com",
+            status: "created",
+            sessionToken: s.sessionToken,
+          },
+        },
+      };
     }
     const m = path.match(/^\/v1\/sessions\/([^/]+)\/decision$/);
     if (r.method === "GET" && m) {
       const id = decodeURIComponent(m[1]!);
-      if (sig !== hmac(sharedSecret, id)) return fail(401, "1818", "Signature does not match the HMAC-SHA256 of query ID and integration API secret.");
+      if (sig !== hmac(sharedSecret, id))
+        return fail(401, "1818", "Signature does not match the HMAC-SHA256 of query ID and integration API secret.");
       const s = sessions.get(id);
       if (!s) return fail(404, "1404", "Session not found.");
       return { status: 200, json: { status: "success", verification: s.decision ? verificationOf(s) : null } };
@@ -87,7 +110,14 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
 
   function verificationOf(s: FakeVeriffSession) {
     const d = s.decision!;
-    const codes: Record<string, number> = { approved: 9001, declined: 9102, resubmission_requested: 9103, expired: 9104, abandoned: 9104, review: 9121 };
+    const codes: Record<string, number> = {
+      approved: 9001,
+      declined: 9102,
+      resubmission_requested: 9103,
+      expired: 9104,
+      abandoned: 9104,
+      review: 9121,
+    };
     return {
       id: s.id,
       attemptId: crypto.randomUUID(),
@@ -124,7 +154,11 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     const rawBody = Buffer.from(JSON.stringify(body), "utf8");
     return {
       rawBody,
-      headers: new Headers({ "content-type": "application/json", "x-auth-client": apiKey, "x-hmac-signature": hmac(secret, rawBody.toString("utf8")) }),
+      headers: new Headers({
+        "content-type": "application/json",
+        "x-auth-client": apiKey,
+        "x-hmac-signature": hmac(secret, rawBody.toString("utf8")),
+      }),
     };
   }
   const session = (id: string) => {
@@ -132,7 +166,11 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     if (!s) throw new Error(`fake veriff: no session ${id}`);
     return s;
   };
-  const decisionBody = (id: string) => ({ status: "success", verification: verificationOf(session(id)), technicalData: { ip: "192.0.2.1" } });
+  const decisionBody = (id: string) => ({
+    status: "success",
+    verification: verificationOf(session(id)),
+    technicalData: { ip: "192.0.2.1" },
+  });
 
   return {
     url: server.url,
@@ -145,7 +183,18 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     decide: (id, d) => void (session(id).decision = d),
     decisionWebhook: (id) => sign(decisionBody(id), sharedSecret),
     eventWebhook: (id, action) =>
-      sign({ id, attemptId: crypto.randomUUID(), feature: "selfid", code: action === "started" ? 7001 : 7002, action, vendorData: session(id).vendorData, endUserId: null }, sharedSecret),
+      sign(
+        {
+          id,
+          attemptId: crypto.randomUUID(),
+          feature: "selfid",
+          code: action === "started" ? 7001 : 7002,
+          action,
+          vendorData: session(id).vendorData,
+          endUserId: null,
+        },
+        sharedSecret,
+      ),
     forgedWebhook: (id) => sign(decisionBody(id), crypto.randomBytes(16).toString("hex")),
     send: postCallback,
     close: server.close,

@@ -2,13 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll } from "vitest";
 import type { Plan } from "@/generated/prisma/enums.ts";
-import { getDb, type Db } from "../db/client";
-import { createPipeline } from "../http/pipeline";
+import { hmacSha256Hex } from "../crypto/hash";
+import { type Db, getDb } from "../db/client";
+import { canonicalString } from "../http/middleware/signing";
 import { nodeHandler } from "../http/node-adapter";
+import { createPipeline } from "../http/pipeline";
 import { routes } from "../http/routes";
 import { provisionOrganization } from "../services/org";
-import { hmacSha256Hex } from "../crypto/hash";
-import { canonicalString } from "../http/middleware/signing";
 
 export type TestServer = { url: string; db: Db; close: () => Promise<void> };
 
@@ -27,7 +27,11 @@ export function testServer(): Promise<TestServer> {
     return {
       url,
       db,
-      close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+      close: () =>
+        new Promise<void>((r) => {
+          server.closeAllConnections();
+          server.close(() => r());
+        }),
     };
   })();
   return shared;

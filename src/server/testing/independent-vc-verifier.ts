@@ -1,16 +1,11 @@
 // An independent eddsa-jcs-2022 verifier for tests: Digital Bazaar's data-integrity suite with
 // jsonld-signatures, every document loaded offline (contexts from their npm packages, the issuer's
 // DID document as given).
-// @ts-expect-error no type declarations
-import jsigs from "jsonld-signatures";
-// @ts-expect-error no type declarations
-import { DataIntegrityProof } from "@digitalbazaar/data-integrity";
-// @ts-expect-error no type declarations
-import { createVerifyCryptosuite } from "@digitalbazaar/eddsa-jcs-2022-cryptosuite";
-// @ts-expect-error no type declarations
 import { contexts as credentialContexts } from "@digitalbazaar/credentials-context";
-// @ts-expect-error no type declarations
+import { DataIntegrityProof } from "@digitalbazaar/data-integrity";
 import dataIntegrityContext from "@digitalbazaar/data-integrity-context";
+import { createVerifyCryptosuite } from "@digitalbazaar/eddsa-jcs-2022-cryptosuite";
+import jsigs from "jsonld-signatures";
 
 type DidDocument = { id: string; verificationMethod: Array<Record<string, unknown>>; assertionMethod: string[] };
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 
 /** A real `--api-only` instance on the test database, as another machine behind a load balancer would run it. */

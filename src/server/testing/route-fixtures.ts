@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
-import type { Db } from "../db/client";
 import { seal } from "../crypto/secret-box";
+import type { Db } from "../db/client";
 import { insertApiKey } from "../services/org/api-keys";
 
 export type FixtureContext = { db: Db; orgId: string };
@@ -22,8 +22,7 @@ export type RouteFixture = {
 
 const CHAIN_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz12345";
 /** A fresh 12-character chain account name (`^[a-z1-5.]{1,12}$`). */
-export const randomAccountName = () =>
-  Array.from(randomBytes(12), (b) => CHAIN_NAME_CHARS[b % CHAIN_NAME_CHARS.length]).join("");
+export const randomAccountName = () => Array.from(randomBytes(12), (b) => CHAIN_NAME_CHARS[b % CHAIN_NAME_CHARS.length]).join("");
 
 /** A real K1 public key, as a wallet would send it. */
 export const freshPublicKey = () => PrivateKey.generate("K1").toPublic().toString();
@@ -74,7 +73,12 @@ export const routeFixtures: Record<string, RouteFixture> = {
     },
   },
   "POST /v1/kyb/start": {
-    body: () => ({ legalName: "Fixture Ltd", registrationNumber: "CS-123457", country: "GH", address: { line1: "1 Fixture Road", city: "Accra", country: "GH" } }),
+    body: () => ({
+      legalName: "Fixture Ltd",
+      registrationNumber: "CS-123457",
+      country: "GH",
+      address: { line1: "1 Fixture Road", city: "Accra", country: "GH" },
+    }),
   },
   "POST /v1/bind/confirm": {
     body: () => ({
@@ -88,7 +92,9 @@ export const routeFixtures: Record<string, RouteFixture> = {
   "POST /v1/sandbox/chain/transfer": { body: () => ({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "fixture" }) },
   "DELETE /v1/admin/api-keys/{id}": {
     params: async ({ db, orgId }) => {
-      const { key } = await db.$transaction((tx) => insertApiKey(tx, orgId, { name: "fixture key", scopes: ["read"], createdBy: "system:fixture" }));
+      const { key } = await db.$transaction((tx) =>
+        insertApiKey(tx, orgId, { name: "fixture key", scopes: ["read"], createdBy: "system:fixture" }),
+      );
       return { id: key.id };
     },
   },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { z, type ZodType } from "zod";
+import { type ZodType, z } from "zod";
 
 type Json = Record<string, unknown>;
 type Mode = "required" | "all";
@@ -53,7 +53,6 @@ function sample(s: Json, defs: Record<string, Json>, mode: Mode, depth = 0): unk
       const n = (s.minItems as number | undefined) ?? (mode === "all" ? 1 : 0);
       return Array.from({ length: n }, () => sample((s.items ?? {}) as Json, defs, mode, depth + 1));
     }
-    case "object":
     default: {
       const props = (s.properties ?? {}) as Record<string, Json>;
       const required = new Set((s.required as string[] | undefined) ?? []);
@@ -87,7 +86,11 @@ export function validSample(schema: ZodType, overrides: unknown[] = []): { value
 /** Query strings carry strings only; a query sample is kept only when its string form parses. */
 export function validQuerySample(schema: ZodType, overrides: Record<string, string>[] = []): Record<string, string> | undefined {
   const asStrings = (v: unknown) =>
-    Object.fromEntries(Object.entries((v ?? {}) as Record<string, unknown>).filter(([, x]) => x !== undefined).map(([k, x]) => [k, String(x)]));
+    Object.fromEntries(
+      Object.entries((v ?? {}) as Record<string, unknown>)
+        .filter(([, x]) => x !== undefined)
+        .map(([k, x]) => [k, String(x)]),
+    );
   for (const c of [...overrides, ...sampleCandidates(schema).map(asStrings)]) {
     if (schema.safeParse(c).success) return c;
   }

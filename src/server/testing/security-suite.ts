@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { getDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
 import { ErrorEnvelope, pathParamNames } from "../http/openapi";
 import type { RouteDef } from "../http/types";
 import { SCOPES, type Scope } from "../platform/scopes";
 import { insertApiKey } from "../services/org/api-keys";
-import { call, createTestOrg, testServer, type ApiResponse } from "./harness";
-import { fixtureKey, routeFixtures, type FixtureContext, type RouteFixture } from "./route-fixtures";
+import { type ApiResponse, call, createTestOrg, testServer } from "./harness";
+import { type FixtureContext, fixtureKey, type RouteFixture, routeFixtures } from "./route-fixtures";
 import { validQuerySample, validSample } from "./sample-values";
 
 export type SecurityCase = { name: string; run: () => Promise<void> };
@@ -35,7 +35,13 @@ function keyWithout(w: World, scope: Scope): Promise<string> {
   let k = w.restricted.get(scope);
   if (!k) {
     k = w.db
-      .$transaction((tx) => insertApiKey(tx, w.orgA, { name: `all but ${scope}`, scopes: SCOPES.filter((s) => s !== scope), createdBy: "system:security-suite" }))
+      .$transaction((tx) =>
+        insertApiKey(tx, w.orgA, {
+          name: `all but ${scope}`,
+          scopes: SCOPES.filter((s) => s !== scope),
+          createdBy: "system:security-suite",
+        }),
+      )
       .then((r) => r.raw);
     w.restricted.set(scope, k);
   }
@@ -83,11 +89,17 @@ function fillPath(template: string, params: Record<string, string>): string {
  * and query the route's schemas accept. `strict` fails when no valid input can be made, so a
  * refusal is never explained by a bad request instead of the check under test.
  */
-async function buildRequest(route: RouteDef, fixture: RouteFixture | undefined, ctx: FixtureContext | null, strict: boolean): Promise<Request> {
+async function buildRequest(
+  route: RouteDef,
+  fixture: RouteFixture | undefined,
+  ctx: FixtureContext | null,
+  strict: boolean,
+): Promise<Request> {
   const key = fixtureKey(route.method, route.path);
   const where = `add it to the "${key}" entry of src/server/testing/route-fixtures.ts`;
   const params = ctx && fixture?.params ? await fixture.params(ctx) : {};
-  if (strict && route.params && !route.params.safeParse(params).success) throw new Error(`The fixture params of ${key} do not pass its params schema`);
+  if (strict && route.params && !route.params.safeParse(params).success)
+    throw new Error(`The fixture params of ${key} do not pass its params schema`);
   let path = fillPath(route.path, params);
   if (route.query) {
     const q = validQuerySample(route.query, fixture?.query ? [fixture.query] : []);
@@ -119,8 +131,16 @@ function casesFor(route: RouteDef & { auth: { scope: Scope } }): SecurityCase[] 
   });
   const cases: SecurityCase[] = [
     unauthenticated("no key → 401 missing_key", () => ({}), "missing_key"),
-    unauthenticated("unknown bi_test_ key → 401 invalid_key", () => ({ authorization: `Bearer bi_test_${randomBytes(24).toString("base64url")}` }), "invalid_key"),
-    unauthenticated("production bi_ key on sandbox → 401 wrong_environment", () => ({ authorization: `Bearer bi_${randomBytes(24).toString("hex")}` }), "wrong_environment"),
+    unauthenticated(
+      "unknown bi_test_ key → 401 invalid_key",
+      () => ({ authorization: `Bearer bi_test_${randomBytes(24).toString("base64url")}` }),
+      "invalid_key",
+    ),
+    unauthenticated(
+      "production bi_ key on sandbox → 401 wrong_environment",
+      () => ({ authorization: `Bearer bi_${randomBytes(24).toString("hex")}` }),
+      "wrong_environment",
+    ),
     {
       name: `key with every scope but '${scope}' → 403 missing_scope, nothing written`,
       run: async () => {
@@ -139,7 +159,9 @@ function casesFor(route: RouteDef & { auth: { scope: Scope } }): SecurityCase[] 
       name: "another organization's record → 404, nothing written",
       run: async () => {
         if (!fixture?.params) {
-          throw new Error(`${key} has path parameters but no fixture: add params to its entry in src/server/testing/route-fixtures.ts (create a record in the given org and return its params)`);
+          throw new Error(
+            `${key} has path parameters but no fixture: add params to its entry in src/server/testing/route-fixtures.ts (create a record in the given org and return its params)`,
+          );
         }
         const w = await getWorld();
         const req = await buildRequest(route, fixture, { db: w.db, orgId: w.orgA }, true);

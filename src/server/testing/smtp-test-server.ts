@@ -31,8 +31,10 @@ export async function startTestSmtpServer(opts: { user?: string; pass?: string }
       else cb(Object.assign(new Error("Invalid username or password"), { responseCode: 535 }));
     },
     onRcptTo(address, _session, cb) {
-      if (address.address.startsWith("reject")) return cb(Object.assign(new Error(`<${address.address}>: Recipient rejected`), { responseCode: 550 }));
-      if (address.address.startsWith("defer")) return cb(Object.assign(new Error(`<${address.address}>: Try later`), { responseCode: 451 }));
+      if (address.address.startsWith("reject"))
+        return cb(Object.assign(new Error(`<${address.address}>: Recipient rejected`), { responseCode: 550 }));
+      if (address.address.startsWith("defer"))
+        return cb(Object.assign(new Error(`<${address.address}>: Try later`), { responseCode: 451 }));
       cb();
     },
     onData(stream, session, cb) {
@@ -78,7 +80,10 @@ function decodeBody(part: Part): string {
   if (cte === "base64") return Buffer.from(part.body.replace(/\s+/g, ""), "base64").toString("utf8");
   if (cte === "quoted-printable") {
     const soft = part.body.replace(/=\r\n/g, "");
-    return Buffer.from(soft.replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8");
+    return Buffer.from(
+      soft.replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      "latin1",
+    ).toString("utf8");
   }
   return part.body;
 }
@@ -87,7 +92,10 @@ function decodeWords(value: string): string {
   return value.replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, enc: string, data: string) =>
     enc.toUpperCase() === "B"
       ? Buffer.from(data, "base64").toString("utf8")
-      : Buffer.from(data.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (__, h: string) => String.fromCharCode(parseInt(h, 16))), "latin1").toString("utf8"),
+      : Buffer.from(
+          data.replace(/_/g, " ").replace(/=([0-9A-F]{2})/gi, (__, h: string) => String.fromCharCode(parseInt(h, 16))),
+          "latin1",
+        ).toString("utf8"),
   );
 }
 
@@ -97,7 +105,10 @@ function parseMime(raw: string): { headers: Record<string, string>; text?: strin
   const type = top.headers["content-type"] ?? "text/plain";
   const boundary = type.match(/boundary="?([^";]+)"?/)?.[1];
   const parts = boundary
-    ? top.body.split(`--${boundary}`).slice(1, -1).map((p) => splitPart(p.replace(/^\r\n/, "").replace(/\r\n$/, "")))
+    ? top.body
+        .split(`--${boundary}`)
+        .slice(1, -1)
+        .map((p) => splitPart(p.replace(/^\r\n/, "").replace(/\r\n$/, "")))
     : [top];
   const find = (mime: string) => {
     const p = parts.find((x) => (x.headers["content-type"] ?? "text/plain").startsWith(mime));

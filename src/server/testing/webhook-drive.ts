@@ -1,11 +1,12 @@
-import type { Db } from "../db/client";
 import { env, resetEnvCache } from "@/env";
+import type { Db } from "../db/client";
 import type { Resolver } from "../net/ssrf-request";
-import { dispatchOutboxEvents } from "../services/webhooks";
-import { createDeliveryWorker } from "../services/webhooks";
+import { createDeliveryWorker, dispatchOutboxEvents } from "../services/webhooks";
 
 /** Sets webhook knobs for a test file (loopback receivers, short backoff and timeout). */
-export function webhookTestEnv(vars: Partial<Record<"WEBHOOK_ALLOW_PRIVATE_URLS" | "WEBHOOK_BACKOFF_BASE_MS" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_MAX_ATTEMPTS", string>>) {
+export function webhookTestEnv(
+  vars: Partial<Record<"WEBHOOK_ALLOW_PRIVATE_URLS" | "WEBHOOK_BACKOFF_BASE_MS" | "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_MAX_ATTEMPTS", string>>,
+) {
   for (const [k, v] of Object.entries(vars)) process.env[k] = v;
   resetEnvCache();
   return env();

@@ -50,7 +50,7 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 200, ho
       };
       const n = received.length;
       received.push(rec);
-      waiters.splice(0).forEach((w) => w());
+      for (const w of waiters.splice(0)) w();
       const answer = behaviour(n, rec);
       if (answer === "hang") return;
       const { status, headers, delayMs } = typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0 } : answer;

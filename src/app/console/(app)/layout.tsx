@@ -1,9 +1,9 @@
+import type { Metadata } from "next";
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import type { Metadata } from "next";
-import { consoleContextFrom } from "@/server/auth/session";
-import { ConsoleShell } from "@/components/console/shell";
 import type { Role } from "@/components/console/roles";
+import { ConsoleShell } from "@/components/console/shell";
+import { consoleContextFrom } from "@/server/auth/session";
 
 export const metadata: Metadata = { title: "Console · Bind Identity" };
 export const dynamic = "force-dynamic";
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 /** Every console page: no valid session (or a deactivated member) goes to sign-in. */
 export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const svc = await consoleContextFrom(await cookies(), await headers());
-  if (!svc || svc.actor.type !== "member") redirect("/console/sign-in");
+  if (svc?.actor.type !== "member") redirect("/console/sign-in");
   const me = {
     email: svc.actor.email,
     role: svc.actor.role as Role,

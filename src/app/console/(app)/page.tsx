@@ -1,12 +1,12 @@
 "use client";
 
-import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "@/trpc/react";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { useMe } from "@/components/console/shell";
+import Link from "next/link";
 import { atLeast, roleLabel } from "@/components/console/roles";
+import { useMe } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { useTRPC } from "@/trpc/react";
 
 const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 
@@ -22,27 +22,71 @@ export default function DashboardPage() {
   return (
     <>
       <PageHeader title="Dashboard" description={`Signed in as ${me.email} (${roleLabel(me.role)}).`} />
-      {(tenant.error || dash.error) && <ErrorState error={tenant.error ?? dash.error} onRetry={() => { void tenant.refetch(); void dash.refetch(); }} />}
+      {(tenant.error || dash.error) && (
+        <ErrorState
+          error={tenant.error ?? dash.error}
+          onRetry={() => {
+            void tenant.refetch();
+            void dash.refetch();
+          }}
+        />
+      )}
       <section aria-label="Posture" className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
-        <Stat label="Plan" value={t?.plan.name} hint={t ? `${t.plan.limits.requestsPerMinute.toLocaleString()} requests / minute` : undefined} />
-        <Stat label="Request signing" value={t ? (t.signingEnabled ? "On" : "Off") : undefined} tone={t ? (t.signingEnabled ? "green" : "amber") : undefined} />
+        <Stat
+          label="Plan"
+          value={t?.plan.name}
+          hint={t ? `${t.plan.limits.requestsPerMinute.toLocaleString()} requests / minute` : undefined}
+        />
+        <Stat
+          label="Request signing"
+          value={t ? (t.signingEnabled ? "On" : "Off") : undefined}
+          tone={t ? (t.signingEnabled ? "green" : "amber") : undefined}
+        />
         <Stat label="IP allowlist" value={t ? (t.ipAllowlist.cidrs.length ? `${t.ipAllowlist.cidrs.length} ranges` : "Open") : undefined} />
-        <Stat label="DPA" value={t ? (t.dpaAcceptedAt ? "Accepted" : "Not accepted") : undefined} tone={t ? (t.dpaAcceptedAt ? "green" : "amber") : undefined} />
+        <Stat
+          label="DPA"
+          value={t ? (t.dpaAcceptedAt ? "Accepted" : "Not accepted") : undefined}
+          tone={t ? (t.dpaAcceptedAt ? "green" : "amber") : undefined}
+        />
       </section>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card title="Accounts by lifecycle" link={{ href: "/console/accounts", label: "All accounts" }} loading={!d}>
           <Counts entries={["provisional", "bound", "unlocked", "suspended"].map((l) => [l, d?.accounts.byLifecycle[l as "bound"] ?? 0])} />
         </Card>
-        <Card title="People by KYC status" link={atLeast(me.role, "operator") ? { href: "/console/people", label: "All people" } : undefined} loading={!d}>
-          <Counts entries={[["approved", d?.people.byKycStatus.approved ?? 0], ["pending", (d?.people.byKycStatus.pending ?? 0) + (d?.people.byKycStatus.in_review ?? 0)], ["rejected", d?.people.byKycStatus.rejected ?? 0], ["flagged", d?.people.flagged ?? 0]]} />
+        <Card
+          title="People by KYC status"
+          link={atLeast(me.role, "operator") ? { href: "/console/people", label: "All people" } : undefined}
+          loading={!d}
+        >
+          <Counts
+            entries={[
+              ["approved", d?.people.byKycStatus.approved ?? 0],
+              ["pending", (d?.people.byKycStatus.pending ?? 0) + (d?.people.byKycStatus.in_review ?? 0)],
+              ["rejected", d?.people.byKycStatus.rejected ?? 0],
+              ["flagged", d?.people.flagged ?? 0],
+            ]}
+          />
         </Card>
-        <Card title="AML cases" link={atLeast(me.role, "compliance_officer") ? { href: "/console/aml", label: "AML queue" } : undefined} loading={!d}>
+        <Card
+          title="AML cases"
+          link={atLeast(me.role, "compliance_officer") ? { href: "/console/aml", label: "AML queue" } : undefined}
+          loading={!d}
+        >
           <p className="mt-2 text-sm text-slate-600">{openCases === 0 ? "No open cases." : `${openCases} open or awaiting approval.`}</p>
           <div className="mt-2 flex flex-wrap gap-2">
-            {d && SEVERITIES.map((s) => <Badge key={s} tone={s === "critical" || s === "high" ? "red" : s === "medium" ? "amber" : "slate"}>{s}: {d.amlCases.open[s] + d.amlCases.pendingApproval[s]}</Badge>)}
+            {d &&
+              SEVERITIES.map((s) => (
+                <Badge key={s} tone={s === "critical" || s === "high" ? "red" : s === "medium" ? "amber" : "slate"}>
+                  {s}: {d.amlCases.open[s] + d.amlCases.pendingApproval[s]}
+                </Badge>
+              ))}
           </div>
         </Card>
-        <Card title="Recent activity" link={atLeast(me.role, "compliance_officer") ? { href: "/console/audit", label: "Audit log" } : undefined} loading={!d}>
+        <Card
+          title="Recent activity"
+          link={atLeast(me.role, "compliance_officer") ? { href: "/console/audit", label: "Audit log" } : undefined}
+          loading={!d}
+        >
           <ul className="mt-2 divide-y divide-slate-100 text-sm">
             {d?.recentAudit.slice(0, 8).map((e) => (
               <li key={e.id} className="py-2">
@@ -50,7 +94,9 @@ export default function DashboardPage() {
                   <span className="font-mono text-xs text-slate-800">{e.action}</span>
                   <span className="shrink-0 text-xs text-slate-400">{fmtTime(e.createdAt)}</span>
                 </div>
-                <p className="truncate text-slate-500" title={e.actor}>{e.actor}</p>
+                <p className="truncate text-slate-500" title={e.actor}>
+                  {e.actor}
+                </p>
               </li>
             ))}
           </ul>
@@ -60,12 +106,26 @@ export default function DashboardPage() {
   );
 }
 
-function Card({ title, link, loading, children }: { title: string; link?: { href: string; label: string }; loading: boolean; children: React.ReactNode }) {
+function Card({
+  title,
+  link,
+  loading,
+  children,
+}: {
+  title: string;
+  link?: { href: string; label: string };
+  loading: boolean;
+  children: React.ReactNode;
+}) {
   return (
     <section className="card" aria-label={title}>
       <div className="flex items-center justify-between gap-2">
         <h2 className="font-semibold">{title}</h2>
-        {link && <Link href={link.href} className="text-sm text-indigo-600 hover:underline">{link.label}</Link>}
+        {link && (
+          <Link href={link.href} className="text-sm text-indigo-600 hover:underline">
+            {link.label}
+          </Link>
+        )}
       </div>
       {loading ? <LoadingRows rows={3} /> : children}
     </section>

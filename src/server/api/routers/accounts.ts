@@ -3,7 +3,13 @@ import { AccountDidInput, AccountRef, ListAccountsQuery } from "../../services/a
 import { consoleProcedure, router } from "../trpc";
 
 export const accountsRouter = router({
-  list: consoleProcedure("viewer").input(ListAccountsQuery).query(({ ctx, input }) => accounts.listAccounts(ctx.svc, input)),
-  get: consoleProcedure("viewer").input(AccountRef).query(({ ctx, input }) => accounts.getAccount(ctx.svc, input.did)),
-  suspend: consoleProcedure("admin").input(AccountDidInput).mutation(({ ctx, input }) => accounts.suspendAccount(ctx.svc, input.accountDid)),
+  list: consoleProcedure("viewer")
+    .input(ListAccountsQuery)
+    .query(({ ctx, input }) => accounts.listAccounts(ctx.svc, input)),
+  get: consoleProcedure("viewer")
+    .input(AccountRef)
+    .query(({ ctx, input }) => accounts.getAccount(ctx.svc, input.did)),
+  suspend: consoleProcedure("admin")
+    .input(AccountDidInput)
+    .mutation(({ ctx, input }) => accounts.suspendAccount(ctx.svc, input.accountDid)),
 });

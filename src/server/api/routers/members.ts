@@ -5,9 +5,13 @@ import { consoleProcedure, router } from "../trpc";
 
 export const membersRouter = router({
   list: consoleProcedure("admin").query(({ ctx }) => members.listMembers(ctx.svc)),
-  add: consoleProcedure("admin").input(AddMemberInput).mutation(({ ctx, input }) => members.addMember(ctx.svc, input)),
+  add: consoleProcedure("admin")
+    .input(AddMemberInput)
+    .mutation(({ ctx, input }) => members.addMember(ctx.svc, input)),
   update: consoleProcedure("admin")
     .input(z.object({ email: MemberEmailParams.shape.email, patch: UpdateMemberInput }))
     .mutation(({ ctx, input }) => members.updateMember(ctx.svc, input.email, input.patch)),
-  remove: consoleProcedure("admin").input(MemberEmailParams).mutation(({ ctx, input }) => members.removeMember(ctx.svc, input.email)),
+  remove: consoleProcedure("admin")
+    .input(MemberEmailParams)
+    .mutation(({ ctx, input }) => members.removeMember(ctx.svc, input.email)),
 });

@@ -3,5 +3,7 @@ import { consoleProcedure, router } from "../trpc";
 
 /** People (KYC subjects): the read behind GET /v1/admin/people. */
 export const peopleRouter = router({
-  list: consoleProcedure("operator").input(ListPeopleQuery).query(({ ctx, input }) => listPeople(ctx.svc, input)),
+  list: consoleProcedure("operator")
+    .input(ListPeopleQuery)
+    .query(({ ctx, input }) => listPeople(ctx.svc, input)),
 });

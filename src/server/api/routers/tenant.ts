@@ -11,9 +11,17 @@ export const tenantRouter = router({
   clientIp: consoleProcedure("admin").query(({ ctx }) => whoAmI(ctx.svc)),
   enableSigning: consoleProcedure("admin").mutation(({ ctx }) => org.enableSigning(ctx.svc)),
   disableSigning: consoleProcedure("admin").mutation(({ ctx }) => org.disableSigning(ctx.svc)),
-  setIpAllowlist: consoleProcedure("admin").input(IpAllowlistInput).mutation(({ ctx, input }) => org.setIpAllowlist(ctx.svc, input)),
-  setCountryPolicy: consoleProcedure("admin").input(CountryPolicyInput).mutation(({ ctx, input }) => org.setCountryPolicy(ctx.svc, input)),
-  updatePolicy: consoleProcedure("admin").input(PolicyPatchInput).mutation(({ ctx, input }) => org.updatePolicy(ctx.svc, input)),
+  setIpAllowlist: consoleProcedure("admin")
+    .input(IpAllowlistInput)
+    .mutation(({ ctx, input }) => org.setIpAllowlist(ctx.svc, input)),
+  setCountryPolicy: consoleProcedure("admin")
+    .input(CountryPolicyInput)
+    .mutation(({ ctx, input }) => org.setCountryPolicy(ctx.svc, input)),
+  updatePolicy: consoleProcedure("admin")
+    .input(PolicyPatchInput)
+    .mutation(({ ctx, input }) => org.updatePolicy(ctx.svc, input)),
   acceptDpa: consoleProcedure("admin").mutation(({ ctx }) => org.acceptDpa(ctx.svc)),
-  changePassword: consoleProcedure("owner").input(ChangeConsolePasswordInput).mutation(({ ctx, input }) => org.changeConsolePassword(ctx.svc, input)),
+  changePassword: consoleProcedure("owner")
+    .input(ChangeConsolePasswordInput)
+    .mutation(({ ctx, input }) => org.changeConsolePassword(ctx.svc, input)),
 });

@@ -5,8 +5,16 @@ import { consoleProcedure, router } from "../trpc";
 /** Outbound webhooks: operators watch deliveries and replay them; admins register and deactivate endpoints. */
 export const webhooksRouter = router({
   list: consoleProcedure("operator").query(({ ctx }) => webhooks.listWebhooks(ctx.svc)),
-  deliveries: consoleProcedure("operator").input(DeliveryListQuery).query(({ ctx, input }) => webhooks.listDeliveries(ctx.svc, input)),
-  replay: consoleProcedure("operator").input(DeliveryIdParams).mutation(({ ctx, input }) => webhooks.replayDelivery(ctx.svc, input.id)),
-  register: consoleProcedure("admin").input(RegisterWebhookInput).mutation(({ ctx, input }) => webhooks.registerWebhook(ctx.svc, input)),
-  deactivate: consoleProcedure("admin").input(WebhookIdParams).mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),
+  deliveries: consoleProcedure("operator")
+    .input(DeliveryListQuery)
+    .query(({ ctx, input }) => webhooks.listDeliveries(ctx.svc, input)),
+  replay: consoleProcedure("operator")
+    .input(DeliveryIdParams)
+    .mutation(({ ctx, input }) => webhooks.replayDelivery(ctx.svc, input.id)),
+  register: consoleProcedure("admin")
+    .input(RegisterWebhookInput)
+    .mutation(({ ctx, input }) => webhooks.registerWebhook(ctx.svc, input)),
+  deactivate: consoleProcedure("admin")
+    .input(WebhookIdParams)
+    .mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),
 });

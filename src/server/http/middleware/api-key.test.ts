@@ -13,7 +13,16 @@ const tenant = async (authorization?: string) => {
 describe("bearer API key authentication", () => {
   it("answers a missing or malformed Authorization header with 401 missing_key saying a bearer key is missing", async () => {
     const org = await createTestOrg();
-    for (const header of [undefined, "", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", `Token ${org.apiKey}`, org.apiKey, `Bearer ${org.apiKey} extra`]) {
+    for (const header of [
+      undefined,
+      "",
+      "Basic dXNlcjpwYXNz",
+      "Bearer",
+      "Bearer ",
+      `Token ${org.apiKey}`,
+      org.apiKey,
+      `Bearer ${org.apiKey} extra`,
+    ]) {
       const res = await tenant(header);
       expect(res.status, String(header)).toBe(401);
       expect(res.body.error.code).toBe("UNAUTHORIZED");
@@ -34,7 +43,15 @@ describe("bearer API key authentication", () => {
     const raw = `bi_${randomBytes(24).toString("hex")}`;
     // Even a stored production key with this exact hash must not be honoured here.
     await org.db.apiKey.create({
-      data: { orgId: org.orgId, name: "prod", prefix: raw.slice(0, 11), keyHash: sha256Hex(raw), environment: "production", scopes: ["read"], createdBy: "test" },
+      data: {
+        orgId: org.orgId,
+        name: "prod",
+        prefix: raw.slice(0, 11),
+        keyHash: sha256Hex(raw),
+        environment: "production",
+        scopes: ["read"],
+        createdBy: "test",
+      },
     });
     const res = await tenant(`Bearer ${raw}`);
     expect(res.status).toBe(401);
@@ -54,7 +71,9 @@ describe("bearer API key authentication", () => {
 
   it("refuses a revoked key with 401 from the moment it is revoked", async () => {
     const org = await createTestOrg();
-    const { key, raw } = await org.db.$transaction((tx) => insertApiKey(tx, org.orgId, { name: "to revoke", scopes: ["read"], createdBy: "test" }));
+    const { key, raw } = await org.db.$transaction((tx) =>
+      insertApiKey(tx, org.orgId, { name: "to revoke", scopes: ["read"], createdBy: "test" }),
+    );
     expect((await tenant(`Bearer ${raw}`)).status).toBe(200);
     await org.db.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
     const res = await tenant(`Bearer ${raw}`);

@@ -1,7 +1,7 @@
 import { env } from "@/env";
 import { forbidden, unauthorized } from "../../errors";
-import { authenticateApiKey } from "../../services/org";
 import type { AuthCache } from "../../platform/auth-cache";
+import { authenticateApiKey } from "../../services/org";
 import type { Middleware } from "../types";
 
 /**

@@ -17,7 +17,10 @@ export function clientIp(trustedProxies: string[]): Middleware {
 export function resolveClientIp(peerIp: string, forwardedFor: string | null, trusted: ReturnType<typeof compileCidrs>): string {
   const peer = normalizeIp(peerIp) ?? peerIp;
   if (!forwardedFor || !trusted.contains(peer)) return peer;
-  const hops = forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   let client = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalizeIp(hops[i]!);

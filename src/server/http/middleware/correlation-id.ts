@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { requestLogger } from "../../log";
 import { errorResponse } from "../respond";
-import type { Middleware } from "../types";
+import type { HttpResponse, Middleware } from "../types";
 
-const SAFE_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Outermost middleware: echoes a well-formed X-Correlation-Id or generates one, puts it on every
@@ -15,7 +15,7 @@ export function correlationId(): Middleware {
     state.correlationId = given && SAFE_ID.test(given) ? given : randomUUID();
     state.log = requestLogger(state.correlationId);
     state.headers["x-correlation-id"] = state.correlationId;
-    let res;
+    let res: HttpResponse;
     try {
       res = await next();
     } catch (err) {

@@ -1,9 +1,9 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb, type Db } from "../../db/client";
+import { z } from "zod";
+import { type Db, getDb } from "../../db/client";
 import { AppError } from "../../errors";
 import { appendAudit } from "../../services/audit";
 import { call, createTestOrg, type TestOrg } from "../../testing/harness";
@@ -63,9 +63,14 @@ afterAll(async () => {
 });
 
 const post = (org: TestOrg, note: string, key?: string) =>
-  call(url, "POST", "/v1/test/idempotent", { key: org.apiKey, body: { note }, headers: key === undefined ? {} : { "idempotency-key": key } });
+  call(url, "POST", "/v1/test/idempotent", {
+    key: org.apiKey,
+    body: { note },
+    headers: key === undefined ? {} : { "idempotency-key": key },
+  });
 
-const entries = (org: TestOrg, note: string) => db.auditEntry.count({ where: { orgId: org.orgId, action: "test.idempotent", subject: note } });
+const entries = (org: TestOrg, note: string) =>
+  db.auditEntry.count({ where: { orgId: org.orgId, action: "test.idempotent", subject: note } });
 const records = (org: TestOrg, key: string) => db.idempotencyRecord.findMany({ where: { orgId: org.orgId, key } });
 
 describe("Idempotency-Key", () => {

@@ -1,7 +1,7 @@
 import { sha256Hex } from "../../crypto/hash";
 import { AppError, conflict } from "../../errors";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../../platform/idempotency";
-import type { Middleware } from "../types";
+import type { HttpResponse, Middleware } from "../types";
 
 /**
  * Idempotency-Key on the routes that accept it: the first request with a key runs; a retry with
@@ -21,7 +21,9 @@ export function idempotency(): Middleware {
     // credential in the body (a hash of it), so equal keys of two callers never collide.
     const credential = state.route.idempotencyScope?.(state.body);
     const scope = state.org?.id ?? `public:${state.route.path}${credential ? `:${sha256Hex(credential)}` : ""}`;
-    const requestHash = sha256Hex(`${state.req.method} ${state.route.path} ${JSON.stringify(state.params)}\n${state.req.body.toString("utf8")}`);
+    const requestHash = sha256Hex(
+      `${state.req.method} ${state.route.path} ${JSON.stringify(state.params)}\n${state.req.body.toString("utf8")}`,
+    );
     const claim = await claimIdempotencyKey(state.db, { scope, orgId: state.org?.id ?? null, key, route: state.route.path, requestHash });
     if (claim.kind === "mismatch") throw new AppError("IDEMPOTENCY_KEY_REUSED");
     if (claim.kind === "in_progress") {
@@ -34,7 +36,7 @@ export function idempotency(): Middleware {
         body: claim.body,
       };
     }
-    let res;
+    let res: HttpResponse;
     try {
       res = await next();
     } catch (err) {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 
 const orgRow = (org: TestOrg) => org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } });
-const audits = (org: TestOrg, action: string) => org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
+const audits = (org: TestOrg, action: string) =>
+  org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
 
 async function setup() {
   const { url } = await testServer();
@@ -49,7 +50,12 @@ describe("PUT /v1/admin/ip-allowlist", () => {
     const res = await api.put("/v1/admin/ip-allowlist", { cidrs: ["10.0.0.0/8", "10.0.0.0/33", "10/8", "banana", "fe80::1%eth0"] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
-    expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(["body.cidrs.1", "body.cidrs.2", "body.cidrs.3", "body.cidrs.4"]);
+    expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      "body.cidrs.1",
+      "body.cidrs.2",
+      "body.cidrs.3",
+      "body.cidrs.4",
+    ]);
     expect(res.body.error.details.issues[0].message).toMatch(/cidrs\[1\]/);
     expect((await orgRow(org)).ipAllowlist).toEqual(["127.0.0.1/32"]);
     expect(await audits(org, "ip_allowlist.updated")).toHaveLength(1);
@@ -106,7 +112,10 @@ describe("the IP allowlist at request time", () => {
 
   it("checks the allowlist before the signature, so signing cannot be used to probe past it", async () => {
     const { org, api } = await setup();
-    await org.db.organization.update({ where: { id: org.orgId }, data: { ipAllowlist: ["203.0.113.0/24"], signingEnabled: true, signingSecretEnc: "v1.none.x.y" } });
+    await org.db.organization.update({
+      where: { id: org.orgId },
+      data: { ipAllowlist: ["203.0.113.0/24"], signingEnabled: true, signingSecretEnc: "v1.none.x.y" },
+    });
     expectIpRefused(await api.get("/v1/tenant"));
   });
 

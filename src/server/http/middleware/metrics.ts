@@ -1,7 +1,7 @@
 import { accessLogger } from "../../log";
 import { metrics } from "../../metrics";
 import { errorResponse } from "../respond";
-import type { Middleware } from "../types";
+import type { HttpResponse, Middleware } from "../types";
 
 /**
  * Counts and logs every answer, errors included, by route template (never the raw path, which
@@ -10,7 +10,7 @@ import type { Middleware } from "../types";
  */
 export function requestMetrics(): Middleware {
   return async (state, next) => {
-    let res;
+    let res: HttpResponse;
     try {
       res = await next();
     } catch (err) {
@@ -23,7 +23,15 @@ export function requestMetrics(): Middleware {
     m.duration.observe({ method: state.req.method, route }, seconds);
     // Fixed fields only, so it goes through the access logger, which skips redaction (log.ts).
     accessLogger().info(
-      { correlationId: state.correlationId, method: state.req.method, route, status: res.status, ms: Math.round(seconds * 1000), orgId: state.org?.id, clientIp: state.clientIp },
+      {
+        correlationId: state.correlationId,
+        method: state.req.method,
+        route,
+        status: res.status,
+        ms: Math.round(seconds * 1000),
+        orgId: state.org?.id,
+        clientIp: state.clientIp,
+      },
       "request",
     );
     return res;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { logger } from "../../log";
-import { createTestOrg, type TestOrg } from "../../testing/harness";
-import { startInstance, stopInstance, type Instance } from "../../testing/instance";
 import { FLUSH_INTERVAL_MS, maxUnsynced } from "../../platform/rate-limit-batch";
+import { createTestOrg, type TestOrg } from "../../testing/harness";
+import { type Instance, startInstance, stopInstance } from "../../testing/instance";
 import { compose } from "../pipeline";
 import type { PipelineState, RouteDef } from "../types";
 import { ipBackstop, rateLimitFactor } from "./rate-limit";
@@ -72,7 +72,9 @@ describe("plan rate limit across two instances", () => {
 
     // One instance's sequential run shows its remaining quota going down one by one.
     expect(first.map((r) => r.status)).toEqual(Array(10).fill(200));
-    expect(first.map((r) => Number(r.headers.get("x-ratelimit-plan-remaining")))).toEqual([119, 118, 117, 116, 115, 114, 113, 112, 111, 110]);
+    expect(first.map((r) => Number(r.headers.get("x-ratelimit-plan-remaining")))).toEqual([
+      119, 118, 117, 116, 115, 114, 113, 112, 111, 110,
+    ]);
 
     const ok = all.filter((r) => r.status === 200);
     const limited = all.filter((r) => r.status === 429);

@@ -1,6 +1,6 @@
 import { rateLimited } from "../../errors";
 import { planLimitPerMinute } from "../../platform/plans";
-import { batchedWindows, type BatchedWindows } from "../../platform/rate-limit-batch";
+import { type BatchedWindows, batchedWindows } from "../../platform/rate-limit-batch";
 import type { Middleware } from "../types";
 
 /**
@@ -23,7 +23,10 @@ export function ipBackstop(limitPerMinute: number, windows: BatchedWindows = bat
 }
 
 /** The organization's plan quota per minute, counted across instances. */
-export function planLimit(windows: BatchedWindows = batchedWindows(), limitFor: (plan: Parameters<typeof planLimitPerMinute>[0]) => number = planLimitPerMinute): Middleware {
+export function planLimit(
+  windows: BatchedWindows = batchedWindows(),
+  limitFor: (plan: Parameters<typeof planLimitPerMinute>[0]) => number = planLimitPerMinute,
+): Middleware {
   return async (state, next) => {
     const org = state.org;
     if (!org) return next();
@@ -50,6 +53,7 @@ export function rateLimitFactor(source: Record<string, string | undefined> = pro
   if (raw === undefined || raw === "" || raw === "1") return 1;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1) throw new Error("Invalid environment:\n  BI_RATE_LIMIT_FACTOR: must be a positive integer");
-  if ((source.BI_ENV ?? "sandbox") === "production") throw new Error("Invalid environment:\n  BI_RATE_LIMIT_FACTOR: is refused when BI_ENV=production");
+  if ((source.BI_ENV ?? "sandbox") === "production")
+    throw new Error("Invalid environment:\n  BI_RATE_LIMIT_FACTOR: is refused when BI_ENV=production");
   return n;
 }

@@ -1,5 +1,5 @@
-import { AppError } from "../../errors";
 import { env } from "@/env";
+import { AppError } from "../../errors";
 import type { Middleware, RouteDef } from "../types";
 
 type Compiled = { def: RouteDef; regex: RegExp; names: string[] };

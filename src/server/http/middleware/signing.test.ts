@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { call, client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { open } from "../../crypto/secret-box";
+import { call, client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { canonicalString, SIGNATURE_SKEW_MS } from "./signing";
 
 const orgRow = (org: TestOrg) => org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } });
-const audits = (org: TestOrg, action: string) => org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
+const audits = (org: TestOrg, action: string) =>
+  org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
 
 /** Headers for a request signed over `signedBody`, whatever body is then actually sent. */
 function signedHeaders(secret: string, method: string, path: string, signedBody: string, ts = Date.now()) {
@@ -92,7 +93,10 @@ describe("signed requests once signing is on", () => {
   it("refuses a stale timestamp (6 minutes old) and one from the future", async () => {
     const { api, secret } = await withSigning();
     expectRefused(await api.get("/v1/tenant", { signWith: secret, timestampMs: Date.now() - 6 * 60 * 1000 }), "timestamp_skew");
-    expectRefused(await api.get("/v1/tenant", { signWith: secret, timestampMs: Date.now() + SIGNATURE_SKEW_MS + 60_000 }), "timestamp_skew");
+    expectRefused(
+      await api.get("/v1/tenant", { signWith: secret, timestampMs: Date.now() + SIGNATURE_SKEW_MS + 60_000 }),
+      "timestamp_skew",
+    );
   });
 
   it.each(["yesterday", "1.7e12", "-5", ""])("refuses an unparseable timestamp %j", async (ts) => {
@@ -121,7 +125,11 @@ describe("signed requests once signing is on", () => {
     expect(res.body.requireSecondApprovalToClearAml).toBe(true);
     expect((await orgRow(org)).requireSecondApprovalToClearAml).toBe(true);
 
-    const minted = await call(url, "POST", "/v1/admin/api-keys", { key: org.apiKey, body: { name: "signed", scopes: ["read"] }, signWith: secret });
+    const minted = await call(url, "POST", "/v1/admin/api-keys", {
+      key: org.apiKey,
+      body: { name: "signed", scopes: ["read"] },
+      signWith: secret,
+    });
     expect(minted.status).toBe(201);
   });
 

@@ -1,4 +1,4 @@
-import { hmacSha256Hex, sha256Hex, constantTimeEqual } from "../../crypto/hash";
+import { constantTimeEqual, hmacSha256Hex, sha256Hex } from "../../crypto/hash";
 import { open } from "../../crypto/secret-box";
 import { unauthorized } from "../../errors";
 import type { Middleware } from "../types";
@@ -18,10 +18,12 @@ export function requestSigning(now: () => number = Date.now): Middleware {
     const org = state.org;
     if (!org?.signingEnabled) return next();
     // Signing on without a stored secret can only be a broken state: refuse rather than let unsigned requests in.
-    if (!org.signingSecretEnc) throw unauthorized("signature_required", "Request signing is enabled but not set up; enable it again to get a secret.");
+    if (!org.signingSecretEnc)
+      throw unauthorized("signature_required", "Request signing is enabled but not set up; enable it again to get a secret.");
     const ts = state.req.headers.get("x-bi-timestamp");
     const sig = state.req.headers.get("x-bi-signature");
-    if (!ts || !sig) throw unauthorized("signature_required", "This organization requires signed requests: send X-BI-Timestamp and X-BI-Signature.");
+    if (!ts || !sig)
+      throw unauthorized("signature_required", "This organization requires signed requests: send X-BI-Timestamp and X-BI-Signature.");
     if (!/^\d{1,16}$/.test(ts)) throw unauthorized("invalid_timestamp", "X-BI-Timestamp must be Unix time in milliseconds.");
     if (Math.abs(now() - Number(ts)) > SIGNATURE_SKEW_MS) {
       throw unauthorized("timestamp_skew", "X-BI-Timestamp is more than 5 minutes from server time.");

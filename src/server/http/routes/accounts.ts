@@ -1,7 +1,14 @@
 import { z } from "zod";
 import * as accounts from "../../services/accounts";
 import {
-  AccountDidInput, AccountRef, AccountView, FreeAccountCreated, FreeAccountInput, ListAccountsQuery, NameAvailable, NameAvailableQuery,
+  AccountDidInput,
+  AccountRef,
+  AccountView,
+  FreeAccountCreated,
+  FreeAccountInput,
+  ListAccountsQuery,
+  NameAvailable,
+  NameAvailableQuery,
 } from "../../services/accounts";
 import { route } from "../route";
 

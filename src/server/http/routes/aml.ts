@@ -1,5 +1,14 @@
 import * as aml from "../../services/aml";
-import { AdminAmlView, AmlCaseList, AmlCaseParams, AmlCaseView, ApproveClearInput, ClearAmlInput, ClearAmlResult, ConfirmAmlInput } from "../../services/aml";
+import {
+  AdminAmlView,
+  AmlCaseList,
+  AmlCaseParams,
+  AmlCaseView,
+  ApproveClearInput,
+  ClearAmlInput,
+  ClearAmlResult,
+  ConfirmAmlInput,
+} from "../../services/aml";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
@@ -47,7 +56,8 @@ export const amlRoutes: RouteDef[] = [
     path: "/v1/aml/cases/{caseId}/confirm",
     auth: compliance,
     tag,
-    summary: "Confirms the match of an open or pending case: the case closes as confirmed and the flags stay up. 409 case_closed when already closed.",
+    summary:
+      "Confirms the match of an open or pending case: the case closes as confirmed and the flags stay up. 409 case_closed when already closed.",
     params: AmlCaseParams,
     body: ConfirmAmlInput,
     response: AmlCaseView,

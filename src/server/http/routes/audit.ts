@@ -30,7 +30,8 @@ export const auditRoutes: RouteDef[] = [
     path: "/v1/compliance/audit/verify",
     auth: { scope: "compliance_export" },
     tag: "Compliance",
-    summary: "Recomputes the organization's audit hash chain; a changed, removed or reordered entry makes it invalid and names the first bad entry.",
+    summary:
+      "Recomputes the organization's audit hash chain; a changed, removed or reordered entry makes it invalid and names the first bad entry.",
     response: VerifyResultView,
     handler: ({ ctx }) => audit.verifyAudit(ctx),
   }),

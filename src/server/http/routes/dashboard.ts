@@ -9,7 +9,8 @@ export const dashboardRoutes: RouteDef[] = [
     path: "/v1/admin/dashboard",
     auth: { scope: "admin" },
     tag: "Admin",
-    summary: "Aggregates: accounts by lifecycle, people by KYC status, open AML cases by priority, risk decisions of the last day, recent audit entries.",
+    summary:
+      "Aggregates: accounts by lifecycle, people by KYC status, open AML cases by priority, risk decisions of the last day, recent audit entries.",
     response: DashboardView,
     handler: ({ ctx }) => dashboard(ctx),
   }),

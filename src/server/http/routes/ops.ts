@@ -1,6 +1,6 @@
 import { z } from "zod";
-import * as ops from "../../services/ops/index";
 import { metrics } from "../../metrics";
+import * as ops from "../../services/ops/index";
 import { replyText, route } from "../route";
 
 export const opsRoutes = [
@@ -45,4 +45,3 @@ export const opsRoutes = [
     },
   }),
 ];
-

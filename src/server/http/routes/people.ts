@@ -1,4 +1,4 @@
-import { ListPeopleQuery, PeopleList, listPeople } from "../../services/people";
+import { ListPeopleQuery, listPeople, PeopleList } from "../../services/people";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
@@ -9,7 +9,8 @@ export const peopleRoutes: RouteDef[] = [
     path: "/v1/admin/people",
     auth: { scope: "admin" },
     tag: "Admin",
-    summary: "People (KYC subjects) of the organization, newest first, with KYC status, flags and risk score; filter by kycStatus or flagged, page on with before = nextBefore.",
+    summary:
+      "People (KYC subjects) of the organization, newest first, with KYC status, flags and risk score; filter by kycStatus or flagged, page on with before = nextBefore.",
     query: ListPeopleQuery,
     response: PeopleList,
     handler: ({ ctx, query }) => listPeople(ctx, query),

@@ -1,15 +1,15 @@
 import * as webhooks from "../../services/webhooks";
-import { webhookMetrics } from "../../services/webhooks";
 import {
   DeliveryIdParams,
   DeliveryList,
   DeliveryListQuery,
   DeliveryView,
-  RegisterWebhookInput,
   RegisteredWebhook,
+  RegisterWebhookInput,
   WebhookIdParams,
   WebhookList,
   WebhookView,
+  webhookMetrics,
 } from "../../services/webhooks";
 import { route } from "../route";
 import type { RouteDef } from "../types";
@@ -37,7 +37,7 @@ export const webhookRoutes: RouteDef[] = [
     auth,
     tag,
     summary:
-      "Registers a receiver: a public HTTPS URL (a host resolving to a private, loopback, link-local or otherwise internal address is refused, now and at every delivery) and event names or [\"*\"] for every event including later ones. Unknown names are accepted and never fire. The signing secret is returned once.",
+      'Registers a receiver: a public HTTPS URL (a host resolving to a private, loopback, link-local or otherwise internal address is refused, now and at every delivery) and event names or ["*"] for every event including later ones. Unknown names are accepted and never fire. The signing secret is returned once.',
     body: RegisterWebhookInput,
     response: RegisteredWebhook,
     successStatus: 201,
@@ -49,7 +49,8 @@ export const webhookRoutes: RouteDef[] = [
     path: "/v1/admin/webhooks/{id}",
     auth,
     tag,
-    summary: "Deactivates a webhook; it and its delivery history are kept, and its waiting deliveries end as dead. Deactivating again answers the first deactivation.",
+    summary:
+      "Deactivates a webhook; it and its delivery history are kept, and its waiting deliveries end as dead. Deactivating again answers the first deactivation.",
     params: WebhookIdParams,
     response: WebhookView,
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],

@@ -5,7 +5,9 @@ import { advise, advisorConfig, recommendPlan } from ".";
 
 describe("advisor rules (from the plan catalog)", () => {
   it("picks the cheapest plan whose limits cover the stated volumes", () => {
-    expect(recommendPlan({ question: "small pilot", expectedMonthlyVerifications: 50, expectedRequestsPerMinute: 30 }).plan).toBe("builder");
+    expect(recommendPlan({ question: "small pilot", expectedMonthlyVerifications: 50, expectedRequestsPerMinute: 30 }).plan).toBe(
+      "builder",
+    );
     expect(recommendPlan({ question: "growing", expectedMonthlyVerifications: 2000 }).plan).toBe("growth");
     expect(recommendPlan({ question: "busy API", expectedRequestsPerMinute: 400 }).plan).toBe("growth");
     expect(recommendPlan({ question: "exchange", expectedMonthlyVerifications: 80_000 }).plan).toBe("institutional");
@@ -38,7 +40,13 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
         const plan = JSON.parse(body.messages[1].content).recommendedPlan as string;
         const answer = (content: string) => {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }));
+          res.end(
+            JSON.stringify({
+              id: "chatcmpl-1",
+              object: "chat.completion",
+              choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+            }),
+          );
         };
         if (mode === "error") return void res.writeHead(500).end("{}");
         if (mode === "slow") return void setTimeout(() => answer(`Go with ${plan}.`), 3000);
@@ -53,7 +61,10 @@ describe("advisor with an OpenAI-compatible endpoint", () => {
 
   // Generous by default (the machine is shared); the timeout case sets a short one.
   const config = (timeoutMs = 5000) =>
-    advisorConfig({ ADVISOR_API_URL: base, ADVISOR_API_KEY: "sk-test-advisor", ADVISOR_MODEL: "small-model", ADVISOR_TIMEOUT_MS: String(timeoutMs) }, "sandbox");
+    advisorConfig(
+      { ADVISOR_API_URL: base, ADVISOR_API_KEY: "sk-test-advisor", ADVISOR_MODEL: "small-model", ADVISOR_TIMEOUT_MS: String(timeoutMs) },
+      "sandbox",
+    );
   const input = { question: "We expect 2,000 verifications a month", expectedMonthlyVerifications: 2000 };
 
   it("lets the model phrase the rules' recommendation, sending the key, model and the decided plan", async () => {

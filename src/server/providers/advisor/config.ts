@@ -24,10 +24,12 @@ export function advisorConfig(
     return null;
   }
   if (!z.url({ protocol: /^https?$/ }).safeParse(e.ADVISOR_API_URL).success) issues.push("ADVISOR_API_URL: must be an http(s) URL");
-  else if (environment === "production" && !e.ADVISOR_API_URL.startsWith("https:")) issues.push("ADVISOR_API_URL: must be https when BI_ENV=production");
+  else if (environment === "production" && !e.ADVISOR_API_URL.startsWith("https:"))
+    issues.push("ADVISOR_API_URL: must be https when BI_ENV=production");
   if (!e.ADVISOR_MODEL) issues.push("ADVISOR_MODEL: is required when ADVISOR_API_URL is set");
   const timeoutMs = e.ADVISOR_TIMEOUT_MS === undefined ? 4000 : Number(e.ADVISOR_TIMEOUT_MS);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 30_000) issues.push("ADVISOR_TIMEOUT_MS: must be 100 to 30000 milliseconds");
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 30_000)
+    issues.push("ADVISOR_TIMEOUT_MS: must be 100 to 30000 milliseconds");
   if (issues.length) throw invalid(issues);
   return { apiUrl: e.ADVISOR_API_URL.replace(/\/+$/, ""), apiKey: e.ADVISOR_API_KEY, model: e.ADVISOR_MODEL!, timeoutMs };
 }

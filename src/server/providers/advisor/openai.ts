@@ -1,6 +1,6 @@
+import { PLANS } from "../../platform/plans";
 import type { AdvisorConfig } from "./config";
 import type { Advice, AdviceInput } from "./rules";
-import { PLANS } from "../../platform/plans";
 
 const MAX_ANSWER_CHARS = 1500;
 

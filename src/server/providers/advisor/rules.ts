@@ -36,13 +36,16 @@ export function recommendPlan(input: AdviceInput): Advice {
       break;
     }
     if (!rateOk) reasons.push(`${p.name} allows ${fmt(p.limits.requestsPerMinute)} requests per minute, below your ${fmt(rpm)}.`);
-    else if (!volumeOk) reasons.push(`${p.name} includes ${fmt(p.verificationsPerMonth!)} verifications a month, below your ${fmt(volume)}.`);
+    else if (!volumeOk)
+      reasons.push(`${p.name} includes ${fmt(p.verificationsPerMonth!)} verifications a month, below your ${fmt(volume)}.`);
     else reasons.push(`${p.name} is self-serve and has no SLA or contract terms.`);
   }
   const p = PLANS[chosen];
   reasons.push(
     `${p.name} allows ${fmt(p.limits.requestsPerMinute)} requests per minute and ${
-      p.verificationsPerMonth === null ? "verification volumes by contract" : `includes ${fmt(p.verificationsPerMonth)} verifications a month`
+      p.verificationsPerMonth === null
+        ? "verification volumes by contract"
+        : `includes ${fmt(p.verificationsPerMonth)} verifications a month`
     }${p.priceUsdMonthly === null ? ", priced by sales" : p.priceUsdMonthly === 0 ? ", free" : `, at $${fmt(p.priceUsdMonthly)} a month`}.`,
   );
   if (!input.expectedMonthlyVerifications && !input.expectedRequestsPerMinute) {

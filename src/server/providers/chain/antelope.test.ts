@@ -1,11 +1,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrivateKey } from "@wharfkit/antelope";
-import { startFakeChainNode, type FakeChainNode } from "../../testing/fake-chain-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAppError } from "../../errors";
+import { type FakeChainNode, startFakeChainNode } from "../../testing/fake-chain-node";
 import { createAntelopeChain } from "./antelope";
-import { chainConfigFromEnv, type ChainConfig } from "./config";
+import { type ChainConfig, chainConfigFromEnv } from "./config";
 import { generateAccountName } from "./keys";
 
 const sponsorKey = PrivateKey.generate("K1");
@@ -24,13 +24,22 @@ const envFor = (url: string, extra: Record<string, string> = {}) => ({
   CHAIN_CPU_STAKE: "0.2000 EOS",
   ...extra,
 });
-const caught = async (p: Promise<unknown>) => p.then(() => { throw new Error("expected a rejection"); }, (e: unknown) => e);
+const caught = async (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e: unknown) => e,
+  );
 
 beforeAll(async () => {
   node = await startFakeChainNode();
   node.addAccount("sponsor.bi", sponsorKey.toPublic().toString());
   const faucet = node.addAccount("faucet.bi", PrivateKey.generate("K1").toPublic().toString());
-  faucet.permissions.set("cosign", { parent: "active", auth: { threshold: 1, keys: [{ key: cosignerKey.toPublic().toString(), weight: 1 }], accounts: [], waits: [] } });
+  faucet.permissions.set("cosign", {
+    parent: "active",
+    auth: { threshold: 1, keys: [{ key: cosignerKey.toPublic().toString(), weight: 1 }], accounts: [], waits: [] },
+  });
   config = chainConfigFromEnv(envFor(node.url));
 });
 afterAll(() => node.close());
@@ -81,7 +90,12 @@ describe("real chain adapter against the fake node", () => {
     expect([onChain.netStake, onChain.cpuStake]).toEqual(["0.1000 EOS", "0.2000 EOS"]);
 
     const state = await chain.getAccount(name);
-    expect(state).toMatchObject({ name, ownerKeys: [owner.toString()], activeKeys: [active.toString()], ownerCosigner: "faucet.bi@cosign" });
+    expect(state).toMatchObject({
+      name,
+      ownerKeys: [owner.toString()],
+      activeKeys: [active.toString()],
+      ownerCosigner: "faucet.bi@cosign",
+    });
     expect(state?.createdAt).toMatch(/Z$/);
     expect(await chain.getAccount(generateAccountName())).toBeNull();
 
@@ -107,7 +121,12 @@ describe("real chain adapter against the fake node", () => {
         account: "eosio",
         name: "updateauth",
         authorization: [`${name}@owner`],
-        data: { account: name, permission: "owner", parent: "", auth: { threshold: 1, keys: [{ key: owner, weight: 1 }], accounts: [], waits: [] } },
+        data: {
+          account: name,
+          permission: "owner",
+          parent: "",
+          auth: { threshold: 1, keys: [{ key: owner, weight: 1 }], accounts: [], waits: [] },
+        },
       },
     ]);
     expect(await chain.getAccount(name)).toMatchObject({ ownerKeys: [owner], ownerCosigner: null });
@@ -158,7 +177,13 @@ describe("real chain adapter against the fake node", () => {
 
     node.setMode("unavailable");
     try {
-      const busy = await caught(createAntelopeChain(config).createAccount({ name: generateAccountName(), ownerKey: sponsorKey.toPublic().toString(), activeKey: sponsorKey.toPublic().toString() }));
+      const busy = await caught(
+        createAntelopeChain(config).createAccount({
+          name: generateAccountName(),
+          ownerKey: sponsorKey.toPublic().toString(),
+          activeKey: sponsorKey.toPublic().toString(),
+        }),
+      );
       expect(isAppError(busy) && busy.code).toBe("PROVIDER_UNAVAILABLE");
     } finally {
       node.setMode("ok");
@@ -184,7 +209,13 @@ describe("chainConfigFromEnv", () => {
     const secret = "5Kbadbadbadbadbadbadbadbadbadbadbadbadbadbadbadbadbad";
     let message = "";
     try {
-      chainConfigFromEnv({ CHAIN_NAME: "EOS!", CHAIN_SPONSOR_ACCOUNT: "Bad", CHAIN_SPONSOR_PRIVATE_KEY: secret, CHAIN_NET_STAKE: "1.0000 EOS", CHAIN_CPU_STAKE: "1.00 WAX" });
+      chainConfigFromEnv({
+        CHAIN_NAME: "EOS!",
+        CHAIN_SPONSOR_ACCOUNT: "Bad",
+        CHAIN_SPONSOR_PRIVATE_KEY: secret,
+        CHAIN_NET_STAKE: "1.0000 EOS",
+        CHAIN_CPU_STAKE: "1.00 WAX",
+      });
     } catch (e) {
       message = (e as Error).message;
     }
@@ -194,7 +225,13 @@ describe("chainConfigFromEnv", () => {
 
   it("defaults the permission, cosigner, RAM and token contract", () => {
     const c = chainConfigFromEnv({ ...envFor("http://127.0.0.1:1/"), CHAIN_FAUCET_COSIGNER: "", CHAIN_FAUCET_COSIGNER_PRIVATE_KEY: "" });
-    expect(c).toMatchObject({ apiUrl: "http://127.0.0.1:1", sponsor: { actor: "sponsor.bi", permission: "active" }, cosigner: "sponsor.bi@active", ramBytes: 4096, tokenContract: "eosio.token" });
+    expect(c).toMatchObject({
+      apiUrl: "http://127.0.0.1:1",
+      sponsor: { actor: "sponsor.bi", permission: "active" },
+      cosigner: "sponsor.bi@active",
+      ramBytes: 4096,
+      tokenContract: "eosio.token",
+    });
     expect(c.cosignerKey.toString()).toBe(sponsorKey.toString());
   });
 });

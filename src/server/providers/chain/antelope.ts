@@ -1,11 +1,11 @@
 import { Action } from "@wharfkit/antelope";
 import { z } from "zod";
 import { AppError, conflict, notFound } from "../../errors";
-import { TOKEN_ABI, parsePermissionLevel, type AuthorityJson } from "./abi";
+import { type AuthorityJson, parsePermissionLevel, TOKEN_ABI } from "./abi";
 import type { ChainConfig } from "./config";
-import { chainPost, orFail, rejected, type ChainRejection, type FetchFn } from "./http";
+import { type ChainRejection, chainPost, type FetchFn, orFail, rejected } from "./http";
 import { isValidAccountName, nameTaken, parsePublicKey, requireKey, requireName, verifySignature } from "./keys";
-import { ChainInfo, buildTransaction, chainTimeMs, signAndPack, type SystemAction } from "./transaction";
+import { buildTransaction, ChainInfo, chainTimeMs, type SystemAction, signAndPack } from "./transaction";
 import type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
 
 const Authority = z.object({
@@ -23,7 +23,10 @@ const TransactionAnswer = z.object({
   id: z.string(),
   block_num: z.number(),
   last_irreversible_block: z.number(),
-  trx: z.object({ trx: z.object({ actions: z.array(z.unknown()) }).partial() }).partial().optional(),
+  trx: z
+    .object({ trx: z.object({ actions: z.array(z.unknown()) }).partial() })
+    .partial()
+    .optional(),
   traces: z.array(z.object({ act: z.unknown() }).partial()).optional(),
 });
 const RawAction = z.object({ account: z.string(), name: z.string(), data: z.unknown(), hex_data: z.string().optional() });
@@ -119,7 +122,10 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
       const auth = [config.sponsor];
       // Threshold 1: the user's key alone or the faucet alone satisfies owner. The faucet must be
       // able to unlock without the user's signature, and the user keeps full control of active.
-      const owner: AuthorityJson = { ...keyAuthority(ownerKey), accounts: [{ permission: parsePermissionLevel(config.cosigner), weight: 1 }] };
+      const owner: AuthorityJson = {
+        ...keyAuthority(ownerKey),
+        accounts: [{ permission: parsePermissionLevel(config.cosigner), weight: 1 }],
+      };
       return send(
         [
           { name: "newaccount", authorization: auth, data: { creator: sponsor, name, owner, active: keyAuthority(activeKey) } },
@@ -128,7 +134,13 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
             name: "delegatebw",
             authorization: auth,
             // transfer=false: the stake stays the sponsor's and can be reclaimed from dormant accounts.
-            data: { from: sponsor, receiver: name, stake_net_quantity: config.netStake, stake_cpu_quantity: config.cpuStake, transfer: false },
+            data: {
+              from: sponsor,
+              receiver: name,
+              stake_net_quantity: config.netStake,
+              stake_cpu_quantity: config.cpuStake,
+              transfer: false,
+            },
           },
         ],
         config.sponsorKey,
@@ -149,7 +161,13 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
         waits: [],
       };
       return send(
-        [{ name: "updateauth", authorization: [{ actor: name, permission: "owner" }], data: { account: name, permission: "owner", parent: "", auth } }],
+        [
+          {
+            name: "updateauth",
+            authorization: [{ actor: name, permission: "owner" }],
+            data: { account: name, permission: "owner", parent: "", auth },
+          },
+        ],
         config.cosignerKey,
         "unlock",
       );

@@ -1,11 +1,9 @@
-import { z } from "zod";
 import { Asset, PrivateKey } from "@wharfkit/antelope";
+import { z } from "zod";
 import { isValidAccountName } from "./keys";
 
 const name = z.string().refine(isValidAccountName, "must be an account name");
-const permissionLevel = z
-  .string()
-  .regex(/^[a-z1-5.]{1,12}@[a-z1-5.]{1,12}$/, "must be account@permission");
+const permissionLevel = z.string().regex(/^[a-z1-5.]{1,12}@[a-z1-5.]{1,12}$/, "must be account@permission");
 // Never echo the value: the messages of this schema end up in start-up errors and logs.
 const privateKey = z.string().refine((s) => {
   try {

@@ -43,12 +43,7 @@ function readRejection(status: number, body: unknown): ChainRejection | null {
  * POSTs JSON to a chain API. Transport failures, timeouts, 429 and 5xx without a chain error
  * body throw PROVIDER_UNAVAILABLE; a chain error comes back as a rejection for the caller to map.
  */
-export async function chainPost<T>(
-  fetchFn: FetchFn,
-  url: string,
-  body: unknown,
-  timeoutMs: number,
-): Promise<ChainResult<T>> {
+export async function chainPost<T>(fetchFn: FetchFn, url: string, body: unknown, timeoutMs: number): Promise<ChainResult<T>> {
   let res: Response;
   let text: string;
   try {

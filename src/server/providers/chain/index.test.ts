@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
 import { PrivateKey } from "@wharfkit/antelope";
+import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { getDb } from "../../db/client";
 import { chainAdapter, resetChainConfigCache } from "./index";
@@ -36,7 +36,12 @@ describe("chainAdapter", () => {
   });
 
   it("never simulates in production: a missing chain configuration is an error", async () => {
-    Object.assign(process.env, { BI_ENV: "production", BI_ENCRYPTION_KEY: "present", BI_ISSUER_SIGNING_KEY: "present", NEXTAUTH_SECRET: "x".repeat(32) });
+    Object.assign(process.env, {
+      BI_ENV: "production",
+      BI_ENCRYPTION_KEY: "present",
+      BI_ISSUER_SIGNING_KEY: "present",
+      NEXTAUTH_SECRET: "x".repeat(32),
+    });
     resetEnvCache();
     expect(() => chainAdapter({} as never)).toThrow(/CHAIN_API_URL/);
   });

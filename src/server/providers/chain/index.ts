@@ -1,15 +1,15 @@
 import { env } from "@/env";
 import type { DbOrTx } from "../../db/client";
 import { createAntelopeChain } from "./antelope";
-import { chainConfigFromEnv, type ChainConfig } from "./config";
+import { type ChainConfig, chainConfigFromEnv } from "./config";
 import { createSimulatedChain } from "./simulated";
 import type { ChainAdapter } from "./types";
 
-export type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
-export { createSimulatedChain, SANDBOX_CHAIN_ID, SANDBOX_COSIGNER, SANDBOX_FAUCET, type SimulatedChain } from "./simulated";
 export { createAntelopeChain } from "./antelope";
-export { chainConfigFromEnv, type ChainConfig } from "./config";
+export { type ChainConfig, chainConfigFromEnv } from "./config";
 export { generateAccountName, isValidAccountName, parsePublicKey, verifySignature } from "./keys";
+export { createSimulatedChain, SANDBOX_CHAIN_ID, SANDBOX_COSIGNER, SANDBOX_FAUCET, type SimulatedChain } from "./simulated";
+export type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
 
 let realConfig: ChainConfig | undefined;
 

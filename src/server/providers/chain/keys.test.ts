@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
 import { Bytes, PrivateKey } from "@wharfkit/antelope";
+import { describe, expect, it } from "vitest";
 import { generateAccountName, isValidAccountName, parsePublicKey, verifySignature } from "./keys";
 
 describe("parsePublicKey", () => {
@@ -23,7 +23,7 @@ describe("parsePublicKey", () => {
       "",
       "EOS123",
       "PUB_K1_abc",
-      "PUB_XX_" + k1.toString().slice(7),
+      `PUB_XX_${k1.toString().slice(7)}`,
       `junk${legacy}`,
       `${legacy}x`,
       flipped,

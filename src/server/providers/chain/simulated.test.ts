@@ -1,10 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PrivateKey } from "@wharfkit/antelope";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { getDb, type Db } from "../../db/client";
+import { type Db, getDb } from "../../db/client";
 import { isAppError } from "../../errors";
 import { generateAccountName } from "./keys";
-import { SANDBOX_COSIGNER, SANDBOX_FAUCET, createSimulatedChain } from "./simulated";
+import { createSimulatedChain, SANDBOX_COSIGNER, SANDBOX_FAUCET } from "./simulated";
 
 let db: Db;
 beforeAll(async () => {
@@ -12,7 +12,13 @@ beforeAll(async () => {
 });
 
 const pub = (type: "K1" | "R1" = "K1") => PrivateKey.generate(type).toPublic();
-const caught = async (p: Promise<unknown>) => p.then(() => { throw new Error("expected a rejection"); }, (e: unknown) => e);
+const caught = async (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e: unknown) => e,
+  );
 
 describe("simulated chain accounts", () => {
   it("creates the account in the database with normalised keys and the faucet cosigner", async () => {
@@ -105,7 +111,12 @@ describe("simulated chain transfers", () => {
     resetEnvCache();
     let clock = new Date("2030-01-01T00:00:00.000Z");
     const chain = createSimulatedChain(db, { now: () => clock });
-    const { transactionId } = await chain.recordTransfer({ from: "payer.bi", to: "treasury.bi", quantity: "10.0000 EOS", memo: "checkout:abc" });
+    const { transactionId } = await chain.recordTransfer({
+      from: "payer.bi",
+      to: "treasury.bi",
+      quantity: "10.0000 EOS",
+      memo: "checkout:abc",
+    });
     expect(transactionId).toMatch(/^[0-9a-f]{64}$/);
 
     const row = await db.simChainTransfer.findUniqueOrThrow({ where: { id: transactionId } });
@@ -135,7 +146,9 @@ describe("simulated chain transfers", () => {
       const err = await caught(chain.recordTransfer({ from: "payer.bi", to: "treasury.bi", quantity, memo: "" }));
       expect(isAppError(err) && err.code, quantity).toBe("VALIDATION_ERROR");
     }
-    const longMemo = await caught(chain.recordTransfer({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "x".repeat(257) }));
+    const longMemo = await caught(
+      chain.recordTransfer({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "x".repeat(257) }),
+    );
     expect(isAppError(longMemo) && longMemo.code).toBe("VALIDATION_ERROR");
     expect(await chain.getTransfer("f".repeat(64))).toBeNull();
     expect(await chain.getTransfer("not-an-id")).toBeNull();

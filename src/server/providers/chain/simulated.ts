@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Asset } from "@wharfkit/antelope";
 import { env } from "@/env";
-import { Prisma, type DbOrTx } from "../../db/client";
+import { type DbOrTx, Prisma } from "../../db/client";
 import { notFound } from "../../errors";
 import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
 import type { ChainAccountState, ChainAdapter } from "./types";

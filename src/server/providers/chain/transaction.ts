@@ -1,4 +1,4 @@
-import { Action, PrivateKey, Serializer, Transaction } from "@wharfkit/antelope";
+import { Action, type PrivateKey, Serializer, Transaction } from "@wharfkit/antelope";
 import { z } from "zod";
 import { SYSTEM_ABI } from "./abi";
 

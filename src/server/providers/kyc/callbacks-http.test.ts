@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeSumsub, type FakeSumsub } from "../../testing/fake-sumsub";
-import { startFakeVeriff, type FakeVeriff } from "../../testing/fake-veriff";
+import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
+import { type FakeVeriff, startFakeVeriff } from "../../testing/fake-veriff";
 import { sumsubProvider } from "./sumsub";
 import type { KycProvider, VerifiedCallback } from "./types";
 import { veriffProvider } from "./veriff";
@@ -20,7 +20,13 @@ const received: (VerifiedCallback | null)[] = [];
 
 beforeAll(async () => {
   [sumsub, veriff] = await Promise.all([startFakeSumsub(), startFakeVeriff()]);
-  providers.sumsub = sumsubProvider({ appToken: sumsub.appToken, secretKey: sumsub.secretKey, webhookSecret: sumsub.webhookSecret, apiUrl: sumsub.url, timeoutMs: 2000 });
+  providers.sumsub = sumsubProvider({
+    appToken: sumsub.appToken,
+    secretKey: sumsub.secretKey,
+    webhookSecret: sumsub.webhookSecret,
+    apiUrl: sumsub.url,
+    timeoutMs: 2000,
+  });
   providers.veriff = veriffProvider({ apiKey: veriff.apiKey, sharedSecret: veriff.sharedSecret, apiUrl: veriff.url, timeoutMs: 2000 });
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -53,9 +59,16 @@ describe("provider callbacks over HTTP", () => {
   it("Veriff: the signed decision is accepted (200) and mapped; the forged one is refused (401)", async () => {
     const externalId = crypto.randomUUID();
     const s = await providers.veriff!.startKyc({ externalId, levelName: "basic-kyc", publicUrl: "http://localhost:3000" });
-    veriff.decide(s.applicantId, { status: "approved", person: { firstName: "Yaa", lastName: "Asantewaa", dateOfBirth: "1995-03-06" }, documentCountry: "GH" });
+    veriff.decide(s.applicantId, {
+      status: "approved",
+      person: { firstName: "Yaa", lastName: "Asantewaa", dateOfBirth: "1995-03-06" },
+      documentCountry: "GH",
+    });
     expect(await veriff.send(`${url}/veriff`, veriff.decisionWebhook(s.applicantId))).toBe(200);
-    expect(received.at(-1)).toMatchObject({ kind: "kyc_review", review: { externalId, status: "approved", country: "GH", identity: { fullName: "Yaa Asantewaa" } } });
+    expect(received.at(-1)).toMatchObject({
+      kind: "kyc_review",
+      review: { externalId, status: "approved", country: "GH", identity: { fullName: "Yaa Asantewaa" } },
+    });
     expect(await veriff.send(`${url}/veriff`, veriff.forgedWebhook(s.applicantId))).toBe(401);
   });
 });

@@ -15,22 +15,50 @@ function problems(source: Record<string, string>, environment: "sandbox" | "prod
 
 describe("KYC configuration from the environment", () => {
   it("defaults to the sandbox provider in sandbox, with the default knobs", () => {
-    expect(kycConfigFromEnv({}, "sandbox")).toEqual({ environment: "sandbox", providers: ["sandbox"], timeoutMs: 10_000, retryAttempts: 2, retryBaseMs: 250 });
+    expect(kycConfigFromEnv({}, "sandbox")).toEqual({
+      environment: "sandbox",
+      providers: ["sandbox"],
+      timeoutMs: 10_000,
+      retryAttempts: 2,
+      retryBaseMs: 250,
+    });
   });
 
   it("reads the failover order and each provider's credentials, with default API URLs", () => {
     const c = kycConfigFromEnv({ KYC_PROVIDERS: " Sumsub , veriff ", ...sumsub, ...veriff }, "production");
     expect(c.providers).toEqual(["sumsub", "veriff"]);
-    expect(c.sumsub).toEqual({ appToken: "sbx:tok", secretKey: "s3cr3t-value", webhookSecret: "wh-secret-value", apiUrl: "https://api.sumsub.com" });
-    expect(c.veriff).toEqual({ apiKey: veriff.VERIFF_API_KEY, sharedSecret: "veriff-secret-value", apiUrl: "https://stationapi.veriff.com" });
+    expect(c.sumsub).toEqual({
+      appToken: "sbx:tok",
+      secretKey: "s3cr3t-value",
+      webhookSecret: "wh-secret-value",
+      apiUrl: "https://api.sumsub.com",
+    });
+    expect(c.veriff).toEqual({
+      apiKey: veriff.VERIFF_API_KEY,
+      sharedSecret: "veriff-secret-value",
+      apiUrl: "https://stationapi.veriff.com",
+    });
   });
 
   it("takes the knobs and API URLs (trailing slash dropped)", () => {
     const c = kycConfigFromEnv(
-      { KYC_PROVIDERS: "veriff", ...veriff, VERIFF_API_URL: "http://127.0.0.1:4000/", KYC_HTTP_TIMEOUT_MS: "500", KYC_RETRY_ATTEMPTS: "0", KYC_RETRY_BASE_MS: "5" },
+      {
+        KYC_PROVIDERS: "veriff",
+        ...veriff,
+        VERIFF_API_URL: "http://127.0.0.1:4000/",
+        KYC_HTTP_TIMEOUT_MS: "500",
+        KYC_RETRY_ATTEMPTS: "0",
+        KYC_RETRY_BASE_MS: "5",
+      },
       "sandbox",
     );
-    expect(c).toMatchObject({ providers: ["veriff"], timeoutMs: 500, retryAttempts: 0, retryBaseMs: 5, veriff: { apiUrl: "http://127.0.0.1:4000" } });
+    expect(c).toMatchObject({
+      providers: ["veriff"],
+      timeoutMs: 500,
+      retryAttempts: 0,
+      retryBaseMs: 5,
+      veriff: { apiUrl: "http://127.0.0.1:4000" },
+    });
   });
 
   it("names every missing credential in one error, and never a value", () => {

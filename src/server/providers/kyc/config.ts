@@ -30,7 +30,9 @@ const optional = z
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
 const wholeNumber = (min: number, max: number, what: string) =>
-  optional.pipe(z.string().regex(/^\d+$/, `must be a whole number of ${what}`).transform(Number).pipe(z.int().min(min).max(max)).optional());
+  optional.pipe(
+    z.string().regex(/^\d+$/, `must be a whole number of ${what}`).transform(Number).pipe(z.int().min(min).max(max)).optional(),
+  );
 
 const Schema = z.object({
   KYC_PROVIDERS: optional,
@@ -52,7 +54,10 @@ function providerList(raw: string | undefined, production: boolean, issues: stri
     if (production) issues.push("KYC_PROVIDERS: is required when BI_ENV=production (e.g. sumsub,veriff)");
     return production ? [] : ["sandbox"];
   }
-  const names = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const unknown = names.filter((n) => !NAMES.includes(n as ProviderName));
   if (unknown.length) issues.push(`KYC_PROVIDERS: has ${unknown.length} unknown provider name(s); known: ${NAMES.join(", ")}`);
   if (new Set(names).size !== names.length) issues.push("KYC_PROVIDERS: names a provider twice");

@@ -10,7 +10,14 @@ describe("alpha-3 → alpha-2", () => {
 
   it("maps both ways and refuses unassigned codes", () => {
     expect([toAlpha2("GHA"), toAlpha2("ukr"), toAlpha2("ESP"), toAlpha2("GBR"), toAlpha2("DEU")]).toEqual(["GH", "UA", "ES", "GB", "DE"]);
-    expect([toAlpha2("gh"), toAlpha2("XKX"), toAlpha2("XK"), toAlpha2(""), toAlpha2(null), toAlpha2("GHAN")]).toEqual(["GH", null, null, null, null, null]);
+    expect([toAlpha2("gh"), toAlpha2("XKX"), toAlpha2("XK"), toAlpha2(""), toAlpha2(null), toAlpha2("GHAN")]).toEqual([
+      "GH",
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect([alpha3Of("gh"), alpha3Of("CI"), alpha3Of("XK")]).toEqual(["GHA", "CIV", undefined]);
   });
 });

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../log";
-import { startFakeSumsub, type FakeSumsub } from "../../testing/fake-sumsub";
+import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
 import { runWithFailover } from "./failover";
 import { sumsubProvider } from "./sumsub";
 
@@ -13,7 +13,15 @@ let previous: unknown;
 beforeAll(async () => {
   fake = await startFakeSumsub();
   previous = g.__biLog;
-  g.__biLog = createLogger("warn", new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }));
+  g.__biLog = createLogger(
+    "warn",
+    new Writable({
+      write: (chunk, _enc, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
 });
 afterAll(async () => {
   g.__biLog = previous;
@@ -22,10 +30,18 @@ afterAll(async () => {
 
 describe("failover logging", () => {
   it("logs each failure at warn with the provider and its code, never the person or the provider's text", async () => {
-    const p = sumsubProvider({ appToken: fake.appToken, secretKey: fake.secretKey, webhookSecret: fake.webhookSecret, apiUrl: fake.url, timeoutMs: 2000 });
+    const p = sumsubProvider({
+      appToken: fake.appToken,
+      secretKey: fake.secretKey,
+      webhookSecret: fake.webhookSecret,
+      apiUrl: fake.url,
+      timeoutMs: 2000,
+    });
     const externalId = crypto.randomUUID();
     fake.failNext("server_error", 1);
-    await runWithFailover([p], { retryAttempts: 2, retryBaseMs: 1 }, "kyc.start", (x) => x.startKyc({ externalId, levelName: "secret-level-xyz", publicUrl: "http://x" })).catch(() => null);
+    await runWithFailover([p], { retryAttempts: 2, retryBaseMs: 1 }, "kyc.start", (x) =>
+      x.startKyc({ externalId, levelName: "secret-level-xyz", publicUrl: "http://x" }),
+    ).catch(() => null);
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.map((l) => [l.level, l.provider, l.op, l.kind, l.providerCode])).toEqual([
       [40, "sumsub", "kyc.start", "transient", "http_500"],

@@ -1,9 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
+import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
+import { type FakeVeriff, startFakeVeriff } from "../../testing/fake-veriff";
 import { appErrorOf } from "../../testing/rejection";
-import { startFakeSumsub, type FakeSumsub } from "../../testing/fake-sumsub";
-import { startFakeVeriff, type FakeVeriff } from "../../testing/fake-veriff";
-import { assertKycConfigured, isKycProviderConfigured, kycProvider, kycProviders, resetKycConfigCache, withFailover, withProvider, type StartKybInput } from "./index";
+import {
+  assertKycConfigured,
+  isKycProviderConfigured,
+  kycProvider,
+  kycProviders,
+  resetKycConfigCache,
+  type StartKybInput,
+  withFailover,
+  withProvider,
+} from "./index";
 
 let sumsub: FakeSumsub;
 let veriff: FakeVeriff;
@@ -147,7 +156,7 @@ describe("withFailover", () => {
     expect(veriff.requests).toHaveLength(0);
   });
 
-  it("KYB without the option still moves past Veriff's \"no KYB here\" to the next provider", async () => {
+  it('KYB without the option still moves past Veriff\'s "no KYB here" to the next provider', async () => {
     configure("veriff,sumsub");
     const r = await withFailover("startKyb", (p) => p.startKyb(kyb()));
     expect(r.provider).toBe("sumsub");

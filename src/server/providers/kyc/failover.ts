@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../../errors";
 import { logger } from "../../log";
-import { ProviderError, type KycProvider, type ProviderName } from "./types";
+import { type KycProvider, ProviderError, type ProviderName } from "./types";
 
 /** The providerCode of a provider that has no KYB; see veriff.ts. */
 export const KYB_NOT_SUPPORTED = "kyb_not_supported";
@@ -9,7 +9,8 @@ export const KYB_NOT_SUPPORTED = "kyb_not_supported";
 export type RetryPolicy = { retryAttempts: number; retryBaseMs: number };
 export type FailoverOptions = { kyb?: boolean };
 
-const noKyb = (op: string) => new AppError("PROVIDER_FAILURE", "No configured provider can verify companies.", { reason: KYB_NOT_SUPPORTED, op });
+const noKyb = (op: string) =>
+  new AppError("PROVIDER_FAILURE", "No configured provider can verify companies.", { reason: KYB_NOT_SUPPORTED, op });
 
 /** base · 2^n plus up to one base of jitter, so a crowd of retries spreads out. */
 const backoff = (policy: RetryPolicy, n: number) => policy.retryBaseMs * 2 ** n + Math.floor(Math.random() * (policy.retryBaseMs + 1));
@@ -39,14 +40,28 @@ export async function runWithFailover<T>(
         return { value: await fn(provider), provider: provider.name };
       } catch (err) {
         if (!(err instanceof ProviderError)) throw err;
-        logger().warn({ provider: provider.name, op, kind: err.kind, providerCode: err.providerCode ?? null, attempt, retryAfterSec: err.retryAfterSec ?? null }, "kyc provider call failed");
+        logger().warn(
+          {
+            provider: provider.name,
+            op,
+            kind: err.kind,
+            providerCode: err.providerCode ?? null,
+            attempt,
+            retryAfterSec: err.retryAfterSec ?? null,
+          },
+          "kyc provider call failed",
+        );
         // "I do not do this" (Veriff asked for KYB) is no refusal of the request: try the next provider.
         if (err.kind === "permanent" && err.providerCode === KYB_NOT_SUPPORTED) break;
         if (err.kind === "permanent")
-          throw new AppError("PROVIDER_FAILURE", `The identity provider ${provider.name} refused the request (${err.providerCode ?? "refused"}).`, {
-            provider: provider.name,
-            ...(err.providerCode ? { providerCode: err.providerCode } : {}),
-          });
+          throw new AppError(
+            "PROVIDER_FAILURE",
+            `The identity provider ${provider.name} refused the request (${err.providerCode ?? "refused"}).`,
+            {
+              provider: provider.name,
+              ...(err.providerCode ? { providerCode: err.providerCode } : {}),
+            },
+          );
         if (!tried.includes(provider.name)) tried.push(provider.name);
         if (err.retryAfterSec !== undefined) retryAfterSec = Math.max(retryAfterSec ?? 0, err.retryAfterSec);
         if (err.retryAfterSec !== undefined || attempt >= policy.retryAttempts) break;

@@ -8,6 +8,7 @@ describe("Retry-After", () => {
     expect(parseRetryAfter("Mon, 23 Nov 2026 07:00:30 GMT", now)).toBe(30);
   });
   it("ignores absent, past, zero, absurd and garbled values", () => {
-    for (const v of [null, undefined, "", "0", "-5", "1.5", "999999", "soon", "Mon, 23 Nov 2026 06:59:00 GMT"]) expect(parseRetryAfter(v, now)).toBeUndefined();
+    for (const v of [null, undefined, "", "0", "-5", "1.5", "999999", "soon", "Mon, 23 Nov 2026 06:59:00 GMT"])
+      expect(parseRetryAfter(v, now)).toBeUndefined();
   });
 });

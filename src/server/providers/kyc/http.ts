@@ -43,7 +43,13 @@ export async function providerFetch(http: ProviderHttp, url: string, init: Reque
     res = await (http.fetchFn ?? fetch)(url, { ...init, signal, redirect: "error" });
     text = await res.text();
   } catch {
-    throw new ProviderError("transient", http.provider, `${http.provider} ${signal.aborted ? "timed out" : "could not be reached"}`, undefined, signal.aborted ? "timeout" : "network");
+    throw new ProviderError(
+      "transient",
+      http.provider,
+      `${http.provider} ${signal.aborted ? "timed out" : "could not be reached"}`,
+      undefined,
+      signal.aborted ? "timeout" : "network",
+    );
   }
   let json: unknown = null;
   try {
@@ -60,7 +66,8 @@ export async function providerFetch(http: ProviderHttp, url: string, init: Reque
  * error code when its body carries one; messages never include the provider's text.
  */
 export function httpFailure(provider: ProviderName, answer: ProviderAnswer, code?: string | number | null): ProviderError {
-  const providerCode = code !== undefined && code !== null && /^[A-Za-z0-9_.-]{1,64}$/.test(String(code)) ? String(code) : `http_${answer.status}`;
+  const providerCode =
+    code !== undefined && code !== null && /^[A-Za-z0-9_.-]{1,64}$/.test(String(code)) ? String(code) : `http_${answer.status}`;
   const transient = answer.status === 408 || answer.status === 429 || answer.status >= 500;
   return new ProviderError(
     transient ? "transient" : "permanent",

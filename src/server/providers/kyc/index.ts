@@ -1,15 +1,15 @@
 import { AppError } from "../../errors";
-import { kycConfigFromEnv, type KycConfig } from "./config";
-import { runWithFailover, type FailoverOptions } from "./failover";
+import { type KycConfig, kycConfigFromEnv } from "./config";
+import { type FailoverOptions, runWithFailover } from "./failover";
 import { sandboxProvider } from "./sandbox";
 import { sumsubProvider } from "./sumsub";
 import type { KycProvider, ProviderName } from "./types";
 import { veriffProvider } from "./veriff";
 
+export { type KycConfig, kycConfigFromEnv } from "./config";
+export { type FailoverOptions, type RetryPolicy, runWithFailover } from "./failover";
+export { SANDBOX_IDENTITIES, type SandboxOutcome, sandboxCallback, sandboxKybStatus } from "./sandbox";
 export * from "./types";
-export { kycConfigFromEnv, type KycConfig } from "./config";
-export { runWithFailover, type FailoverOptions, type RetryPolicy } from "./failover";
-export { sandboxCallback, sandboxKybStatus, SANDBOX_IDENTITIES, type SandboxOutcome } from "./sandbox";
 
 let cached: { config: KycConfig; providers: KycProvider[] } | undefined;
 
@@ -24,6 +24,8 @@ export function buildKycProviders(config: KycConfig): KycProvider[] {
         return sumsubProvider({ ...config.sumsub!, ...http });
       case "veriff":
         return veriffProvider({ ...config.veriff!, ...http });
+      default:
+        throw new Error(`unknown KYC provider ${name satisfies never}`);
     }
   });
 }
@@ -51,7 +53,10 @@ export const kycProviders = (): KycProvider[] => [...state().providers];
 export function kycProvider(name: ProviderName): KycProvider {
   const p = state().providers.find((x) => x.name === name);
   if (!p)
-    throw new AppError("PROVIDER_FAILURE", `The identity provider ${name} is not configured on this deployment.`, { provider: name, reason: "not_configured" });
+    throw new AppError("PROVIDER_FAILURE", `The identity provider ${name} is not configured on this deployment.`, {
+      provider: name,
+      reason: "not_configured",
+    });
   return p;
 }
 

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { sandboxCallback, sandboxKybStatus, sandboxProvider, signSandboxBody, SANDBOX_IDENTITIES } from "./sandbox";
+import { SANDBOX_IDENTITIES, sandboxCallback, sandboxKybStatus, sandboxProvider, signSandboxBody } from "./sandbox";
 import { ProviderError } from "./types";
 
 const sandbox = sandboxProvider();
@@ -18,7 +18,14 @@ describe("sandbox provider", () => {
   });
 
   it("fetchReview keeps no state: pending, no labels", async () => {
-    expect(await sandbox.fetchReview("sbx_1", "p1")).toMatchObject({ provider: "sandbox", applicantId: "sbx_1", externalId: "p1", status: "pending", labels: [], identity: {} });
+    expect(await sandbox.fetchReview("sbx_1", "p1")).toMatchObject({
+      provider: "sandbox",
+      applicantId: "sbx_1",
+      externalId: "p1",
+      status: "pending",
+      labels: [],
+      identity: {},
+    });
   });
 
   it.each([
@@ -27,8 +34,20 @@ describe("sandbox provider", () => {
     ["CS1231", "approved", []],
   ] as const)("KYB decides from the registration number: %s → %s", async (registrationNumber, status, labels) => {
     expect(sandboxKybStatus(registrationNumber)).toEqual({ status, labels });
-    const k = await sandbox.startKyb({ externalId: "org1", levelName: "basic-kyb", legalName: "X", registrationNumber, country: "GH", address: { line1: "a", city: "b", country: "GH" }, publicUrl });
-    expect(k).toMatchObject({ provider: "sandbox", verificationUrl: null, review: { provider: "sandbox", externalId: "org1", status, labels } });
+    const k = await sandbox.startKyb({
+      externalId: "org1",
+      levelName: "basic-kyb",
+      legalName: "X",
+      registrationNumber,
+      country: "GH",
+      address: { line1: "a", city: "b", country: "GH" },
+      publicUrl,
+    });
+    expect(k).toMatchObject({
+      provider: "sandbox",
+      verificationUrl: null,
+      review: { provider: "sandbox", externalId: "org1", status, labels },
+    });
   });
 });
 
@@ -46,7 +65,10 @@ describe("sandbox callbacks", () => {
     ["sanctions", "rejected", ["SANCTIONS"], false, true, "UA"],
   ] as const)("%s → %s %j (pep %s, sanctions %s)", (outcome, status, labels, pep, sanctions, country) => {
     const v = deliver(outcome);
-    expect(v).toMatchObject({ kind: "kyc_review", review: { provider: "sandbox", applicantId: "sbx_a", externalId: "person-1", status, labels, pep, sanctions, country } });
+    expect(v).toMatchObject({
+      kind: "kyc_review",
+      review: { provider: "sandbox", applicantId: "sbx_a", externalId: "person-1", status, labels, pep, sanctions, country },
+    });
     if (v?.kind === "kyc_review") expect(v.review.identity).toEqual(SANDBOX_IDENTITIES[outcome]);
   });
 
@@ -86,7 +108,11 @@ describe("sandbox callbacks", () => {
 
   it("a signed event of another type is ignored; a signed body of the wrong shape throws", () => {
     const raw = Buffer.from(JSON.stringify({ type: "sandbox.applicantCreated", eventId: "e1" }));
-    expect(sandbox.verifyCallback(raw, new Headers({ "x-payload-digest": signSandboxBody(raw) }))).toEqual({ kind: "ignored", eventId: "e1", type: "sandbox.applicantCreated" });
+    expect(sandbox.verifyCallback(raw, new Headers({ "x-payload-digest": signSandboxBody(raw) }))).toEqual({
+      kind: "ignored",
+      eventId: "e1",
+      type: "sandbox.applicantCreated",
+    });
     const bad = Buffer.from("[1,2]");
     expect(() => sandbox.verifyCallback(bad, new Headers({ "x-payload-digest": signSandboxBody(bad) }))).toThrow(ProviderError);
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { deriveKey } from "../../crypto/secret-box";
 import { constantTimeEqual, hmacSha256Hex } from "../../crypto/hash";
+import { deriveKey } from "../../crypto/secret-box";
 import type { IdentityAttributes, KycProvider, KycReview, ReviewStatus, VerifiedCallback } from "./types";
 import { ProviderError } from "./types";
 
@@ -48,8 +48,14 @@ const randomId = (prefix: string) => `${prefix}${randomBytes(12).toString("hex")
 
 const Identity = z.object({
   fullName: z.string().max(300).nullish(),
-  birthDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullish(),
-  country: z.string().regex(/^[A-Z]{2}$/).nullish(),
+  birthDate: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullish(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullish(),
 });
 const CallbackBody = z.object({
   type: z.string().min(1).max(100),
@@ -170,7 +176,8 @@ export function sandboxProvider(): KycProvider {
         throw new ProviderError("permanent", "sandbox", "sandbox callback is not JSON", undefined, "unreadable_callback");
       }
       const body = CallbackBody.safeParse(json);
-      if (!body.success) throw new ProviderError("permanent", "sandbox", "sandbox callback has an unknown shape", undefined, "unreadable_callback");
+      if (!body.success)
+        throw new ProviderError("permanent", "sandbox", "sandbox callback has an unknown shape", undefined, "unreadable_callback");
       if (body.data.type !== CALLBACK_TYPE) return { kind: "ignored", eventId: body.data.eventId, type: body.data.type };
       if (!body.data.applicantId || !body.data.externalId || !body.data.outcome)
         throw new ProviderError("permanent", "sandbox", "sandbox review callback lacks a field", undefined, "unreadable_callback");

@@ -74,15 +74,18 @@ export function mapStatus(reviewStatus: string | null | undefined, result: z.out
   return "in_review";
 }
 
-const labelsOf = (result: z.output<typeof ReviewResult>) =>
-  [...new Set((result?.rejectLabels ?? []).map((l) => l.trim().toUpperCase()).filter((l) => /^[A-Z0-9_]{1,64}$/.test(l)))];
+const labelsOf = (result: z.output<typeof ReviewResult>) => [
+  ...new Set((result?.rejectLabels ?? []).map((l) => l.trim().toUpperCase()).filter((l) => /^[A-Z0-9_]{1,64}$/.test(l))),
+];
 
-const clean = (s: string | null | undefined) => (s && s.trim() ? s.trim() : null);
+const clean = (s: string | null | undefined) => (s?.trim() ? s.trim() : null);
 
 function identityOf(a: SumsubApplicant): IdentityAttributes {
   // `info` is what Sumsub extracted from the documents; `fixedInfo` what we (or the applicant) typed.
   const src = { ...a.fixedInfo, ...Object.fromEntries(Object.entries(a.info ?? {}).filter(([, v]) => clean(v as string))) };
-  const parts = [src.firstNameEn ?? src.firstName, src.middleNameEn ?? src.middleName, src.lastNameEn ?? src.lastName].map(clean).filter(Boolean);
+  const parts = [src.firstNameEn ?? src.firstName, src.middleNameEn ?? src.middleName, src.lastNameEn ?? src.lastName]
+    .map(clean)
+    .filter(Boolean);
   const dob = clean(src.dob);
   return {
     fullName: parts.length ? parts.join(" ") : null,
@@ -123,7 +126,8 @@ export function payloadDigest(rawBody: Buffer, secret: string, alg = "HMAC_SHA25
   return hash ? createHmac(hash, secret).update(rawBody).digest("hex") : null;
 }
 
-const unreadableCallback = (why: string) => new ProviderError("permanent", "sumsub", `sumsub callback ${why}`, undefined, "unreadable_callback");
+const unreadableCallback = (why: string) =>
+  new ProviderError("permanent", "sumsub", `sumsub callback ${why}`, undefined, "unreadable_callback");
 
 /**
  * Verifies a Sumsub webhook over its exact bytes and maps it. applicantReviewed becomes a KYC or

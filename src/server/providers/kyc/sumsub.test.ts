@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeSumsub, type FakeSumsub } from "../../testing/fake-sumsub";
+import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
 import { sumsubProvider } from "./sumsub";
-import { ProviderError, type KycProvider } from "./types";
+import { type KycProvider, ProviderError } from "./types";
 
 let fake: FakeSumsub;
 let sumsub: KycProvider;
@@ -9,10 +9,20 @@ const publicUrl = "http://localhost:3000";
 const person = () => crypto.randomUUID();
 
 const provider = (over: Partial<Parameters<typeof sumsubProvider>[0]> = {}) =>
-  sumsubProvider({ appToken: fake.appToken, secretKey: fake.secretKey, webhookSecret: fake.webhookSecret, apiUrl: fake.url, timeoutMs: 2000, ...over });
+  sumsubProvider({
+    appToken: fake.appToken,
+    secretKey: fake.secretKey,
+    webhookSecret: fake.webhookSecret,
+    apiUrl: fake.url,
+    timeoutMs: 2000,
+    ...over,
+  });
 
 async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await p.then(() => new Error("expected a ProviderError"), (e: unknown) => e);
+  const err = await p.then(
+    () => new Error("expected a ProviderError"),
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
 }
@@ -38,7 +48,11 @@ describe("sumsub: request signing, checked by the fake", () => {
     ]);
     expect(sent[0]!.path).toBe("/resources/applicants?levelName=basic-kyc");
     expect(sent[0]!.body).toEqual({ externalUserId: externalId });
-    expect(sent[1]!.body).toMatchObject({ levelName: "basic-kyc", userId: externalId, redirect: { successUrl: "http://localhost:3000/identity/done" } });
+    expect(sent[1]!.body).toMatchObject({
+      levelName: "basic-kyc",
+      userId: externalId,
+      redirect: { successUrl: "http://localhost:3000/identity/done" },
+    });
     expect(fake.applicants.get(s.applicantId)).toMatchObject({ externalUserId: externalId, levelName: "basic-kyc", type: "individual" });
     expect(s.verificationUrl).toMatch(/^https:\/\/in\.sumsub\.com\/websdk\/p\//);
     expect(s.accessToken).toMatch(/^_act-sbx-/);
@@ -46,7 +60,9 @@ describe("sumsub: request signing, checked by the fake", () => {
   });
 
   it("is refused by the fake (401, permanent) when signed with the wrong secret key", async () => {
-    const err = await providerError(provider({ secretKey: "not-the-secret" }).startKyc({ externalId: person(), levelName: "basic-kyc", publicUrl }));
+    const err = await providerError(
+      provider({ secretKey: "not-the-secret" }).startKyc({ externalId: person(), levelName: "basic-kyc", publicUrl }),
+    );
     expect(err).toMatchObject({ kind: "permanent", provider: "sumsub", providerCode: "invalid-signature" });
     expect(fake.requests.at(-1)!.status).toBe(401);
   });
@@ -112,7 +128,10 @@ describe("sumsub: fetchReview mapping", () => {
 
   it("GREEN → approved with identity from info and the alpha-3 country as alpha-2", async () => {
     const { externalId, applicantId } = await started();
-    fake.review(applicantId, { answer: "GREEN", info: { firstName: "Ama", middleName: "Serwaa", lastName: "Mensah", dob: "1992-05-17", country: "GHA" } });
+    fake.review(applicantId, {
+      answer: "GREEN",
+      info: { firstName: "Ama", middleName: "Serwaa", lastName: "Mensah", dob: "1992-05-17", country: "GHA" },
+    });
     const r = await sumsub.fetchReview(applicantId, externalId);
     expect(r).toMatchObject({
       provider: "sumsub",
@@ -134,8 +153,18 @@ describe("sumsub: fetchReview mapping", () => {
     expect(await sumsub.fetchReview(applicantId, externalId)).toMatchObject({ status: "rejected", labels: ["FORGERY"], sanctions: false });
     fake.review(applicantId, { answer: "RED", rejectType: "RETRY", labels: ["UNSATISFACTORY_PHOTOS"] });
     expect(await sumsub.fetchReview(applicantId, externalId)).toMatchObject({ status: "retry", labels: ["UNSATISFACTORY_PHOTOS"] });
-    fake.review(applicantId, { answer: "RED", rejectType: "FINAL", labels: ["SANCTIONS", "PEP"], info: { firstName: "Ivan", lastName: "Petrenko", country: "UKR" } });
-    expect(await sumsub.fetchReview(applicantId, externalId)).toMatchObject({ status: "rejected", sanctions: true, pep: true, country: "UA" });
+    fake.review(applicantId, {
+      answer: "RED",
+      rejectType: "FINAL",
+      labels: ["SANCTIONS", "PEP"],
+      info: { firstName: "Ivan", lastName: "Petrenko", country: "UKR" },
+    });
+    expect(await sumsub.fetchReview(applicantId, externalId)).toMatchObject({
+      status: "rejected",
+      sanctions: true,
+      pep: true,
+      country: "UA",
+    });
   });
 
   it("an unknown alpha-3 country (Kosovo's XKX) gives no country rather than a wrong one", async () => {
@@ -157,7 +186,10 @@ describe("sumsub: callbacks", () => {
     const { externalId, applicantId } = await reviewed("GREEN");
     const cb = fake.reviewedCallback(applicantId);
     const v = sumsub.verifyCallback(cb.rawBody, cb.headers);
-    expect(v).toMatchObject({ kind: "kyc_review", review: { provider: "sumsub", applicantId, externalId, status: "approved", identity: {}, country: null } });
+    expect(v).toMatchObject({
+      kind: "kyc_review",
+      review: { provider: "sumsub", applicantId, externalId, status: "approved", identity: {}, country: null },
+    });
     expect(v!.eventId).toBe(JSON.parse(cb.rawBody.toString()).correlationId);
   });
 
@@ -193,8 +225,18 @@ describe("sumsub: callbacks", () => {
   });
 
   it("a company applicant's review is a KYB review", async () => {
-    const cb = fake.signedCallback({ applicantId: "c1", externalUserId: "org-1", type: "applicantReviewed", applicantType: "company", reviewStatus: "completed", reviewResult: { reviewAnswer: "GREEN" } });
-    expect(sumsub.verifyCallback(cb.rawBody, cb.headers)).toMatchObject({ kind: "kyb_review", review: { applicantId: "c1", externalId: "org-1", status: "approved" } });
+    const cb = fake.signedCallback({
+      applicantId: "c1",
+      externalUserId: "org-1",
+      type: "applicantReviewed",
+      applicantType: "company",
+      reviewStatus: "completed",
+      reviewResult: { reviewAnswer: "GREEN" },
+    });
+    expect(sumsub.verifyCallback(cb.rawBody, cb.headers)).toMatchObject({
+      kind: "kyb_review",
+      review: { applicantId: "c1", externalId: "org-1", status: "approved" },
+    });
   });
 
   it("a correctly signed body that is not Sumsub's shape is a permanent error, not a silent success", () => {
@@ -220,7 +262,14 @@ describe("sumsub: KYB", () => {
     expect(fake.applicants.get(k.applicantId)).toMatchObject({
       type: "company",
       externalUserId: externalId,
-      fixedInfo: { companyInfo: { companyName: "Kente Labs Ltd", registrationNumber: "CS123456789", country: "GHA", legalAddress: "1 Oxford Street, GA-123, Accra" } },
+      fixedInfo: {
+        companyInfo: {
+          companyName: "Kente Labs Ltd",
+          registrationNumber: "CS123456789",
+          country: "GHA",
+          legalAddress: "1 Oxford Street, GA-123, Accra",
+        },
+      },
     });
   });
 });

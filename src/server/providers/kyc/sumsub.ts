@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { SumsubConfig } from "./config";
-import { httpFailure, providerFetch, unreadable, type FetchFn, type ProviderAnswer } from "./http";
+import { alpha3Of } from "./countries-alpha3";
+import { type FetchFn, httpFailure, type ProviderAnswer, providerFetch, unreadable } from "./http";
 import { reviewFromApplicant, SumsubApplicant, verifySumsubCallback } from "./sumsub-review";
 import type { KycProvider, StartKybInput } from "./types";
-import { alpha3Of } from "./countries-alpha3";
 
 /**
  * Sumsub (https://docs.sumsub.com): every request carries X-App-Token, X-App-Access-Ts (Unix
@@ -17,7 +17,9 @@ const LINK_TTL_SEC = 3600;
 
 /** Signs one request the way Sumsub checks it. Exported for the fake, which verifies it independently. */
 export function sumsubSignature(secretKey: string, ts: string, method: string, pathWithQuery: string, body: string): string {
-  return createHmac("sha256", secretKey).update(ts + method.toUpperCase() + pathWithQuery + body).digest("hex");
+  return createHmac("sha256", secretKey)
+    .update(ts + method.toUpperCase() + pathWithQuery + body)
+    .digest("hex");
 }
 
 type SumsubErrorBody = { code?: unknown; errorCode?: unknown; errorName?: unknown };
@@ -64,7 +66,10 @@ export function sumsubProvider(opts: SumsubOptions): KycProvider {
    * second applicant with the same externalUserId), so a retry after a timeout is safe.
    */
   async function createApplicant(levelName: string, externalId: string, extra: Record<string, unknown> = {}): Promise<string> {
-    const res = await call("POST", `/resources/applicants?levelName=${encodeURIComponent(levelName)}`, { externalUserId: externalId, ...extra });
+    const res = await call("POST", `/resources/applicants?levelName=${encodeURIComponent(levelName)}`, {
+      externalUserId: externalId,
+      ...extra,
+    });
     if (res.status === 409) return (await applicantByExternalId(externalId)).id;
     if (res.status < 200 || res.status > 299) throw failure(res);
     const a = SumsubApplicant.safeParse(res.json);
@@ -96,7 +101,13 @@ export function sumsubProvider(opts: SumsubOptions): KycProvider {
         ttlInSecs: LINK_TTL_SEC,
       })) as { token?: unknown } | null;
       if (typeof token?.token !== "string" || !token.token) throw unreadable("sumsub", "access token");
-      return { provider: "sumsub", applicantId, verificationUrl, accessToken: token.token, expiresAt: new Date(Date.now() + LINK_TTL_SEC * 1000) };
+      return {
+        provider: "sumsub",
+        applicantId,
+        verificationUrl,
+        accessToken: token.token,
+        expiresAt: new Date(Date.now() + LINK_TTL_SEC * 1000),
+      };
     },
     async fetchReview(applicantId, externalId) {
       const a = SumsubApplicant.safeParse(await ok("GET", `/resources/applicants/${encodeURIComponent(applicantId)}/one`));
@@ -123,6 +134,12 @@ function companyInfo(input: StartKybInput) {
     registrationNumber: input.registrationNumber,
     country: alpha3Of(input.country),
     legalAddress: [a.line1, a.line2, a.postalCode, a.city].filter(Boolean).join(", "),
-    address: { street: a.line1, subStreet: a.line2 ?? undefined, town: a.city, postCode: a.postalCode ?? undefined, country: alpha3Of(a.country) },
+    address: {
+      street: a.line1,
+      subStreet: a.line2 ?? undefined,
+      town: a.city,
+      postCode: a.postalCode ?? undefined,
+      country: alpha3Of(a.country),
+    },
   };
 }

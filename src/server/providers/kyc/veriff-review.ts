@@ -64,7 +64,10 @@ function labelsOf(v: VeriffVerification): string[] {
   if (v.status === "expired" || v.status === "abandoned") out.push(v.status.toUpperCase());
   if (typeof v.reasonCode === "number") out.push(REASONS[v.reasonCode] ?? `VERIFF_REASON_${v.reasonCode}`);
   for (const r of v.riskLabels ?? []) {
-    const l = r.label.trim().toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+    const l = r.label
+      .trim()
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, "_");
     if (l && l.length <= 64) out.push(l);
   }
   return [...new Set(out)];
@@ -72,7 +75,12 @@ function labelsOf(v: VeriffVerification): string[] {
 
 function identityOf(v: VeriffVerification): IdentityAttributes {
   const p = v.person ?? {};
-  const name = p.fullName?.trim() || [p.firstName, p.lastName].map((s) => s?.trim()).filter(Boolean).join(" ");
+  const name =
+    p.fullName?.trim() ||
+    [p.firstName, p.lastName]
+      .map((s) => s?.trim())
+      .filter(Boolean)
+      .join(" ");
   return {
     fullName: name || null,
     birthDate: p.dateOfBirth && /^\d{4}-\d{2}-\d{2}$/.test(p.dateOfBirth) ? p.dateOfBirth : null,
@@ -98,7 +106,8 @@ export function reviewFromVerification(v: VeriffVerification, externalId: string
   };
 }
 
-const unreadableCallback = (why: string) => new ProviderError("permanent", "veriff", `veriff callback ${why}`, undefined, "unreadable_callback");
+const unreadableCallback = (why: string) =>
+  new ProviderError("permanent", "veriff", `veriff callback ${why}`, undefined, "unreadable_callback");
 
 /**
  * Verifies a Veriff webhook: X-HMAC-SIGNATURE (or vrf-hmac-signature) = hex HMAC-SHA256 of the raw

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeVeriff, type FakeVeriff } from "../../testing/fake-veriff";
-import { ProviderError, type KycProvider } from "./types";
+import { type FakeVeriff, startFakeVeriff } from "../../testing/fake-veriff";
+import { type KycProvider, ProviderError } from "./types";
 import { veriffProvider } from "./veriff";
 
 let fake: FakeVeriff;
@@ -13,7 +13,10 @@ const provider = (over: Partial<Parameters<typeof veriffProvider>[0]> = {}) =>
   veriffProvider({ apiKey: fake.apiKey, sharedSecret: fake.sharedSecret, apiUrl: fake.url, timeoutMs: 2000, ...over });
 
 async function providerError(p: Promise<unknown>): Promise<ProviderError> {
-  const err = await p.then(() => new Error("expected a ProviderError"), (e: unknown) => e);
+  const err = await p.then(
+    () => new Error("expected a ProviderError"),
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
 }
@@ -40,7 +43,11 @@ describe("veriff: request signing, checked by the fake", () => {
     expect(sent[0]).toMatchObject({ method: "POST", path: "/v1/sessions", status: 201 });
     expect(sent[0]!.body).toEqual({ verification: { callback: "http://localhost:3000/identity/done", vendorData: externalId } });
     expect(fake.sessions.get(sessionId)).toMatchObject({ vendorData: externalId });
-    expect(s).toMatchObject({ provider: "veriff", verificationUrl: fake.sessions.get(sessionId)!.url, accessToken: fake.sessions.get(sessionId)!.sessionToken });
+    expect(s).toMatchObject({
+      provider: "veriff",
+      verificationUrl: fake.sessions.get(sessionId)!.url,
+      accessToken: fake.sessions.get(sessionId)!.sessionToken,
+    });
   });
 
   it("without a redirect the person returns to /identity", async () => {
@@ -50,29 +57,51 @@ describe("veriff: request signing, checked by the fake", () => {
 
   it("a wrong shared secret is refused by the fake: 1819 for a POST body, 1818 for a GET session id", async () => {
     const bad = provider({ sharedSecret: "not-the-secret" });
-    expect(await providerError(bad.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({ kind: "permanent", providerCode: "1819" });
+    expect(await providerError(bad.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({
+      kind: "permanent",
+      providerCode: "1819",
+    });
     const { externalId, sessionId } = await started();
     expect(await providerError(bad.fetchReview(sessionId, externalId))).toMatchObject({ kind: "permanent", providerCode: "1818" });
   });
 
   it("an unknown API key is refused (1803, permanent)", async () => {
-    const err = await providerError(provider({ apiKey: crypto.randomUUID() }).startKyc({ externalId: person(), levelName: "x", publicUrl }));
+    const err = await providerError(
+      provider({ apiKey: crypto.randomUUID() }).startKyc({ externalId: person(), levelName: "x", publicUrl }),
+    );
     expect(err).toMatchObject({ kind: "permanent", providerCode: "1803" });
   });
 
   it("429, 503 and a hang are transient; 503's Retry-After is kept", async () => {
     fake.setMode("rate_limited");
-    expect(await providerError(veriff.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({ kind: "transient", retryAfterSec: 7 });
+    expect(await providerError(veriff.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({
+      kind: "transient",
+      retryAfterSec: 7,
+    });
     fake.setMode("unavailable");
-    expect(await providerError(veriff.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({ kind: "transient", retryAfterSec: 12 });
+    expect(await providerError(veriff.startKyc({ externalId: person(), levelName: "x", publicUrl }))).toMatchObject({
+      kind: "transient",
+      retryAfterSec: 12,
+    });
     fake.setMode("hang");
-    expect(await providerError(provider({ timeoutMs: 150 }).fetchReview("s", "p"))).toMatchObject({ kind: "transient", providerCode: "timeout" });
+    expect(await providerError(provider({ timeoutMs: 150 }).fetchReview("s", "p"))).toMatchObject({
+      kind: "transient",
+      providerCode: "timeout",
+    });
   });
 
   it("has no KYB: startKyb is a permanent refusal and supportsKyb is false", async () => {
     expect(veriff.supportsKyb).toBe(false);
     const before = fake.requests.length;
-    const input = { externalId: person(), levelName: "kyb", legalName: "A", registrationNumber: "1", country: "GH", address: { line1: "a", city: "b", country: "GH" }, publicUrl };
+    const input = {
+      externalId: person(),
+      levelName: "kyb",
+      legalName: "A",
+      registrationNumber: "1",
+      country: "GH",
+      address: { line1: "a", city: "b", country: "GH" },
+      publicUrl,
+    };
     expect(await providerError(veriff.startKyb(input))).toMatchObject({ kind: "permanent", providerCode: "kyb_not_supported" });
     expect(fake.requests.length).toBe(before);
   });
@@ -81,12 +110,21 @@ describe("veriff: request signing, checked by the fake", () => {
 describe("veriff: decision mapping (GET /v1/sessions/{id}/decision)", () => {
   it("no decision yet → pending", async () => {
     const { externalId, sessionId } = await started();
-    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({ status: "pending", labels: [], applicantId: sessionId, externalId });
+    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({
+      status: "pending",
+      labels: [],
+      applicantId: sessionId,
+      externalId,
+    });
   });
 
   it("approved → approved with the person's identity and the document country", async () => {
     const { externalId, sessionId } = await started();
-    fake.decide(sessionId, { status: "approved", person: { firstName: "Kwame", lastName: "Boateng", dateOfBirth: "1988-02-29", nationality: "GH" }, documentCountry: "GH" });
+    fake.decide(sessionId, {
+      status: "approved",
+      person: { firstName: "Kwame", lastName: "Boateng", dateOfBirth: "1988-02-29", nationality: "GH" },
+      documentCountry: "GH",
+    });
     const r = await veriff.fetchReview(sessionId, externalId);
     expect(r).toMatchObject({
       provider: "veriff",
@@ -120,7 +158,11 @@ describe("veriff: decision mapping (GET /v1/sessions/{id}/decision)", () => {
         { label: "person_sanctions_match", category: "person" },
       ],
     });
-    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({ pep: true, sanctions: true, labels: ["PERSON_PEP_MATCH", "PERSON_SANCTIONS_MATCH"] });
+    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({
+      pep: true,
+      sanctions: true,
+      labels: ["PERSON_PEP_MATCH", "PERSON_SANCTIONS_MATCH"],
+    });
   });
 });
 
@@ -130,7 +172,10 @@ describe("veriff: webhooks", () => {
     fake.decide(sessionId, { status: "declined", reasonCode: 103, person: { firstName: "A", lastName: "B" } });
     const cb = fake.decisionWebhook(sessionId);
     const v = veriff.verifyCallback(cb.rawBody, cb.headers);
-    expect(v).toMatchObject({ kind: "kyc_review", review: { applicantId: sessionId, externalId, status: "rejected", labels: ["SELFIE_MISMATCH"] } });
+    expect(v).toMatchObject({
+      kind: "kyc_review",
+      review: { applicantId: sessionId, externalId, status: "rejected", labels: ["SELFIE_MISMATCH"] },
+    });
     expect(v!.eventId).toBe(createHash("sha256").update(cb.rawBody).digest("hex"));
   });
 

@@ -1,8 +1,8 @@
 import { hmacSha256Hex } from "../../crypto/hash";
 import type { VeriffConfig } from "./config";
 import { KYB_NOT_SUPPORTED } from "./failover";
-import { httpFailure, providerFetch, unreadable, type FetchFn, type ProviderAnswer } from "./http";
-import { ProviderError, type KycProvider } from "./types";
+import { type FetchFn, httpFailure, type ProviderAnswer, providerFetch, unreadable } from "./http";
+import { type KycProvider, ProviderError } from "./types";
 import { reviewFromVerification, VeriffDecision, verifyVeriffCallback } from "./veriff-review";
 
 /**
@@ -51,8 +51,15 @@ export function veriffProvider(opts: VeriffOptions): KycProvider {
         verification?: { id?: unknown; url?: unknown; sessionToken?: unknown };
       } | null;
       const v = res?.verification;
-      if (typeof v?.id !== "string" || typeof v.url !== "string" || typeof v.sessionToken !== "string") throw unreadable("veriff", "session");
-      return { provider: "veriff", applicantId: v.id, verificationUrl: v.url, accessToken: v.sessionToken, expiresAt: new Date(Date.now() + SESSION_TTL_MS) };
+      if (typeof v?.id !== "string" || typeof v.url !== "string" || typeof v.sessionToken !== "string")
+        throw unreadable("veriff", "session");
+      return {
+        provider: "veriff",
+        applicantId: v.id,
+        verificationUrl: v.url,
+        accessToken: v.sessionToken,
+        expiresAt: new Date(Date.now() + SESSION_TTL_MS),
+      };
     },
     async fetchReview(applicantId, externalId) {
       const parsed = VeriffDecision.safeParse(await ok("GET", `/v1/sessions/${encodeURIComponent(applicantId)}/decision`, applicantId));
@@ -60,7 +67,18 @@ export function veriffProvider(opts: VeriffOptions): KycProvider {
       const v = parsed.data.verification;
       // No decision yet: the session exists and the person has not finished (or Veriff is still deciding).
       if (!v)
-        return { provider: "veriff", applicantId, externalId, status: "pending", labels: [], pep: false, sanctions: false, country: null, identity: {}, reviewedAt: null };
+        return {
+          provider: "veriff",
+          applicantId,
+          externalId,
+          status: "pending",
+          labels: [],
+          pep: false,
+          sanctions: false,
+          country: null,
+          identity: {},
+          reviewedAt: null,
+        };
       return reviewFromVerification(v, externalId);
     },
     async startKyb() {

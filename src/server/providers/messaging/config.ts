@@ -6,10 +6,7 @@ import { env } from "@/env";
  * src/env.ts so the adapters stay one folder. Values are never echoed in errors: SMTP_URL and
  * TWILIO_AUTH_TOKEN carry credentials.
  */
-export type EmailConfig =
-  | { kind: "smtp"; url: string; from: string }
-  | { kind: "outbox" }
-  | { kind: "missing" };
+export type EmailConfig = { kind: "smtp"; url: string; from: string } | { kind: "outbox" } | { kind: "missing" };
 
 export type SmsConfig =
   | { kind: "twilio"; apiUrl: string; accountSid: string; authToken: string; from?: string; messagingServiceSid?: string }
@@ -61,8 +58,7 @@ function emailConfig(e: z.output<typeof Schema>, production: boolean, issues: Is
   const fromMatch = e.EMAIL_FROM?.match(EMAIL_FROM);
   const fromAddress = fromMatch?.[1] ?? fromMatch?.[2];
   if (!e.EMAIL_FROM) issues.push('EMAIL_FROM: is required when SMTP_URL is set (e.g. "Bind Identity <no-reply@example.com>")');
-  else if (!fromAddress || !z.email().safeParse(fromAddress).success)
-    issues.push('EMAIL_FROM: must be an address or "Name <address>"');
+  else if (!fromAddress || !z.email().safeParse(fromAddress).success) issues.push('EMAIL_FROM: must be an address or "Name <address>"');
   return { kind: "smtp", url: e.SMTP_URL, from: e.EMAIL_FROM ?? "" };
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { DevOutboxMessage } from "@/generated/prisma/client.ts";
 import type { DbOrTx } from "../../db/client";
 import { logger } from "../../log";
-import { maskAddress, type EmailChannel, type SmsChannel } from "./types";
+import { type EmailChannel, maskAddress, type SmsChannel } from "./types";
 
 /**
  * Where messages go when no provider is configured outside production: a table a developer
@@ -10,10 +10,7 @@ import { maskAddress, type EmailChannel, type SmsChannel } from "./types";
  */
 export const DEV_OUTBOX_PROVIDER = "dev-outbox";
 
-async function store(
-  db: DbOrTx,
-  row: { channel: "email" | "phone"; to: string; subject?: string; body: string; orgId?: string | null },
-) {
+async function store(db: DbOrTx, row: { channel: "email" | "phone"; to: string; subject?: string; body: string; orgId?: string | null }) {
   const saved = await db.devOutboxMessage.create({
     data: { channel: row.channel, to: row.to, subject: row.subject ?? null, body: row.body, orgId: row.orgId ?? null },
     select: { id: true },

@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../errors";
 import { getDb } from "../../db/client";
-import { startFakeSmsGateway, type FakeSmsGateway } from "../../testing/fake-sms-gateway";
-import { assertMessagingConfigured, describeMessaging, messaging, messagingConfig } from "./index";
+import { AppError } from "../../errors";
+import { type FakeSmsGateway, startFakeSmsGateway } from "../../testing/fake-sms-gateway";
 import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
+import { assertMessagingConfigured, describeMessaging, messaging, messagingConfig } from "./index";
 
 let smtp: TestSmtpServer;
 let gw: FakeSmsGateway;
@@ -95,7 +95,12 @@ describe("messaging(db): provider selection", () => {
 
     expect(() => assertMessagingConfigured(cfg)).toThrow(/SMTP_URL and EMAIL_FROM[\s\S]*TWILIO_ACCOUNT_SID/);
     expect(() =>
-      assertMessagingConfigured(messagingConfig({ SMTP_URL: "smtps://u:p@smtp.example.com", EMAIL_FROM: "a@b.example", ...twilioEnv(), SMS_API_URL: "https://api.twilio.com" }, "production")),
+      assertMessagingConfigured(
+        messagingConfig(
+          { SMTP_URL: "smtps://u:p@smtp.example.com", EMAIL_FROM: "a@b.example", ...twilioEnv(), SMS_API_URL: "https://api.twilio.com" },
+          "production",
+        ),
+      ),
     ).not.toThrow();
   });
 
@@ -108,7 +113,7 @@ describe("messaging(db): provider selection", () => {
       }
       throw new Error("expected the configuration to be refused");
     };
-    const m1 = bad({ SMTP_URL: "http://user:hunter2@mail.example" , EMAIL_FROM: "a@b.example" });
+    const m1 = bad({ SMTP_URL: "http://user:hunter2@mail.example", EMAIL_FROM: "a@b.example" });
     expect(m1).toContain("SMTP_URL: must start with smtp:// or smtps://");
     expect(m1).not.toContain("hunter2");
     expect(bad({ SMTP_URL: "smtp://mail.example" })).toContain("EMAIL_FROM: is required");
@@ -121,7 +126,9 @@ describe("messaging(db): provider selection", () => {
     expect(bad({ ...twilioEnv(), SMS_API_URL: "http://127.0.0.1:9" }, "production")).toContain("SMS_API_URL: must be https");
     expect(bad({ SMS_PROVIDER: "carrier-pigeon" })).toContain("SMS_PROVIDER");
     expect(bad({ MESSAGING_TIMEOUT_MS: "soon" })).toContain("MESSAGING_TIMEOUT_MS");
-    expect(messagingConfig({ TWILIO_ACCOUNT_SID: gw.accountSid, TWILIO_AUTH_TOKEN: "t", TWILIO_FROM: "BindID" }, "sandbox").sms.kind).toBe("twilio");
+    expect(messagingConfig({ TWILIO_ACCOUNT_SID: gw.accountSid, TWILIO_AUTH_TOKEN: "t", TWILIO_FROM: "BindID" }, "sandbox").sms.kind).toBe(
+      "twilio",
+    );
   });
 
   it("checks messages before any provider sees them", async () => {

@@ -2,15 +2,15 @@ import { z } from "zod";
 import type { DbOrTx } from "../../db/client";
 import { AppError, validationError } from "../../errors";
 import { logger } from "../../log";
-import { messagingConfig, type MessagingConfig } from "./config";
+import { type MessagingConfig, messagingConfig } from "./config";
 import { outboxEmail, outboxSms } from "./dev-outbox";
 import { smtpEmail } from "./smtp";
 import { twilioSms } from "./twilio";
 import type { EmailChannel, Messaging, SmsChannel } from "./types";
 
-export type { EmailMessage, SmsMessage, Messaging, Sent } from "./types";
-export { messagingConfig, type MessagingConfig } from "./config";
-export { listOutbox, OutboxQuery, type OutboxEntry } from "./dev-outbox";
+export { type MessagingConfig, messagingConfig } from "./config";
+export { listOutbox, type OutboxEntry, OutboxQuery } from "./dev-outbox";
+export type { EmailMessage, Messaging, Sent, SmsMessage } from "./types";
 
 const EmailInput = z.object({
   to: z.email(),

@@ -1,10 +1,9 @@
-import net from "node:net";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "../../errors";
-import { smtpEmail } from "./smtp";
-import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
 import { appErrorOf } from "../../testing/rejection";
+import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
+import { smtpEmail } from "./smtp";
 
 const FROM = "Bind Identity <no-reply@bind.example>";
 let smtp: TestSmtpServer;
@@ -15,7 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await smtp.close();
 });
-
 
 /** A port nothing listens on: bind, note it, release it. */
 async function freePort(): Promise<number> {
@@ -29,7 +27,11 @@ async function freePort(): Promise<number> {
 describe("smtpEmail against a real SMTP server", () => {
   it("delivers a text email: authenticated, right envelope, headers and body", async () => {
     const mail = smtpEmail({ url: smtp.url, from: FROM, timeoutMs: 5000 });
-    const out = await mail.sendEmail({ to: "ama@example.com", subject: "Your code is 123456", text: "Código: 123456\nIt expires in 10 minutes." });
+    const out = await mail.sendEmail({
+      to: "ama@example.com",
+      subject: "Your code is 123456",
+      text: "Código: 123456\nIt expires in 10 minutes.",
+    });
 
     expect(out.provider).toBe("smtp");
     expect(out.id).toMatch(/^<.+@.+>$/);

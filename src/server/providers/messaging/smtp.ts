@@ -7,8 +7,19 @@ import type { EmailChannel } from "./types";
 export type SmtpOptions = { url: string; from: string; timeoutMs: number };
 
 const NETWORK_CODES = new Set([
-  "ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS", "ETLS", "EPROTOCOL",
-  "ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH",
+  "ECONNECTION",
+  "ETIMEDOUT",
+  "ESOCKET",
+  "EDNS",
+  "ETLS",
+  "EPROTOCOL",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
 ]);
 
 type SmtpErrorShape = { code?: string; responseCode?: number; command?: string };

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AppError } from "../../errors";
-import { startFakeSmsGateway, type FakeSmsGateway } from "../../testing/fake-sms-gateway";
-import { twilioSms, type TwilioOptions } from "./twilio";
+import { type FakeSmsGateway, startFakeSmsGateway } from "../../testing/fake-sms-gateway";
 import { appErrorOf } from "../../testing/rejection";
+import { type TwilioOptions, twilioSms } from "./twilio";
 
 let gw: FakeSmsGateway;
 const FROM = "+15005550006";
@@ -22,7 +21,6 @@ beforeEach(() => {
 const adapter = (over: Partial<TwilioOptions> = {}) =>
   twilioSms({ apiUrl: gw.url, accountSid: gw.accountSid, authToken: gw.authToken, from: FROM, timeoutMs: 3000, ...over });
 
-
 describe("twilioSms against the fake Twilio gateway", () => {
   it("posts the form to the account's Messages resource with Basic auth and returns the sid", async () => {
     const out = await adapter().sendSms({ to: "+233241234567", text: "Your code is 123456" });
@@ -38,7 +36,9 @@ describe("twilioSms against the fake Twilio gateway", () => {
       form: { To: "+233241234567", From: FROM, Body: "Your code is 123456" },
       status: 201,
     });
-    expect(gw.messages).toEqual([{ sid: out.id, to: "+233241234567", from: FROM, messagingServiceSid: undefined, body: "Your code is 123456" }]);
+    expect(gw.messages).toEqual([
+      { sid: out.id, to: "+233241234567", from: FROM, messagingServiceSid: undefined, body: "Your code is 123456" },
+    ]);
   });
 
   it("sends MessagingServiceSid instead of From when one is configured", async () => {

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { Asset } from "@wharfkit/antelope";
+import { z } from "zod";
 import { env } from "@/env";
 import { isValidAccountName } from "../chain/keys";
 
@@ -48,18 +48,21 @@ export const SANDBOX_CHAIN_PRICE_GROWTH = "499.0000 EOS";
 function stripeConfig(e: z.output<typeof Schema>, production: boolean, issues: string[]): StripeConfig | null {
   const set = [e.STRIPE_SECRET_KEY, e.STRIPE_WEBHOOK_SECRET, e.STRIPE_PRICE_GROWTH].filter(Boolean).length;
   if (set === 0) {
-    if (production) issues.push("STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_GROWTH: are required in production (card payments)");
+    if (production)
+      issues.push("STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_PRICE_GROWTH: are required in production (card payments)");
     if (e.STRIPE_API_URL) issues.push("STRIPE_API_URL: is set but STRIPE_SECRET_KEY is not");
     return null;
   }
   if (!e.STRIPE_SECRET_KEY) issues.push("STRIPE_SECRET_KEY: is required when any STRIPE_ setting is set");
-  else if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(e.STRIPE_SECRET_KEY)) issues.push("STRIPE_SECRET_KEY: must be a secret or restricted key (sk_… or rk_…)");
+  else if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(e.STRIPE_SECRET_KEY))
+    issues.push("STRIPE_SECRET_KEY: must be a secret or restricted key (sk_… or rk_…)");
   if (!e.STRIPE_WEBHOOK_SECRET) issues.push("STRIPE_WEBHOOK_SECRET: is required when STRIPE_SECRET_KEY is set");
   else if (!/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(e.STRIPE_WEBHOOK_SECRET)) issues.push("STRIPE_WEBHOOK_SECRET: must start with whsec_");
   if (!e.STRIPE_PRICE_GROWTH) issues.push("STRIPE_PRICE_GROWTH: is required when STRIPE_SECRET_KEY is set");
   else if (!/^price_[A-Za-z0-9]+$/.test(e.STRIPE_PRICE_GROWTH)) issues.push("STRIPE_PRICE_GROWTH: must be a price id (price_…)");
   const timeout = e.STRIPE_TIMEOUT_MS === undefined ? 20_000 : Number(e.STRIPE_TIMEOUT_MS);
-  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000) issues.push("STRIPE_TIMEOUT_MS: must be 100 to 120000 milliseconds");
+  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000)
+    issues.push("STRIPE_TIMEOUT_MS: must be 100 to 120000 milliseconds");
   const out: StripeConfig = {
     secretKey: e.STRIPE_SECRET_KEY ?? "",
     webhookSecret: e.STRIPE_WEBHOOK_SECRET ?? "",

@@ -1,12 +1,12 @@
-import { paymentsConfig, type PaymentsConfig } from "./config";
+import { type PaymentsConfig, paymentsConfig } from "./config";
 import { createSandboxPayments } from "./sandbox";
 import { createStripePayments } from "./stripe";
 import type { PaymentProvider } from "./types";
 
-export type { CheckoutRequest, CreatedCheckout, PaymentNotification, PaymentProvider } from "./types";
-export { paymentsConfig, type PaymentsConfig, type ChainPaymentConfig, type StripeConfig } from "./config";
-export { createStripePayments } from "./stripe";
+export { type ChainPaymentConfig, type PaymentsConfig, paymentsConfig, type StripeConfig } from "./config";
 export { createSandboxPayments } from "./sandbox";
+export { createStripePayments } from "./stripe";
+export type { CheckoutRequest, CreatedCheckout, PaymentNotification, PaymentProvider } from "./types";
 
 let cached: { config: PaymentsConfig; provider: PaymentProvider } | undefined;
 

@@ -18,7 +18,9 @@ function mapStripeError(err: unknown): AppError {
     if (err.type === "StripeConnectionError" || err.type === "StripeRateLimitError" || status === 429 || status >= 500) {
       return new AppError("PROVIDER_UNAVAILABLE", "The payment provider is unavailable; retry with backoff.");
     }
-    return new AppError("PROVIDER_FAILURE", "The payment provider refused the request.", { providerCode: err.code ?? err.rawType ?? err.type });
+    return new AppError("PROVIDER_FAILURE", "The payment provider refused the request.", {
+      providerCode: err.code ?? err.rawType ?? err.type,
+    });
   }
   return new AppError("PROVIDER_UNAVAILABLE", "The payment provider is unavailable; retry with backoff.");
 }

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrivateKey } from "@wharfkit/antelope";
-import { startFakeChainNode, type FakeChainNode } from "../../testing/fake-chain-node";
-import { client, createTestOrg, testServer } from "../../testing/harness";
-import { uniqueName, walletKey } from "../../testing/factories";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetChainConfigCache } from "../../providers/chain";
+import { uniqueName, walletKey } from "../../testing/factories";
+import { type FakeChainNode, startFakeChainNode } from "../../testing/fake-chain-node";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 // This file runs free create against the real Antelope adapter and a local chain node that
 // decodes and checks every transaction it is sent.
@@ -25,7 +25,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const k of ["CHAIN_API_URL", "CHAIN_NAME", "CHAIN_SPONSOR_ACCOUNT", "CHAIN_SPONSOR_PRIVATE_KEY", "CHAIN_NET_STAKE", "CHAIN_CPU_STAKE"]) delete process.env[k];
+  for (const k of [
+    "CHAIN_API_URL",
+    "CHAIN_NAME",
+    "CHAIN_SPONSOR_ACCOUNT",
+    "CHAIN_SPONSOR_PRIVATE_KEY",
+    "CHAIN_NET_STAKE",
+    "CHAIN_CPU_STAKE",
+  ])
+    delete process.env[k];
   resetChainConfigCache();
   await node.close();
 });
@@ -61,7 +69,10 @@ describe("free create on a real chain node", () => {
     process.env.CHAIN_SPONSOR_PRIVATE_KEY = PrivateKey.generate("K1").toString();
     resetChainConfigCache();
     try {
-      const res = await client(url, org.apiKey).post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: uniqueName() });
+      const res = await client(url, org.apiKey).post("/v1/accounts/free", {
+        ownerPublicKey: walletKey().publicKey,
+        preferredName: uniqueName(),
+      });
       expect(res.status).toBe(502);
       expect(res.body.error.code).toBe("PROVIDER_FAILURE");
       expect(node.received.at(-1)!.accepted).toBe(false);
@@ -77,7 +88,10 @@ describe("free create on a real chain node", () => {
     const org = await createTestOrg();
     node.setMode("unavailable");
     try {
-      const res = await client(url, org.apiKey).post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: uniqueName() });
+      const res = await client(url, org.apiKey).post("/v1/accounts/free", {
+        ownerPublicKey: walletKey().publicKey,
+        preferredName: uniqueName(),
+      });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe("PROVIDER_UNAVAILABLE");
       expect(await rowsOf(db, org.orgId)).toEqual({ accounts: 0, events: 0, audit: 0 });

@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { isValidAccountName, parsePublicKey } from "../../providers/chain";
+import { parsePublicKey } from "../../providers/chain";
 
-const publicKey = z.string().max(200).refine((s) => parsePublicKey(s) !== null, "must be a PUB_K1_, PUB_R1_ or legacy EOS public key");
+const publicKey = z
+  .string()
+  .max(200)
+  .refine((s) => parsePublicKey(s) !== null, "must be a PUB_K1_, PUB_R1_ or legacy EOS public key");
 export const AccountName = z
   .string()
   .regex(/^[a-z1-5.]{1,12}$/, "must match ^[a-z1-5.]{1,12}$")

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { approvedPersonWithToken, uniqueName, walletKey } from "../../testing/factories";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 async function setup(policy: Record<string, boolean> = {}) {
   const { url, db } = await testServer();
@@ -33,7 +33,13 @@ describe("POST /v1/accounts/free", () => {
     const name = uniqueName();
     const res = await api.post("/v1/accounts/free", { ownerPublicKey: key.publicKey, preferredName: name });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ accountDid: `did:antelope:sandbox:${name}`, name, lifecycle: "provisional", ownerPublicKey: key.publicKey, activePublicKey: key.publicKey });
+    expect(res.body).toMatchObject({
+      accountDid: `did:antelope:sandbox:${name}`,
+      name,
+      lifecycle: "provisional",
+      ownerPublicKey: key.publicKey,
+      activePublicKey: key.publicKey,
+    });
     const chainAccount = (await db.simChainAccount.findUnique({ where: { name } }))!;
     expect(chainAccount.ownerKeys).toEqual([key.publicKey]);
     expect(chainAccount.ownerCosigner).toBeTruthy();
@@ -61,13 +67,24 @@ describe("POST /v1/accounts/free", () => {
     const { db, org, api } = await setup({ requireKycBeforeFreeCreate: true });
     const name = uniqueName();
     const first = await approvedPersonWithToken(org.orgId);
-    expect((await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: name, kycCreateToken: first.token })).status).toBe(201);
+    expect(
+      (await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: name, kycCreateToken: first.token }))
+        .status,
+    ).toBe(201);
     const second = await approvedPersonWithToken(org.orgId);
-    const clash = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: name, kycCreateToken: second.token });
+    const clash = await api.post("/v1/accounts/free", {
+      ownerPublicKey: walletKey().publicKey,
+      preferredName: name,
+      kycCreateToken: second.token,
+    });
     expect(clash.status).toBe(409);
     expect(clash.body.error.details).toEqual({ reason: "name_taken", kycCreateToken: second.token });
     expect(await db.kycCreateToken.count({ where: { personId: second.person.id, usedAt: null } })).toBe(1);
-    const retry = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, preferredName: uniqueName(), kycCreateToken: second.token });
+    const retry = await api.post("/v1/accounts/free", {
+      ownerPublicKey: walletKey().publicKey,
+      preferredName: uniqueName(),
+      kycCreateToken: second.token,
+    });
     expect(retry.status).toBe(201);
     const reuse = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, kycCreateToken: second.token });
     expect(reuse.status).toBe(403);
@@ -93,7 +110,11 @@ describe("POST /v1/accounts/free", () => {
     const onlyEmail = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, emailProofToken: proof });
     expect(onlyEmail.body.error.details.reason).toBe("kyc_required");
     const { token } = await approvedPersonWithToken(org.orgId);
-    const both = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, emailProofToken: proof, kycCreateToken: token });
+    const both = await api.post("/v1/accounts/free", {
+      ownerPublicKey: walletKey().publicKey,
+      emailProofToken: proof,
+      kycCreateToken: token,
+    });
     expect(both.status).toBe(201);
     expect(both.body.contacts).toMatchObject({ emailVerified: true, email: "g***@example.test" });
     const row = (await db.account.findFirst({ where: { orgId: org.orgId } }))!;
@@ -154,7 +175,9 @@ describe("account reads and admin", () => {
     const created = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey });
     const res = await api.post("/v1/admin/accounts/suspend", { accountDid: created.body.accountDid });
     expect(res.body).toEqual({ accountDid: created.body.accountDid, lifecycle: "suspended", previousLifecycle: "provisional" });
-    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "account.suspended", subject: created.body.accountDid } })).toBe(1);
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "account.suspended", subject: created.body.accountDid } })).toBe(
+      1,
+    );
     const list = await api.get("/v1/admin/accounts");
     expect(list.body.accounts.map((a: any) => a.accountDid)).toEqual([created.body.accountDid]);
     expect(list.body.accounts[0].lifecycle).toBe("suspended");

@@ -1,18 +1,18 @@
 import type { Account, AccountBinding } from "@/generated/prisma/client.ts";
-import { Prisma, type Tx } from "../../db/client";
+import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { Prisma, type Tx } from "../../db/client";
 import { AppError, conflict, forbidden, notFound } from "../../errors";
-import { chainAdapter, generateAccountName, isValidAccountName, parsePublicKey } from "../../providers/chain";
-import type { FreeAccountInput } from "./accounts.schema";
-import type { ServiceContext } from "../../context";
 import { accountDid, findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { appendAudit } from "../audit";
 import { maskEmail, maskPhone } from "../../platform/contact-address";
-import { spendKycCreateToken } from "../kyc";
 import { emitEvent } from "../../platform/outbox";
+import { chainAdapter, generateAccountName, isValidAccountName, parsePublicKey } from "../../providers/chain";
 import { assessRisk } from "../aml";
+import { appendAudit } from "../audit";
 import { spendProofToken } from "../contacts";
+import { spendKycCreateToken } from "../kyc";
+import type { FreeAccountInput } from "./accounts.schema";
 
 export function accountView(a: Account, bindings: AccountBinding[] = []) {
   const issuer = issuerDid();
@@ -64,7 +64,10 @@ export async function createFreeAccount(ctx: ServiceContext, input: FreeAccountI
   // Risk first, its event committed on its own: a refused or failed attempt still counts towards velocity.
   const risk = await assessRisk(ctx.db, ctx, { deviceFingerprint: input.deviceFingerprint, subjectRef: input.personDid }, "free_create");
   if (risk.decision === "deny") {
-    throw new AppError("FORBIDDEN", "The anti-abuse risk assessment refused this request.", { reason: "risk_denied", assessmentId: risk.assessmentId });
+    throw new AppError("FORBIDDEN", "The anti-abuse risk assessment refused this request.", {
+      reason: "risk_denied",
+      assessmentId: risk.assessmentId,
+    });
   }
 
   try {
@@ -97,21 +100,25 @@ export async function createFreeAccount(ctx: ServiceContext, input: FreeAccountI
           },
         });
         await emitEvent(tx, org.id, "account.created", { accountDid: account.did, lifecycle: account.lifecycle });
-        await appendAudit(tx, { orgId: org.id, actor: ctx.actor }, {
-          action: "account.created",
-          subjectType: "account",
-          subject: account.did,
-          data: {
-            lifecycle: account.lifecycle,
-            transactionId,
-            personId,
-            emailVerified: !!email,
-            phoneVerified: !!phone,
-            kycGate: org.requireKycBeforeFreeCreate,
-            riskAssessmentId: risk.assessmentId,
-            riskDecision: risk.decision,
+        await appendAudit(
+          tx,
+          { orgId: org.id, actor: ctx.actor },
+          {
+            action: "account.created",
+            subjectType: "account",
+            subject: account.did,
+            data: {
+              lifecycle: account.lifecycle,
+              transactionId,
+              personId,
+              emailVerified: !!email,
+              phoneVerified: !!phone,
+              kycGate: org.requireKycBeforeFreeCreate,
+              riskAssessmentId: risk.assessmentId,
+              riskDecision: risk.decision,
+            },
           },
-        });
+        );
         return { ...accountView(account), transactionId };
       },
       { timeout: 30_000, maxWait: 10_000 },
@@ -127,7 +134,10 @@ async function kycGate(tx: Tx, ctx: ServiceContext, input: FreeAccountInput, req
   }
   if (!input.kycCreateToken) {
     if (ctx.org.requireKycBeforeFreeCreate) {
-      throw forbidden("kyc_required", "This organization requires an approved KYC before a free account: send the kycCreateToken from GET /v1/kyc/status.");
+      throw forbidden(
+        "kyc_required",
+        "This organization requires an approved KYC before a free account: send the kycCreateToken from GET /v1/kyc/status.",
+      );
     }
     return requestedPersonId;
   }
@@ -144,22 +154,32 @@ async function kycGate(tx: Tx, ctx: ServiceContext, input: FreeAccountInput, req
 async function contactGate(tx: Tx, ctx: ServiceContext, channel: "email" | "phone", token: string | undefined, required: boolean) {
   if (!token) {
     if (required) {
-      throw forbidden(`${channel}_not_verified`, `This organization requires a verified ${channel} before a free account: send ${channel}ProofToken.`);
+      throw forbidden(
+        `${channel}_not_verified`,
+        `This organization requires a verified ${channel} before a free account: send ${channel}ProofToken.`,
+      );
     }
     return null;
   }
   const address = await spendProofToken(tx, ctx.org.id, channel, token);
   const taken = await tx.account.findFirst({ where: { orgId: ctx.org.id, [channel]: address }, select: { id: true } });
-  if (taken) throw conflict(`${channel}_taken`, `This ${channel === "email" ? "email address" : "phone number"} is already bound to an account.`);
+  if (taken)
+    throw conflict(`${channel}_taken`, `This ${channel === "email" ? "email address" : "phone number"} is already bound to an account.`);
   return address;
 }
 
 export async function nameAvailable(ctx: ServiceContext, name: string) {
   if (!isValidAccountName(name)) {
-    return { name, available: false, reason: "INVALID" as const, message: "Names are 1 to 12 characters of a-z, 1-5 and '.', not ending in '.'." };
+    return {
+      name,
+      available: false,
+      reason: "INVALID" as const,
+      message: "Names are 1 to 12 characters of a-z, 1-5 and '.', not ending in '.'.",
+    };
   }
   const chain = chainAdapter(ctx.db);
-  const taken = (await ctx.db.account.findFirst({ where: { chain: chain.chain, name }, select: { id: true } })) || (await chain.getAccount(name));
+  const taken =
+    (await ctx.db.account.findFirst({ where: { chain: chain.chain, name }, select: { id: true } })) || (await chain.getAccount(name));
   return taken
     ? { name, available: false, reason: "TAKEN" as const, message: "This name is taken." }
     : { name, available: true, message: "This name is available now; nothing is reserved and create checks again." };
@@ -167,34 +187,49 @@ export async function nameAvailable(ctx: ServiceContext, name: string) {
 
 export async function getAccount(ctx: ServiceContext, ref: string) {
   const account = await findAccount(ctx.db, ctx.org.id, ref);
-  const bindings = await ctx.db.accountBinding.findMany({ where: { orgId: ctx.org.id, accountId: account.id, revokedAt: null }, orderBy: { createdAt: "asc" } });
+  const bindings = await ctx.db.accountBinding.findMany({
+    where: { orgId: ctx.org.id, accountId: account.id, revokedAt: null },
+    orderBy: { createdAt: "asc" },
+  });
   return accountView(account, bindings);
 }
 
 export async function listAccounts(ctx: ServiceContext, q: { limit: number; lifecycle?: Account["lifecycle"]; before?: string }) {
   const rows = await ctx.db.account.findMany({
-    where: { orgId: ctx.org.id, ...(q.lifecycle ? { lifecycle: q.lifecycle } : {}), ...(q.before ? { createdAt: { lt: new Date(q.before) } } : {}) },
+    where: {
+      orgId: ctx.org.id,
+      ...(q.lifecycle ? { lifecycle: q.lifecycle } : {}),
+      ...(q.before ? { createdAt: { lt: new Date(q.before) } } : {}),
+    },
     orderBy: { createdAt: "desc" },
     take: q.limit,
   });
-  return { accounts: rows.map((a) => accountView(a)), nextBefore: rows.length === q.limit ? rows[rows.length - 1]!.createdAt.toISOString() : null };
+  return {
+    accounts: rows.map((a) => accountView(a)),
+    nextBefore: rows.length === q.limit ? rows[rows.length - 1]!.createdAt.toISOString() : null,
+  };
 }
 
 /** Suspends from any state; the previous lifecycle is kept so it can be reinstated. Suspending twice changes nothing. */
 export async function suspendAccount(ctx: ServiceContext, ref: string) {
   return ctx.db.$transaction(async (tx) => {
     const account = await findAccount(tx, ctx.org.id, ref);
-    if (account.lifecycle === "suspended") return { accountDid: account.did, lifecycle: account.lifecycle, previousLifecycle: account.lifecycleBeforeSuspend };
+    if (account.lifecycle === "suspended")
+      return { accountDid: account.did, lifecycle: account.lifecycle, previousLifecycle: account.lifecycleBeforeSuspend };
     const updated = await tx.account.update({
       where: { id: account.id },
       data: { lifecycle: "suspended", lifecycleBeforeSuspend: account.lifecycle },
     });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "account.suspended",
-      subjectType: "account",
-      subject: account.did,
-      data: { previousLifecycle: account.lifecycle },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "account.suspended",
+        subjectType: "account",
+        subject: account.did,
+        data: { previousLifecycle: account.lifecycle },
+      },
+    );
     return { accountDid: updated.did, lifecycle: updated.lifecycle, previousLifecycle: account.lifecycle };
   });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { countryDecision } from "./bind";
-import { nextKycStatus } from "../kyc/review";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { nextKycStatus } from "../kyc/review";
+import { countryDecision } from "./bind";
 
 const policy = (allowedCountries: string[], blockedCountries: string[]) => ({ allowedCountries, blockedCountries });
 

@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Account, Organization, Person, SignatureNonce } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
-import { Prisma } from "../../db/client";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { Prisma } from "../../db/client";
 import { AppError, conflict, forbidden, notFound } from "../../errors";
-import { chainAdapter } from "../../providers/chain";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { emitEvent } from "../../platform/outbox";
+import { chainAdapter } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
-import { issueAccountBindingCredential } from "./credentials";
-import { emitEvent } from "../../platform/outbox";
 import { bindRiskCheck } from "./bind-risk";
+import { issueAccountBindingCredential } from "./credentials";
 
 /** contract-decisions §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;
@@ -23,9 +23,13 @@ export type CountryDecision = { allowed: true } | { allowed: false; rule: 1 | 2 
  * non-empty allow list is refused; (3) with either list set, an unknown country is refused;
  * (4) empty lists restrict nothing. (Rule 5, omitted fields unchanged, is the policy update's.)
  */
-export function countryDecision(policy: Pick<Organization, "allowedCountries" | "blockedCountries">, country: string | null): CountryDecision {
+export function countryDecision(
+  policy: Pick<Organization, "allowedCountries" | "blockedCountries">,
+  country: string | null,
+): CountryDecision {
   const c = country?.toUpperCase() ?? null;
-  if (c && policy.blockedCountries.includes(c)) return { allowed: false, rule: 1, message: "The person's country is blocked by this organization's country policy." };
+  if (c && policy.blockedCountries.includes(c))
+    return { allowed: false, rule: 1, message: "The person's country is blocked by this organization's country policy." };
   if (c && policy.allowedCountries.length && !policy.allowedCountries.includes(c)) {
     return { allowed: false, rule: 2, message: "The person's country is not on this organization's allowed list." };
   }
@@ -46,7 +50,8 @@ async function loadSubjects(ctx: ServiceContext, input: { accountDid: string; pe
 function assertBindable(account: Account, person: Person) {
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
   if (account.lifecycle !== "provisional") throw conflict("already_bound", "This account is already bound to a person.");
-  if (person.kycStatus !== "approved") throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
+  if (person.kycStatus !== "approved")
+    throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
 }
 
 /** POST /v1/bind/challenge: a single-use nonce and the text the account's wallet signs. */
@@ -55,14 +60,23 @@ export async function bindChallenge(ctx: ServiceContext, input: { accountDid: st
   assertBindable(account, person);
   const nonce = randomToken(24);
   const expiresAt = new Date(Date.now() + BIND_NONCE_TTL_SEC * 1000);
-  const text = payloadToSign({ action: "bind account to verified person", accountDid: account.did, subject: personDidOf(issuerDid(), person.id), nonce, expiresAt });
-  await ctx.db.signatureNonce.create({ data: { orgId: ctx.org.id, purpose: "bind", nonce, accountId: account.id, personId: person.id, payloadToSign: text, expiresAt } });
+  const text = payloadToSign({
+    action: "bind account to verified person",
+    accountDid: account.did,
+    subject: personDidOf(issuerDid(), person.id),
+    nonce,
+    expiresAt,
+  });
+  await ctx.db.signatureNonce.create({
+    data: { orgId: ctx.org.id, purpose: "bind", nonce, accountId: account.id, personId: person.id, payloadToSign: text, expiresAt },
+  });
   return { nonce, payloadToSign: text, expiresAt: expiresAt.toISOString() };
 }
 
 async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, person: Person): Promise<SignatureNonce> {
   const row = await ctx.db.signatureNonce.findUnique({ where: { nonce } });
-  if (!row || row.orgId !== ctx.org.id || row.purpose !== "bind" || row.accountId !== account.id || row.personId !== person.id) throw notFound("Bind challenge");
+  if (!row || row.orgId !== ctx.org.id || row.purpose !== "bind" || row.accountId !== account.id || row.personId !== person.id)
+    throw notFound("Bind challenge");
   if (row.consumedAt) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
   if (row.expiresAt <= new Date()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
   return row;
@@ -79,9 +93,25 @@ async function checkSignature(ctx: ServiceContext, account: Account, message: st
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
-async function refuse(ctx: ServiceContext, account: Account, person: Person, reason: string, data: Record<string, string | number | null>, err: AppError): Promise<never> {
+async function refuse(
+  ctx: ServiceContext,
+  account: Account,
+  person: Person,
+  reason: string,
+  data: Record<string, string | number | null>,
+  err: AppError,
+): Promise<never> {
   await ctx.db.$transaction((tx) =>
-    appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, { action: "bind.refused", subjectType: "account", subject: account.did, data: { reason, personDid: personDidOf(issuerDid(), person.id), ...data } }),
+    appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "bind.refused",
+        subjectType: "account",
+        subject: account.did,
+        data: { reason, personDid: personDidOf(issuerDid(), person.id), ...data },
+      },
+    ),
   );
   throw err;
 }
@@ -94,7 +124,10 @@ async function refuse(ctx: ServiceContext, account: Account, person: Person, rea
  * confirms of one nonce bind once; the partial unique index on active bindings does the same for
  * two different nonces.
  */
-export async function bindConfirm(ctx: ServiceContext, input: { accountDid: string; personDid: string; nonce: string; signature: string; deviceFingerprint?: string }) {
+export async function bindConfirm(
+  ctx: ServiceContext,
+  input: { accountDid: string; personDid: string; nonce: string; signature: string; deviceFingerprint?: string },
+) {
   const { account, person } = await loadSubjects(ctx, input);
   const nonce = await checkNonce(ctx, input.nonce, account, person);
   assertBindable(account, person);
@@ -102,43 +135,93 @@ export async function bindConfirm(ctx: ServiceContext, input: { accountDid: stri
 
   const personDid = personDidOf(issuerDid(), person.id);
   const policy = countryDecision(ctx.org, person.country);
-  if (!policy.allowed) await refuse(ctx, account, person, "country_policy", { rule: policy.rule, country: person.country }, forbidden("country_not_allowed", policy.message));
+  if (!policy.allowed)
+    await refuse(
+      ctx,
+      account,
+      person,
+      "country_policy",
+      { rule: policy.rule, country: person.country },
+      forbidden("country_not_allowed", policy.message),
+    );
   if (person.sanctionsFlag) {
-    await refuse(ctx, account, person, "aml_hold", {}, forbidden("aml_hold", "The person has an open sanctions flag; a compliance officer must clear it before binding."));
+    await refuse(
+      ctx,
+      account,
+      person,
+      "aml_hold",
+      {},
+      forbidden("aml_hold", "The person has an open sanctions flag; a compliance officer must clear it before binding."),
+    );
   }
   const risk = await bindRiskCheck(ctx, { account, person, deviceFingerprint: input.deviceFingerprint });
-  if (risk.denied) await refuse(ctx, account, person, "risk_denied", { score: risk.score }, forbidden("risk_denied", "The binding was refused by the anti-abuse risk assessment."));
+  if (risk.denied)
+    await refuse(
+      ctx,
+      account,
+      person,
+      "risk_denied",
+      { score: risk.score },
+      forbidden("risk_denied", "The binding was refused by the anti-abuse risk assessment."),
+    );
 
   try {
-    return await ctx.db.$transaction(async (tx) => {
-      const spent = await tx.signatureNonce.updateMany({ where: { id: nonce.id, consumedAt: null }, data: { consumedAt: new Date() } });
-      if (spent.count === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
-      const moved = await tx.account.updateMany({ where: { id: account.id, lifecycle: "provisional" }, data: { lifecycle: "bound" } });
-      if (moved.count === 0) throw conflict("already_bound", "This account is already bound to a person.");
-      const bindingId = randomUUID();
-      const issued = issueAccountBindingCredential({ bindingId, personDid, accountDid: account.did, kycLevel: person.kycLevel, issuedAt: new Date() });
-      await tx.accountBinding.create({
-        data: {
-          id: bindingId,
-          orgId: ctx.org.id,
-          accountId: account.id,
-          personId: person.id,
+    return await ctx.db.$transaction(
+      async (tx) => {
+        const spent = await tx.signatureNonce.updateMany({ where: { id: nonce.id, consumedAt: null }, data: { consumedAt: new Date() } });
+        if (spent.count === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
+        const moved = await tx.account.updateMany({ where: { id: account.id, lifecycle: "provisional" }, data: { lifecycle: "bound" } });
+        if (moved.count === 0) throw conflict("already_bound", "This account is already bound to a person.");
+        const bindingId = randomUUID();
+        const issued = issueAccountBindingCredential({
+          bindingId,
+          personDid,
+          accountDid: account.did,
+          kycLevel: person.kycLevel,
+          issuedAt: new Date(),
+        });
+        await tx.accountBinding.create({
+          data: {
+            id: bindingId,
+            orgId: ctx.org.id,
+            accountId: account.id,
+            personId: person.id,
+            bindingVcHash: issued.bindingVcHash,
+            credential: issued.credential as Prisma.InputJsonObject,
+            issuerKeyId: issued.verificationMethod,
+          },
+        });
+        await emitEvent(tx, ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash });
+        await appendAudit(
+          tx,
+          { orgId: ctx.org.id, actor: ctx.actor },
+          {
+            action: "identity.bound",
+            subjectType: "account",
+            subject: account.did,
+            data: {
+              personDid,
+              bindingId,
+              bindingVcHash: issued.bindingVcHash,
+              kycLevel: person.kycLevel,
+              verificationMethod: issued.verificationMethod,
+            },
+          },
+        );
+        return {
+          bound: true as const,
+          accountDid: account.did,
+          personDid,
           bindingVcHash: issued.bindingVcHash,
-          credential: issued.credential as Prisma.InputJsonObject,
-          issuerKeyId: issued.verificationMethod,
-        },
-      });
-      await emitEvent(tx, ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash });
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "identity.bound",
-        subjectType: "account",
-        subject: account.did,
-        data: { personDid, bindingId, bindingVcHash: issued.bindingVcHash, kycLevel: person.kycLevel, verificationMethod: issued.verificationMethod },
-      });
-      return { bound: true as const, accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash, lifecycle: "bound" as const, credential: issued.credential };
-    }, { timeout: 30_000, maxWait: 10_000 });
+          lifecycle: "bound" as const,
+          credential: issued.credential,
+        };
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
   } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") throw conflict("already_bound", "This account is already bound to a person.");
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")
+      throw conflict("already_bound", "This account is already bound to a person.");
     throw err;
   }
 }
@@ -150,20 +233,29 @@ export async function bindConfirm(ctx: ServiceContext, input: { accountDid: stri
  * the adapter sends nothing.
  */
 export async function unlockAccount(ctx: ServiceContext, accountDid: string) {
-  return ctx.db.$transaction(async (tx) => {
-    const found = await findAccount(tx, ctx.org.id, accountDid);
-    const [row] = await tx.$queryRaw<{ lifecycle: string }[]>`SELECT lifecycle::text FROM accounts WHERE id = ${found.id}::uuid FOR UPDATE`;
-    if (row!.lifecycle === "unlocked") throw conflict("already_unlocked", "This account is already unlocked.");
-    if (row!.lifecycle !== "bound") throw conflict("not_bound", "Only a bound account can be unlocked.");
-    const { transactionId } = await chainAdapter(tx).removeCosigner(found.name);
-    await tx.account.update({ where: { id: found.id }, data: { lifecycle: "unlocked" } });
-    await emitEvent(tx, ctx.org.id, "account.unlocked", { accountDid: found.did });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "account.unlocked",
-      subjectType: "account",
-      subject: found.did,
-      data: { transactionId: transactionId || null },
-    });
-    return { accountDid: found.did, lifecycle: "unlocked" as const, transactionId: transactionId || null };
-  }, { timeout: 30_000, maxWait: 10_000 });
+  return ctx.db.$transaction(
+    async (tx) => {
+      const found = await findAccount(tx, ctx.org.id, accountDid);
+      const [row] = await tx.$queryRaw<
+        { lifecycle: string }[]
+      >`SELECT lifecycle::text FROM accounts WHERE id = ${found.id}::uuid FOR UPDATE`;
+      if (row!.lifecycle === "unlocked") throw conflict("already_unlocked", "This account is already unlocked.");
+      if (row!.lifecycle !== "bound") throw conflict("not_bound", "Only a bound account can be unlocked.");
+      const { transactionId } = await chainAdapter(tx).removeCosigner(found.name);
+      await tx.account.update({ where: { id: found.id }, data: { lifecycle: "unlocked" } });
+      await emitEvent(tx, ctx.org.id, "account.unlocked", { accountDid: found.did });
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "account.unlocked",
+          subjectType: "account",
+          subject: found.did,
+          data: { transactionId: transactionId || null },
+        },
+      );
+      return { accountDid: found.did, lifecycle: "unlocked" as const, transactionId: transactionId || null };
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
 }

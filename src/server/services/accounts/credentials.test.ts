@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { issuerDidDocument } from "./did-documents";
-import { bindingVcHash, issueAccountBindingCredential, verifyCredentialWithDidDocument } from "./credentials";
-import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
+import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
+import { bindingVcHash, issueAccountBindingCredential, verifyCredentialWithDidDocument } from "./credentials";
+import { issuerDidDocument } from "./did-documents";
 
 const issue = () =>
   issueAccountBindingCredential({

@@ -1,6 +1,6 @@
-import { decodePublicKeyMultibase, issuerDid, issuerSigningKey, verificationMethodId } from "../../crypto/issuer-keys";
-import { signEddsaJcs2022, verifyEddsaJcs2022, type JsonObject, type VerifyOutcome } from "../../crypto/data-integrity";
+import { type JsonObject, signEddsaJcs2022, type VerifyOutcome, verifyEddsaJcs2022 } from "../../crypto/data-integrity";
 import { sha256Hex } from "../../crypto/hash";
+import { decodePublicKeyMultibase, issuerDid, issuerSigningKey, verificationMethodId } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 
 export const VC_CONTEXT_V2 = "https://www.w3.org/ns/credentials/v2";
@@ -10,7 +10,13 @@ export const VC_CONTEXT_V2 = "https://www.w3.org/ns/credentials/v2";
  * deployment's did:web, secured with eddsa-jcs-2022 by the current issuer key. `bindingVcHash`
  * is the hex SHA-256 of the JCS form of the signed credential.
  */
-export function issueAccountBindingCredential(input: { bindingId: string; personDid: string; accountDid: string; kycLevel: string; issuedAt: Date }) {
+export function issueAccountBindingCredential(input: {
+  bindingId: string;
+  personDid: string;
+  accountDid: string;
+  kycLevel: string;
+  issuedAt: Date;
+}) {
   const key = issuerSigningKey();
   const unsigned: JsonObject = {
     "@context": [VC_CONTEXT_V2],
@@ -20,7 +26,11 @@ export function issueAccountBindingCredential(input: { bindingId: string; person
     validFrom: input.issuedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
     credentialSubject: { id: input.personDid, account: input.accountDid, kycLevel: input.kycLevel },
   };
-  const credential = signEddsaJcs2022(unsigned, { secretKey: key.secretKey, verificationMethod: verificationMethodId(key), created: input.issuedAt });
+  const credential = signEddsaJcs2022(unsigned, {
+    secretKey: key.secretKey,
+    verificationMethod: verificationMethodId(key),
+    created: input.issuedAt,
+  });
   return { credential, bindingVcHash: bindingVcHash(credential), verificationMethod: verificationMethodId(key) };
 }
 
@@ -37,13 +47,18 @@ export function verifyCredentialWithDidDocument(credential: unknown, didDocument
   const issuer = (credential as { issuer?: unknown } | null)?.issuer;
   const issuerId = typeof issuer === "object" && issuer !== null ? (issuer as { id?: unknown }).id : issuer;
   if (typeof issuerId !== "string") return { verified: false, reason: "the credential names no issuer" };
-  if (issuerId !== didDocument.id) return { verified: false, reason: `the credential's issuer ${issuerId} is not the DID document's ${String(didDocument.id)}` };
+  if (issuerId !== didDocument.id)
+    return { verified: false, reason: `the credential's issuer ${issuerId} is not the DID document's ${String(didDocument.id)}` };
   const methods = Array.isArray(didDocument.verificationMethod) ? (didDocument.verificationMethod as Record<string, unknown>[]) : [];
-  const assertion = new Set((Array.isArray(didDocument.assertionMethod) ? didDocument.assertionMethod : []).map((m) => (typeof m === "string" ? m : (m as { id?: string }).id)));
+  const assertion = new Set(
+    (Array.isArray(didDocument.assertionMethod) ? didDocument.assertionMethod : []).map((m) =>
+      typeof m === "string" ? m : (m as { id?: string }).id,
+    ),
+  );
   return verifyEddsaJcs2022(credential, (vm) => {
     if (!assertion.has(vm)) return null;
     const method = methods.find((m) => m.id === vm);
-    if (!method || method.type !== "Multikey" || typeof method.publicKeyMultibase !== "string") return null;
+    if (method?.type !== "Multikey" || typeof method.publicKeyMultibase !== "string") return null;
     try {
       return decodePublicKeyMultibase(method.publicKeyMultibase);
     } catch {

@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { client, createTestOrg, testServer } from "../../testing/harness";
+import { describe, expect, it } from "vitest";
 import { decodePublicKeyMultibase, issuerSigningKey, signEd25519 } from "../../crypto/issuer-keys";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 describe("DID documents", () => {
   it("serves the issuer document at /.well-known/did.json with a Multikey that verifies issuer signatures", async () => {

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client";
 import { issuerDid, issuerKeys, verificationMethodId } from "../../crypto/issuer-keys";
+import type { Db } from "../../db/client";
 import { notFound } from "../../errors";
 
 const DID_CONTEXT = ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"];
@@ -35,7 +35,9 @@ const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<str
 
 /** A person's document exposes the KYC status only: no name, country, flags or accounts. */
 export async function personDidDocument(db: Db, personId: string) {
-  const person = UUID.test(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
+  const person = UUID.test(personId)
+    ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } })
+    : null;
   if (!person) throw notFound("Person");
   return subjectDocument("people", person.id, { kycStatus: person.kycStatus });
 }

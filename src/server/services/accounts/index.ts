@@ -1,6 +1,15 @@
-export { AccountDidInput, AccountRef, AccountView, FreeAccountCreated, FreeAccountInput, ListAccountsQuery, NameAvailable, NameAvailableQuery } from "./accounts.schema";
 export { createFreeAccount, getAccount, listAccounts, nameAvailable, suspendAccount } from "./accounts";
-export { BindChallenge, BindChallengeInput, BindConfirmInput, BindConfirmed, UnlockInput, Unlocked } from "./bind.schema";
+export {
+  AccountDidInput,
+  AccountRef,
+  AccountView,
+  FreeAccountCreated,
+  FreeAccountInput,
+  ListAccountsQuery,
+  NameAvailable,
+  NameAvailableQuery,
+} from "./accounts.schema";
 export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
+export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 export { verifyCredentialWithDidDocument } from "./credentials";
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";

@@ -2,8 +2,20 @@ import type { ServiceContext } from "../../context";
 import { notFound } from "../../errors";
 import { UUID, withHits } from "./case-records";
 
-type StoredMatch = { list?: string; listVersionId?: string; name?: string; topics?: string[]; score?: number; breakdown?: Record<string, unknown> };
-type StoredDetail = { scoringVersion?: string | number; threshold?: number; listVersions?: { id: string; list?: string; versionHash?: string }[]; matches?: StoredMatch[] };
+type StoredMatch = {
+  list?: string;
+  listVersionId?: string;
+  name?: string;
+  topics?: string[];
+  score?: number;
+  breakdown?: Record<string, unknown>;
+};
+type StoredDetail = {
+  scoringVersion?: string | number;
+  threshold?: number;
+  listVersions?: { id: string; list?: string; versionHash?: string }[];
+  matches?: StoredMatch[];
+};
 
 /**
  * One AML case as the console's review dialog shows it: the case (the AML service's view) plus,

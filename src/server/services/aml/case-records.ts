@@ -1,7 +1,7 @@
 import type { AmlCase, AmlCaseHit } from "@/generated/prisma/client.ts";
 import type { DbOrTx, Tx } from "../../db/client";
-import { forbidden, notFound, conflict } from "../../errors";
-import { SEVERITIES, type AmlCaseView, type Severity } from "./aml.schema";
+import { conflict, forbidden, notFound } from "../../errors";
+import { type AmlCaseView, SEVERITIES, type Severity } from "./aml.schema";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
 
@@ -48,7 +48,8 @@ export const closerOf = (c: AmlCase) => c.confirmedBy ?? c.approvedBy ?? c.propo
 
 export const caseClosed = () => conflict("case_closed", "This AML case is already closed.");
 export const notAwaitingApproval = () => conflict("not_awaiting_approval", "This AML case is not awaiting approval.");
-export const sameApprover = () => forbidden("same_approver", "The approver of an AML clear must be a different identity than its proposer.");
+export const sameApprover = () =>
+  forbidden("same_approver", "The approver of an AML clear must be a different identity than its proposer.");
 export const caseNotFound = () => notFound("AML case");
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -72,7 +73,14 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
     confirmedAt: iso(c.confirmedAt),
     confirmReason: c.confirmReason,
     closedAt: iso(c.closedAt),
-    hits: hits.map((h) => ({ resultId: h.resultId, severity: h.severity, sanctions: h.sanctions, pep: h.pep, score: h.score, createdAt: h.createdAt.toISOString() })),
+    hits: hits.map((h) => ({
+      resultId: h.resultId,
+      severity: h.severity,
+      sanctions: h.sanctions,
+      pep: h.pep,
+      score: h.score,
+      createdAt: h.createdAt.toISOString(),
+    })),
   };
 }
 
@@ -80,5 +88,10 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
 export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[]): Promise<AmlCaseView[]> {
   if (!cases.length) return [];
   const hits = await db.amlCaseHit.findMany({ where: { orgId, caseId: { in: cases.map((c) => c.id) } }, orderBy: { createdAt: "asc" } });
-  return cases.map((c) => caseView(c, hits.filter((h) => h.caseId === c.id)));
+  return cases.map((c) =>
+    caseView(
+      c,
+      hits.filter((h) => h.caseId === c.id),
+    ),
+  );
 }

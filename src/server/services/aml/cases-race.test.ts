@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { extraKey, flaggedPerson } from "../../testing/aml";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/chain";
 
 // Real parallel HTTP calls against one case: row locks and conditional updates must let exactly
@@ -115,7 +115,9 @@ describe("AML case races", () => {
       ]);
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
       expect(answers.find((a) => a.status === 409)!.body.error.details.reason).toBe("case_closed");
-      expect(await db.amlCase.findMany({ where: { personId: person.id }, select: { id: true, status: true } })).toEqual([{ id: caseId, status: "cleared" }]);
+      expect(await db.amlCase.findMany({ where: { personId: person.id }, select: { id: true, status: true } })).toEqual([
+        { id: caseId, status: "cleared" },
+      ]);
       expect(await flags(db, person.id)).toEqual({ pepFlag: false, sanctionsFlag: false, riskScore: 0 });
     }
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { didOf, extraKey, flaggedPerson, person } from "../../testing/aml";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/chain";
 
 async function setup(policy: { requireSecondApprovalToClearAml?: boolean } = {}) {
@@ -24,12 +24,25 @@ describe("POST /v1/aml/clear without four-eyes", () => {
     expect(res.body).toEqual({ cleared: true, pendingApproval: false, caseId: expect.any(String), subjectDid: p.did });
     expect(await flagsOf(db, p.id)).toEqual({ pepFlag: false, sanctionsFlag: false, riskScore: 0 });
     const c = await db.amlCase.findUniqueOrThrow({ where: { id: res.body.caseId } });
-    expect(c).toMatchObject({ orgId: org.orgId, personId: p.id, status: "cleared", priority: "critical", openedBy: actorA, proposedBy: actorA, approvedBy: null });
+    expect(c).toMatchObject({
+      orgId: org.orgId,
+      personId: p.id,
+      status: "cleared",
+      priority: "critical",
+      openedBy: actorA,
+      proposedBy: actorA,
+      approvedBy: null,
+    });
     expect(c.closedAt).toBeInstanceOf(Date);
     const audit = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: { startsWith: "aml." } }, orderBy: { seq: "asc" } });
     expect(audit.map((a) => a.action)).toEqual(["aml.case_opened", "aml.cleared"]);
     expect(audit[1]).toMatchObject({ actor: actorA, subject: p.did, subjectType: "person" });
-    expect(audit[1]!.data).toMatchObject({ caseId: c.id, reason: "False positive: different birth date", fourEyes: false, flagsBefore: { pepFlag: true, sanctionsFlag: true, riskScore: 91 } });
+    expect(audit[1]!.data).toMatchObject({
+      caseId: c.id,
+      reason: "False positive: different birth date",
+      fourEyes: false,
+      flagsBefore: { pepFlag: true, sanctionsFlag: true, riskScore: 91 },
+    });
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);
   });
 
@@ -70,7 +83,12 @@ describe("POST /v1/aml/clear without four-eyes", () => {
   it("validates reason (3 to 500 characters) and rejects unknown fields", async () => {
     const { db, org, api } = await setup();
     const p = await person(db, org.orgId, { pepFlag: true });
-    for (const body of [{ subjectDid: p.did, reason: "no" }, { subjectDid: p.did, reason: "x".repeat(501) }, { subjectDid: p.did }, { subjectDid: p.did, reason: "fine reason", extra: 1 }]) {
+    for (const body of [
+      { subjectDid: p.did, reason: "no" },
+      { subjectDid: p.did, reason: "x".repeat(501) },
+      { subjectDid: p.did },
+      { subjectDid: p.did, reason: "fine reason", extra: 1 },
+    ]) {
       const res = await api.post("/v1/aml/clear", body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
@@ -87,7 +105,11 @@ describe("four-eyes clearing (requireSecondApprovalToClearAml)", () => {
     expect(proposed.status).toBe(200);
     expect(proposed.body).toEqual({ cleared: false, pendingApproval: true, caseId, subjectDid: p.did });
     expect(await flagsOf(db, p.id)).toEqual({ pepFlag: false, sanctionsFlag: true, riskScore: 95 });
-    expect(await db.amlCase.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ status: "pending_approval", proposedBy: actorA, closedAt: null });
+    expect(await db.amlCase.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({
+      status: "pending_approval",
+      proposedBy: actorA,
+      closedAt: null,
+    });
 
     // Proposing again changes nothing: the proposal stands until another identity decides.
     const again = await api.post("/v1/aml/clear", { subjectDid: p.did, reason: "again" });
@@ -102,12 +124,24 @@ describe("four-eyes clearing (requireSecondApprovalToClearAml)", () => {
     const b = await extraKey(db, org.orgId);
     const approved = await client(url, b.raw).post(`/v1/aml/cases/${caseId}/approve-clear`, { notes: "Checked the passport scan" });
     expect(approved.status, approved.text).toBe(200);
-    expect(approved.body).toMatchObject({ caseId, status: "cleared", proposedBy: actorA, approvedBy: b.actor, approveNotes: "Checked the passport scan" });
+    expect(approved.body).toMatchObject({
+      caseId,
+      status: "cleared",
+      proposedBy: actorA,
+      approvedBy: b.actor,
+      approveNotes: "Checked the passport scan",
+    });
     expect(approved.body.hits).toHaveLength(1);
     expect(await flagsOf(db, p.id)).toEqual({ pepFlag: false, sanctionsFlag: false, riskScore: 0 });
     const cleared = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "aml.cleared" } });
     expect(cleared.actor).toBe(b.actor);
-    expect(cleared.data).toMatchObject({ caseId, reason: "Different person: passport number differs", proposedBy: actorA, approvedBy: b.actor, fourEyes: true });
+    expect(cleared.data).toMatchObject({
+      caseId,
+      reason: "Different person: passport number differs",
+      proposedBy: actorA,
+      approvedBy: b.actor,
+      fourEyes: true,
+    });
 
     const twice = await client(url, b.raw).post(`/v1/aml/cases/${caseId}/approve-clear`, {});
     expect(twice.status).toBe(409);
@@ -119,7 +153,10 @@ describe("four-eyes clearing (requireSecondApprovalToClearAml)", () => {
     const p = await person(db, org.orgId, { pepFlag: true, riskScore: 40 });
     const res = await api.post("/v1/aml/clear", { subjectDid: p.did, reason: "Opened by hand" });
     expect(res.body).toMatchObject({ cleared: false, pendingApproval: true, subjectDid: p.did });
-    expect(await db.amlCase.findUniqueOrThrow({ where: { id: res.body.caseId } })).toMatchObject({ status: "pending_approval", priority: "high" });
+    expect(await db.amlCase.findUniqueOrThrow({ where: { id: res.body.caseId } })).toMatchObject({
+      status: "pending_approval",
+      priority: "high",
+    });
     const b = await extraKey(db, org.orgId);
     const approved = await call(url, b.raw, `/v1/aml/cases/${res.body.caseId}/approve-clear`);
     expect(approved.status, approved.text).toBe(200);
@@ -147,16 +184,30 @@ describe("four-eyes clearing (requireSecondApprovalToClearAml)", () => {
   it("the database refuses an approval by the proposer, or an approval without a proposal, even written directly", async () => {
     const { db, org } = await setup();
     const { caseId } = await flaggedPerson(db, org.orgId);
-    await db.amlCase.update({ where: { id: caseId }, data: { status: "pending_approval", proposedBy: "api_key:x", proposedAt: new Date(), proposeReason: "r" } });
+    await db.amlCase.update({
+      where: { id: caseId },
+      data: { status: "pending_approval", proposedBy: "api_key:x", proposedAt: new Date(), proposeReason: "r" },
+    });
     await expect(
-      db.amlCase.update({ where: { id: caseId }, data: { status: "cleared", approvedBy: "api_key:x", approvedAt: new Date(), closedAt: new Date() } }),
+      db.amlCase.update({
+        where: { id: caseId },
+        data: { status: "cleared", approvedBy: "api_key:x", approvedAt: new Date(), closedAt: new Date() },
+      }),
     ).rejects.toThrow(/aml_cases_four_eyes_check/);
-    await expect(db.$executeRawUnsafe(`UPDATE aml_cases SET "approvedBy" = "proposedBy" WHERE id = $1::uuid`, caseId)).rejects.toThrow(/four_eyes/);
+    await expect(db.$executeRawUnsafe(`UPDATE aml_cases SET "approvedBy" = "proposedBy" WHERE id = $1::uuid`, caseId)).rejects.toThrow(
+      /four_eyes/,
+    );
     const other = await flaggedPerson(db, org.orgId);
-    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { approvedBy: "member:someone@example.com" } })).rejects.toThrow(/four_eyes/);
+    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { approvedBy: "member:someone@example.com" } })).rejects.toThrow(
+      /four_eyes/,
+    );
     // A closed status needs a closing time, and pending needs a proposer.
-    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { status: "confirmed" } })).rejects.toThrow(/aml_cases_closed_check/);
-    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { status: "pending_approval" } })).rejects.toThrow(/aml_cases_pending_check/);
+    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { status: "confirmed" } })).rejects.toThrow(
+      /aml_cases_closed_check/,
+    );
+    await expect(db.amlCase.update({ where: { id: other.caseId }, data: { status: "pending_approval" } })).rejects.toThrow(
+      /aml_cases_pending_check/,
+    );
     expect(await db.amlCase.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ status: "pending_approval", approvedBy: null });
   });
 });
@@ -167,7 +218,12 @@ describe("POST /v1/aml/cases/{caseId}/confirm", () => {
     const a = await flaggedPerson(db, org.orgId, { sanctions: true, severity: "critical", score: 88 });
     const res = await api.post(`/v1/aml/cases/${a.caseId}/confirm`, { reason: "Matches the listed entry: same birth date and country" });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ caseId: a.caseId, status: "confirmed", confirmedBy: actorA, confirmReason: "Matches the listed entry: same birth date and country" });
+    expect(res.body).toMatchObject({
+      caseId: a.caseId,
+      status: "confirmed",
+      confirmedBy: actorA,
+      confirmReason: "Matches the listed entry: same birth date and country",
+    });
     expect(res.body.closedAt).toEqual(expect.any(String));
     expect(await flagsOf(db, a.person.id)).toEqual({ pepFlag: true, sanctionsFlag: true, riskScore: 88 });
 

@@ -1,15 +1,27 @@
 import type { AmlCase } from "@/generated/prisma/client.ts";
-import type { Tx } from "../../db/client";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
-import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import {
-  OPEN_STATUSES, UUID, caseClosed, caseNotFound, caseView, closerOf, liftFlags, lockCase, lockPerson, notAwaitingApproval,
-  openCaseOf, priorityFromFlags, sameApprover, withHits,
-} from "./case-records";
 import { appendAudit } from "../audit";
+import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
+import {
+  caseClosed,
+  caseNotFound,
+  caseView,
+  closerOf,
+  liftFlags,
+  lockCase,
+  lockPerson,
+  notAwaitingApproval,
+  OPEN_STATUSES,
+  openCaseOf,
+  priorityFromFlags,
+  sameApprover,
+  UUID,
+  withHits,
+} from "./case-records";
 
 export { recordScreeningHit } from "./hits";
 
@@ -68,12 +80,16 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
         where: { id: current.id },
         data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason },
       });
-      await appendAudit(tx, { orgId, actor: ctx.actor }, {
-        action: "aml.clear_proposed",
-        subjectType: "person",
-        subject: subjectDid,
-        data: { caseId: current.id, reason: input.reason },
-      });
+      await appendAudit(
+        tx,
+        { orgId, actor: ctx.actor },
+        {
+          action: "aml.clear_proposed",
+          subjectType: "person",
+          subject: subjectDid,
+          data: { caseId: current.id, reason: input.reason },
+        },
+      );
       return result(pending, subjectDid);
     }
     const cleared = await tx.amlCase.update({
@@ -81,12 +97,16 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       data: { status: "cleared", proposedBy: me, proposedAt: now, proposeReason: input.reason, closedAt: now },
     });
     await liftFlags(tx, orgId, personId);
-    await appendAudit(tx, { orgId, actor: ctx.actor }, {
-      action: "aml.cleared",
-      subjectType: "person",
-      subject: subjectDid,
-      data: { caseId: current.id, reason: input.reason, clearedBy: me, fourEyes: false, flagsBefore: flagsOf(person) },
-    });
+    await appendAudit(
+      tx,
+      { orgId, actor: ctx.actor },
+      {
+        action: "aml.cleared",
+        subjectType: "person",
+        subject: subjectDid,
+        data: { caseId: current.id, reason: input.reason, clearedBy: me, fourEyes: false, flagsBefore: flagsOf(person) },
+      },
+    );
     return result(cleared, subjectDid);
   }, TX);
 }
@@ -113,7 +133,13 @@ async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: 
 }
 
 /** (none) → open: a case opened by hand, its priority from the flags the person carries now. */
-async function openByHand(tx: Tx, ctx: ServiceContext, personId: string, input: ClearAmlInput, p: { pepFlag: boolean; sanctionsFlag: boolean }) {
+async function openByHand(
+  tx: Tx,
+  ctx: ServiceContext,
+  personId: string,
+  input: ClearAmlInput,
+  p: { pepFlag: boolean; sanctionsFlag: boolean },
+) {
   const opened = await tx.amlCase.create({
     data: {
       orgId: ctx.org.id,
@@ -124,12 +150,16 @@ async function openByHand(tx: Tx, ctx: ServiceContext, personId: string, input: 
       openedBy: actorId(ctx.actor),
     },
   });
-  await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-    action: "aml.case_opened",
-    subjectType: "person",
-    subject: input.subjectDid,
-    data: { caseId: opened.id, priority: opened.priority, source: "clear" },
-  });
+  await appendAudit(
+    tx,
+    { orgId: ctx.org.id, actor: ctx.actor },
+    {
+      action: "aml.case_opened",
+      subjectType: "person",
+      subject: input.subjectDid,
+      data: { caseId: opened.id, priority: opened.priority, source: "clear" },
+    },
+  );
   return opened;
 }
 
@@ -159,13 +189,24 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
     });
     if (done.count !== 1) throw notAwaitingApproval();
     await liftFlags(tx, orgId, c.personId);
-    await appendAudit(tx, { orgId, actor: ctx.actor }, {
-      action: "aml.cleared",
-      subjectType: "person",
-      subject: c.subjectDid,
-      data: { caseId: c.id, reason: c.proposeReason, proposedBy: c.proposedBy, approvedBy: me, notes: input.notes ?? null, fourEyes: true },
-    });
-    const [view] = await withHits(tx, orgId, [(await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } }))]);
+    await appendAudit(
+      tx,
+      { orgId, actor: ctx.actor },
+      {
+        action: "aml.cleared",
+        subjectType: "person",
+        subject: c.subjectDid,
+        data: {
+          caseId: c.id,
+          reason: c.proposeReason,
+          proposedBy: c.proposedBy,
+          approvedBy: me,
+          notes: input.notes ?? null,
+          fourEyes: true,
+        },
+      },
+    );
+    const [view] = await withHits(tx, orgId, [await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } })]);
     return view!;
   }, TX);
 }
@@ -183,13 +224,17 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
       data: { status: "confirmed", confirmedBy: me, confirmedAt: now, confirmReason: input.reason, closedAt: now },
     });
     if (done.count !== 1) throw caseClosed();
-    await appendAudit(tx, { orgId, actor: ctx.actor }, {
-      action: "aml.confirmed",
-      subjectType: "person",
-      subject: c.subjectDid,
-      data: { caseId: c.id, reason: input.reason, previousStatus: c.status },
-    });
-    const [view] = await withHits(tx, orgId, [(await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } }))]);
+    await appendAudit(
+      tx,
+      { orgId, actor: ctx.actor },
+      {
+        action: "aml.confirmed",
+        subjectType: "person",
+        subject: c.subjectDid,
+        data: { caseId: c.id, reason: input.reason, previousStatus: c.status },
+      },
+    );
+    const [view] = await withHits(tx, orgId, [await tx.amlCase.findUniqueOrThrow({ where: { id: c.id } })]);
     return view!;
   }, TX);
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { extraKey, person, serviceCtx } from "../../testing/aml";
-import { approveClear, proposeClear, recordScreeningHit } from "./cases";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
 import type { ScreeningOutcome } from "./aml.schema";
+import { approveClear, proposeClear, recordScreeningHit } from "./cases";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -28,7 +28,11 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
     const p = await person(db, org.orgId);
     const out = await hit(db, org.orgId, p, { pep: true, severity: "medium", score: 64, resultId: "res-pep-1" });
     expect(out).toEqual({ caseId: expect.any(String), priority: "high", opened: true, proposalWithdrawn: false });
-    expect(await db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({ pepFlag: true, sanctionsFlag: false, riskScore: 64 });
+    expect(await db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({
+      pepFlag: true,
+      sanctionsFlag: false,
+      riskScore: 64,
+    });
     expect(await db.amlCase.findUniqueOrThrow({ where: { id: out.caseId } })).toMatchObject({
       status: "open",
       priority: "high",
@@ -36,14 +40,22 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
       personId: p.id,
       openedBy: "system:kyc-approval",
     });
-    expect(await db.amlCaseHit.findMany({ where: { caseId: out.caseId }, select: { resultId: true, severity: true, pep: true, score: true } })).toEqual([
-      { resultId: "res-pep-1", severity: "high", pep: true, score: 64 },
-    ]);
+    expect(
+      await db.amlCaseHit.findMany({ where: { caseId: out.caseId }, select: { resultId: true, severity: true, pep: true, score: true } }),
+    ).toEqual([{ resultId: "res-pep-1", severity: "high", pep: true, score: 64 }]);
     const events = await db.outboxEvent.findMany({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } });
     expect(events.map((e: any) => e.payload)).toEqual([{ personDid: p.did, severity: "high" }]);
     const audit = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "aml.sanctions_hit" } });
     expect(audit).toMatchObject({ actor: "system:kyc-approval", subject: p.did });
-    expect(audit.data).toMatchObject({ caseId: out.caseId, opened: true, severity: "high", pep: true, sanctions: false, score: 64, resultId: "res-pep-1" });
+    expect(audit.data).toMatchObject({
+      caseId: out.caseId,
+      opened: true,
+      severity: "high",
+      pep: true,
+      sanctions: false,
+      score: 64,
+      resultId: "res-pep-1",
+    });
   });
 
   it("a sanctions hit on a person with an open PEP case escalates that case to critical instead of opening another", async () => {
@@ -59,11 +71,11 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
     expect(third.priority).toBe("critical");
     expect((await db.person.findUniqueOrThrow({ where: { id: p.id } })).riskScore).toBe(97);
     expect(await db.amlCaseHit.count({ where: { caseId: first.caseId } })).toBe(3);
-    expect((await db.outboxEvent.findMany({ where: { orgId: org.orgId, event: "aml.sanctions_hit" }, })).map((e: any) => e.payload.severity).sort()).toEqual([
-      "critical",
-      "high",
-      "high",
-    ]);
+    expect(
+      (await db.outboxEvent.findMany({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } }))
+        .map((e: any) => e.payload.severity)
+        .sort(),
+    ).toEqual(["critical", "high", "high"]);
   });
 
   it("a new hit on a case awaiting approval withdraws the proposal, so nobody approves a clear made without that evidence", async () => {
@@ -71,7 +83,9 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
     await db.organization.update({ where: { id: org.orgId }, data: { requireSecondApprovalToClearAml: true } });
     const p = await person(db, org.orgId);
     const { caseId } = await hit(db, org.orgId, p, { pep: true, score: 50 });
-    expect((await client(url, org.apiKey).post("/v1/aml/clear", { subjectDid: p.did, reason: "namesake" })).body.pendingApproval).toBe(true);
+    expect((await client(url, org.apiKey).post("/v1/aml/clear", { subjectDid: p.did, reason: "namesake" })).body.pendingApproval).toBe(
+      true,
+    );
     const again = await hit(db, org.orgId, p, { sanctions: true, score: 90 });
     expect(again).toMatchObject({ caseId, priority: "critical", proposalWithdrawn: true });
     expect(await db.amlCase.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ status: "open", proposedBy: null });
@@ -87,11 +101,21 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
     expect(await hit(db, org.orgId, p, { score: 12 })).toBeNull();
     await expect(
       db.$transaction(async (tx) => {
-        await recordScreeningHit(tx, { orgId: org.orgId, personId: p.id, subjectDid: p.did, outcome: { sanctions: true, pep: false, severity: "critical", score: 99 }, actor: "system:test" });
+        await recordScreeningHit(tx, {
+          orgId: org.orgId,
+          personId: p.id,
+          subjectDid: p.did,
+          outcome: { sanctions: true, pep: false, severity: "critical", score: 99 },
+          actor: "system:test",
+        });
         throw new Error("KYC approval failed later");
       }),
     ).rejects.toThrow("KYC approval failed later");
-    expect(await db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({ pepFlag: false, sanctionsFlag: false, riskScore: 0 });
+    expect(await db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({
+      pepFlag: false,
+      sanctionsFlag: false,
+      riskScore: 0,
+    });
     expect(await db.amlCase.count({ where: { orgId: org.orgId } })).toBe(0);
     expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } })).toBe(0);
   });
@@ -108,7 +132,11 @@ describe("service functions take the actor from the context (console door)", () 
     const p1 = await person(db, org.orgId);
     const c1 = (await hit(db, org.orgId, p1, { pep: true, score: 55 })).caseId;
     expect(await proposeClear(asKey, { subjectDid: p1.did, reason: "namesake" })).toMatchObject({ pendingApproval: true, caseId: c1 });
-    expect(await approveClear(asMember, c1, {})).toMatchObject({ status: "cleared", proposedBy: `api_key:${key.id}`, approvedBy: "member:officer@example.com" });
+    expect(await approveClear(asMember, c1, {})).toMatchObject({
+      status: "cleared",
+      proposedBy: `api_key:${key.id}`,
+      approvedBy: "member:officer@example.com",
+    });
 
     const p2 = await person(db, org.orgId);
     const c2 = (await hit(db, org.orgId, p2, { pep: true, score: 55 })).caseId;

@@ -1,10 +1,10 @@
+import { type Actor, actorId } from "../../context";
 import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
-import { actorId, type Actor } from "../../context";
+import { emitEvent } from "../../platform/outbox";
+import { appendAudit } from "../audit";
 import type { ScreeningOutcome, Severity } from "./aml.schema";
 import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./case-records";
-import { appendAudit } from "../audit";
-import { emitEvent } from "../../platform/outbox";
 
 export type ScreeningHitInput = {
   orgId: string;
@@ -77,22 +77,26 @@ export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Prom
     data: { orgId, caseId, resultId: outcome.resultId ?? null, severity, sanctions: outcome.sanctions, pep: outcome.pep, score },
   });
   await emitEvent(tx, orgId, "aml.sanctions_hit", { personDid: subjectDid, severity });
-  await appendAudit(tx, { orgId, actor }, {
-    action: "aml.sanctions_hit",
-    subjectType: "person",
-    subject: subjectDid,
-    data: {
-      caseId,
-      opened: !open,
-      severity,
-      priority,
-      sanctions: outcome.sanctions,
-      pep: outcome.pep,
-      score,
-      resultId: outcome.resultId ?? null,
-      ...(open ? { previousPriority: open.priority, proposalWithdrawn } : {}),
+  await appendAudit(
+    tx,
+    { orgId, actor },
+    {
+      action: "aml.sanctions_hit",
+      subjectType: "person",
+      subject: subjectDid,
+      data: {
+        caseId,
+        opened: !open,
+        severity,
+        priority,
+        sanctions: outcome.sanctions,
+        pep: outcome.pep,
+        score,
+        resultId: outcome.resultId ?? null,
+        ...(open ? { previousPriority: open.priority, proposalWithdrawn } : {}),
+      },
     },
-  });
+  );
   return { caseId, priority, opened: !open, proposalWithdrawn };
 }
 

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { AuditEntryView } from "../audit";
-import { AmlCaseView, Severity } from "./aml.schema";
-import { RiskDecision } from "./risk.schema";
 import { PersonSummary } from "../people";
+import { AmlCaseView, Severity } from "./aml.schema";
 
 const count = z.int().min(0);
 
@@ -10,7 +9,9 @@ export const AdminAmlView = z.object({
   counts: z.object({ flaggedPeople: count, sanctionsFlagged: count, pepFlagged: count, openCases: count, pendingApproval: count }),
   /** People with a PEP or sanctions flag up, worst first, with their open case if any. */
   alerts: z.array(
-    PersonSummary.extend({ openCase: z.object({ caseId: z.uuid(), status: z.enum(["open", "pending_approval"]), priority: Severity }).nullable() }),
+    PersonSummary.extend({
+      openCase: z.object({ caseId: z.uuid(), status: z.enum(["open", "pending_approval"]), priority: Severity }).nullable(),
+    }),
   ),
   openCases: z.array(AmlCaseView),
   /** Recent `aml.*` audit entries, newest first. */
@@ -42,4 +43,3 @@ export const AdminRiskView = z.object({
   sharedDevices: z.array(z.object({ deviceHash: z.string(), subjects: count, lastSeenAt: z.iso.datetime() })),
   recentEvents: z.array(RiskEventView),
 });
-

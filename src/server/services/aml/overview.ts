@@ -1,8 +1,8 @@
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { OPEN_STATUSES, withHits } from "./case-records";
 import { auditEntryView } from "../audit";
 import { personSummary } from "../people";
+import { OPEN_STATUSES, withHits } from "./case-records";
 
 // The admin overviews of AML alerts and anti-abuse risk (scope `admin`): reads only, scoped to the
 // caller's organization.
@@ -21,8 +21,16 @@ export async function amlOverview(ctx: ServiceContext) {
     ctx.db.person.count({ where: flaggedWhere }),
     ctx.db.person.count({ where: { orgId, sanctionsFlag: true } }),
     ctx.db.person.count({ where: { orgId, pepFlag: true } }),
-    ctx.db.person.findMany({ where: flaggedWhere, orderBy: [{ sanctionsFlag: "desc" }, { pepFlag: "desc" }, { riskScore: "desc" }, { updatedAt: "desc" }], take: 100 }),
-    ctx.db.amlCase.findMany({ where: { orgId, status: { in: [...OPEN_STATUSES] } }, orderBy: [{ priority: "desc" }, { createdAt: "asc" }], take: 100 }),
+    ctx.db.person.findMany({
+      where: flaggedWhere,
+      orderBy: [{ sanctionsFlag: "desc" }, { pepFlag: "desc" }, { riskScore: "desc" }, { updatedAt: "desc" }],
+      take: 100,
+    }),
+    ctx.db.amlCase.findMany({
+      where: { orgId, status: { in: [...OPEN_STATUSES] } },
+      orderBy: [{ priority: "desc" }, { createdAt: "asc" }],
+      take: 100,
+    }),
     ctx.db.auditEntry.findMany({ where: { orgId, action: { startsWith: "aml." } }, orderBy: { seq: "desc" }, take: 50 }),
   ]);
   const issuer = issuerDid();
@@ -37,7 +45,10 @@ export async function amlOverview(ctx: ServiceContext) {
     },
     alerts: people.map((p) => {
       const c = caseOf.get(p.id);
-      return { ...personSummary(p, issuer), openCase: c ? { caseId: c.id, status: c.status as "open" | "pending_approval", priority: c.priority } : null };
+      return {
+        ...personSummary(p, issuer),
+        openCase: c ? { caseId: c.id, status: c.status as "open" | "pending_approval", priority: c.priority } : null,
+      };
     }),
     openCases: await withHits(ctx.db, orgId, cases),
     recentEvents: events.map(auditEntryView),

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer } from "../../testing/harness";
+import { sha256Hex } from "../../crypto/hash";
 import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
-import { sha256Hex } from "../../crypto/hash";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { isDisposableEmail } from "./risk";
 
 async function setup() {
@@ -16,7 +16,13 @@ async function setup() {
 type Fields = Record<string, unknown>;
 async function pastEvents(db: any, orgId: string, n: number, fields: Fields | ((i: number) => Fields) = {}, agoMs = 1000) {
   await db.riskEvent.createMany({
-    data: Array.from({ length: n }, (_, i) => ({ orgId, kind: "manual", decision: "allow", createdAt: new Date(Date.now() - agoMs - i), ...(typeof fields === "function" ? fields(i) : fields) })),
+    data: Array.from({ length: n }, (_, i) => ({
+      orgId,
+      kind: "manual",
+      decision: "allow",
+      createdAt: new Date(Date.now() - agoMs - i),
+      ...(typeof fields === "function" ? fields(i) : fields),
+    })),
   });
 }
 
@@ -33,12 +39,31 @@ describe("isDisposableEmail (disposable-email-domains list)", () => {
 describe("POST /v1/risk/assess", () => {
   it("allows a clean request with score 0 and records a risk event with the device hash, never the fingerprint", async () => {
     const { db, org, api } = await setup();
-    const res = await api.post("/v1/risk/assess", { deviceFingerprint: "fp-clean-device", email: "ada@gmail.com", ipAddress: "203.0.113.7", subjectRef: "user-1" });
+    const res = await api.post("/v1/risk/assess", {
+      deviceFingerprint: "fp-clean-device",
+      email: "ada@gmail.com",
+      ipAddress: "203.0.113.7",
+      subjectRef: "user-1",
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ kind: "manual", score: 0, decision: "allow", reasons: [] });
-    expect(res.body.signals).toMatchObject({ deviceEvents1h: 0, sharedDeviceSubjects: 1, ipEvents1h: 0, ipSource: "input", disposableEmail: false });
+    expect(res.body.signals).toMatchObject({
+      deviceEvents1h: 0,
+      sharedDeviceSubjects: 1,
+      ipEvents1h: 0,
+      ipSource: "input",
+      disposableEmail: false,
+    });
     const row = await db.riskEvent.findUniqueOrThrow({ where: { id: res.body.assessmentId } });
-    expect(row).toMatchObject({ orgId: org.orgId, kind: "manual", subjectRef: "user-1", deviceFingerprintHash: sha256Hex("fp-clean-device"), clientIp: "203.0.113.7", score: 0, decision: "allow" });
+    expect(row).toMatchObject({
+      orgId: org.orgId,
+      kind: "manual",
+      subjectRef: "user-1",
+      deviceFingerprintHash: sha256Hex("fp-clean-device"),
+      clientIp: "203.0.113.7",
+      score: 0,
+      decision: "allow",
+    });
     expect(JSON.stringify(row)).not.toContain("fp-clean-device");
     expect(JSON.stringify(row)).not.toContain("ada@gmail.com");
   });
@@ -59,11 +84,17 @@ describe("POST /v1/risk/assess", () => {
     await pastEvents(db, org.orgId, 4, { deviceFingerprintHash: sha256Hex(fp) });
     const denied = await api.post("/v1/risk/assess", { deviceFingerprint: fp, email: "x@yopmail.com" });
     expect(denied.body).toMatchObject({ score: 100, decision: "deny" });
-    expect(denied.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([["disposable_email", 50], ["device_velocity", 50]]);
+    expect(denied.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([
+      ["disposable_email", 50],
+      ["device_velocity", 50],
+    ]);
     // Events older than the hour no longer count.
     const old = `fp-${randomUUID()}`;
     await pastEvents(db, org.orgId, 12, { deviceFingerprintHash: sha256Hex(old) }, 2 * 3_600_000);
-    expect((await api.post("/v1/risk/assess", { deviceFingerprint: old })).body.signals).toMatchObject({ deviceEvents1h: 0, deviceEvents24h: 12 });
+    expect((await api.post("/v1/risk/assess", { deviceFingerprint: old })).body.signals).toMatchObject({
+      deviceEvents1h: 0,
+      deviceEvents24h: 12,
+    });
   });
 
   it("a parallel burst from one device is counted exactly: each assessment sees every earlier one", async () => {
@@ -78,8 +109,20 @@ describe("POST /v1/risk/assess", () => {
     const { db, org, api } = await setup();
     const fp = `fp-${randomUUID()}`;
     const key = walletKey().publicKey;
-    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: `s${Date.now() % 1e9}`, did: `did:antelope:sandbox:s${Date.now() % 1e9}`, ownerPublicKey: key, activePublicKey: key, deviceFingerprintHash: sha256Hex(fp) } });
-    expect((await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-a" })).body.signals.sharedDeviceSubjects).toBe(2);
+    await db.account.create({
+      data: {
+        orgId: org.orgId,
+        chain: "sandbox",
+        name: `s${Date.now() % 1e9}`,
+        did: `did:antelope:sandbox:s${Date.now() % 1e9}`,
+        ownerPublicKey: key,
+        activePublicKey: key,
+        deviceFingerprintHash: sha256Hex(fp),
+      },
+    });
+    expect((await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-a" })).body.signals.sharedDeviceSubjects).toBe(
+      2,
+    );
     const third = await api.post("/v1/risk/assess", { deviceFingerprint: fp, subjectRef: "person-b" });
     expect(third.body.signals.sharedDeviceSubjects).toBe(3);
     expect(third.body).toMatchObject({ decision: "review", reasons: [{ code: "shared_device", weight: 40 }] });
@@ -94,7 +137,10 @@ describe("POST /v1/risk/assess", () => {
     await pastEvents(db, org.orgId, 100, { clientIp: "198.51.100.9" });
     const ip = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.9" });
     expect(ip.body.signals).toMatchObject({ ipEvents1h: 100, orgEvents1m: 100 });
-    expect(ip.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([["ip_velocity", 30], ["org_velocity", 20]]);
+    expect(ip.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([
+      ["ip_velocity", 30],
+      ["org_velocity", 20],
+    ]);
     expect(ip.body.decision).toBe("review");
     // The same address and device in another organization start from zero.
     const other = await createTestOrg();
@@ -127,7 +173,11 @@ describe("risk before POST /v1/accounts/free", () => {
     expect(denied.status, denied.text).toBe(403);
     expect(denied.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "risk_denied", assessmentId: expect.any(String) } });
     expect(await db.account.count({ where: { orgId: org.orgId } })).toBe(0);
-    expect(await db.riskEvent.findUniqueOrThrow({ where: { id: denied.body.error.details.assessmentId } })).toMatchObject({ kind: "free_create", decision: "deny", score: 85 });
+    expect(await db.riskEvent.findUniqueOrThrow({ where: { id: denied.body.error.details.assessmentId } })).toMatchObject({
+      kind: "free_create",
+      decision: "deny",
+      score: 85,
+    });
 
     const ok = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey, deviceFingerprint: `fp-${randomUUID()}` });
     expect(ok.status, ok.text).toBe(201);

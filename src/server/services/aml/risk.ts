@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
-import type { Db, DbOrTx, Tx } from "../../db/client";
 import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
+import type { Db, DbOrTx, Tx } from "../../db/client";
+import { isTransaction } from "../../db/tx";
 import { normalizeIp } from "../../net/cidr";
 import type { RiskAssessInput, RiskAssessment, RiskKind } from "./risk.schema";
-import { isTransaction } from "../../db/tx";
 
 // Anti-abuse risk: velocity per device, per client IP and per organization over recent windows,
 // one device shared across several people or accounts, and disposable email domains from the
@@ -33,15 +33,28 @@ export const RISK_DENY_AT = 80;
  */
 const RULES = {
   disposableEmail: 50,
-  deviceVelocity: [{ at: 10, weight: 50 }, { at: 5, weight: 25 }],
-  sharedDevice: [{ at: 5, weight: 60 }, { at: 3, weight: 40 }],
-  ipVelocity: [{ at: 100, weight: 30 }, { at: 30, weight: 15 }],
+  deviceVelocity: [
+    { at: 10, weight: 50 },
+    { at: 5, weight: 25 },
+  ],
+  sharedDevice: [
+    { at: 5, weight: 60 },
+    { at: 3, weight: 40 },
+  ],
+  ipVelocity: [
+    { at: 100, weight: 30 },
+    { at: 30, weight: 15 },
+  ],
   orgPerMinute: { at: 60, weight: 20 },
   orgPerHour: { at: 1000, weight: 20 },
 } as const;
 
 export function isDisposableEmail(email: string): boolean {
-  const domain = email.slice(email.lastIndexOf("@") + 1).trim().toLowerCase().replace(/\.$/, "");
+  const domain = email
+    .slice(email.lastIndexOf("@") + 1)
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (!domain) return false;
   if (DISPOSABLE.has(domain)) return true;
   const labels = domain.split(".");
@@ -107,15 +120,39 @@ async function assessIn(db: Tx, ctx: ServiceContext, input: RiskAssessInput, kin
     if (weight > 0) reasons.push({ code, weight, message });
   };
   if (disposableEmail) add("disposable_email", RULES.disposableEmail, "The email address uses a disposable email domain.");
-  if (deviceEvents1h !== null) add("device_velocity", tier(deviceEvents1h, RULES.deviceVelocity), `This device was assessed ${deviceEvents1h} times in the last hour.`);
-  if (sharedDeviceSubjects !== null) add("shared_device", tier(sharedDeviceSubjects, RULES.sharedDevice), `This device is shared by ${sharedDeviceSubjects} people or accounts.`);
+  if (deviceEvents1h !== null)
+    add(
+      "device_velocity",
+      tier(deviceEvents1h, RULES.deviceVelocity),
+      `This device was assessed ${deviceEvents1h} times in the last hour.`,
+    );
+  if (sharedDeviceSubjects !== null)
+    add(
+      "shared_device",
+      tier(sharedDeviceSubjects, RULES.sharedDevice),
+      `This device is shared by ${sharedDeviceSubjects} people or accounts.`,
+    );
   add("ip_velocity", tier(ipEvents1h, RULES.ipVelocity), `This client address was assessed ${ipEvents1h} times in the last hour.`);
-  if (orgEvents1m >= RULES.orgPerMinute.at) add("org_velocity", RULES.orgPerMinute.weight, `The organization made ${orgEvents1m} assessments in the last minute.`);
-  else if (orgEvents1h >= RULES.orgPerHour.at) add("org_velocity", RULES.orgPerHour.weight, `The organization made ${orgEvents1h} assessments in the last hour.`);
+  if (orgEvents1m >= RULES.orgPerMinute.at)
+    add("org_velocity", RULES.orgPerMinute.weight, `The organization made ${orgEvents1m} assessments in the last minute.`);
+  else if (orgEvents1h >= RULES.orgPerHour.at)
+    add("org_velocity", RULES.orgPerHour.weight, `The organization made ${orgEvents1h} assessments in the last hour.`);
 
-  const score = Math.min(100, reasons.reduce((s, r) => s + r.weight, 0));
+  const score = Math.min(
+    100,
+    reasons.reduce((s, r) => s + r.weight, 0),
+  );
   const decision = score >= RISK_DENY_AT ? "deny" : score >= RISK_REVIEW_AT ? "review" : "allow";
-  const signals = { deviceEvents1h, deviceEvents24h, sharedDeviceSubjects, ipEvents1h, ipSource, orgEvents1m, orgEvents1h, disposableEmail };
+  const signals = {
+    deviceEvents1h,
+    deviceEvents24h,
+    sharedDeviceSubjects,
+    ipEvents1h,
+    ipSource,
+    orgEvents1m,
+    orgEvents1h,
+    disposableEmail,
+  };
   // The event keeps hashes and counts, never the fingerprint or the email address itself.
   const event = await db.riskEvent.create({
     data: {

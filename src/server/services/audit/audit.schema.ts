@@ -4,8 +4,7 @@ import { z } from "zod";
 export const MAX_EXPORT_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-const limitParam = (max: number, fallback: number) =>
-  z.coerce.number<string>().pipe(z.int().min(1).max(max)).default(fallback);
+const limitParam = (max: number, fallback: number) => z.coerce.number<string>().pipe(z.int().min(1).max(max)).default(fallback);
 
 export const AuditListQuery = z.object({
   limit: limitParam(200, 50),

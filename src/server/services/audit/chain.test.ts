@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
-import { GENESIS_HASH, appendAudit, verifyChain } from "./chain";
+import { appendAudit, GENESIS_HASH, verifyChain } from "./chain";
 
 const actor = "system:audit-test";
 
 async function appendMany(db: Db, orgId: string, n: number) {
   for (let i = 0; i < n; i++) {
-    await db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }));
+    await db.$transaction((tx) =>
+      appendAudit(tx, { orgId, actor }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }),
+    );
   }
   return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
 }
@@ -33,7 +35,10 @@ describe("audit chain under concurrency", () => {
     const before = await db.auditEntry.count({ where: { orgId } });
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.concurrent", data: { i } }), { maxWait: 60_000, timeout: 60_000 }),
+        db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.concurrent", data: { i } }), {
+          maxWait: 60_000,
+          timeout: 60_000,
+        }),
       ),
     );
     const entries = await db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
@@ -41,7 +46,8 @@ describe("audit chain under concurrency", () => {
     expect(entries.filter((e) => e.action === "test.concurrent")).toHaveLength(100);
     expect(new Set(results.map((r) => r.seq)).size).toBe(100);
     expectContiguous(entries);
-    for (let i = 1; i < entries.length; i++) expect(entries[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(entries[i - 1]!.createdAt.getTime());
+    for (let i = 1; i < entries.length; i++)
+      expect(entries[i]!.createdAt.getTime()).toBeGreaterThanOrEqual(entries[i - 1]!.createdAt.getTime());
     const head = await db.auditHead.findUniqueOrThrow({ where: { orgId } });
     expect(head).toMatchObject({ seq: entries.length, hash: entries[entries.length - 1]!.hash });
     // The head remembers the newest createdAt (what keeps timestamps monotonic), read back zone-free.
@@ -58,7 +64,10 @@ describe("audit chain under concurrency", () => {
     await Promise.all(
       Array.from({ length: 60 }, (_, i) => {
         const orgId = i % 2 ? a.orgId : b.orgId;
-        return db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.interleaved", data: { i } }), { maxWait: 60_000, timeout: 60_000 });
+        return db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.interleaved", data: { i } }), {
+          maxWait: 60_000,
+          timeout: 60_000,
+        });
       }),
     );
     for (const org of [a, b]) {

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { AuditEntry } from "@/generated/prisma/client.ts";
-import type { Db, DbOrTx, Prisma, Tx } from "../../db/client";
+import { type Actor, actorId, type ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
-import { isTransaction } from "../../db/tx";
 import { jcs } from "../../crypto/jcs";
-import { actorId, type Actor, type ServiceContext } from "../../context";
+import type { Db, DbOrTx, Prisma, Tx } from "../../db/client";
+import { isTransaction } from "../../db/tx";
 
 // Only type imports from the database layer: entryHash must stay usable by the offline export verifier.
 
@@ -105,7 +105,11 @@ const VERIFY_PAGE = 1000;
  */
 export async function verifyChain(db: DbOrTx, orgId: string): Promise<VerifyResult> {
   if (!isTransaction(db)) {
-    return (db as Db).$transaction((tx) => verifyChainIn(tx, orgId), { isolationLevel: "RepeatableRead", timeout: 120_000, maxWait: 10_000 });
+    return (db as Db).$transaction((tx) => verifyChainIn(tx, orgId), {
+      isolationLevel: "RepeatableRead",
+      timeout: 120_000,
+      maxWait: 10_000,
+    });
   }
   return verifyChainIn(db, orgId);
 }
@@ -122,7 +126,13 @@ async function verifyChainIn(db: Tx, orgId: string): Promise<VerifyResult> {
       take: VERIFY_PAGE,
     });
     for (const e of page) {
-      const bad = (reason: string): VerifyResult => ({ valid: false, entries: count, headHash: prevHash, firstInvalidEntryId: e.id, reason });
+      const bad = (reason: string): VerifyResult => ({
+        valid: false,
+        entries: count,
+        headHash: prevHash,
+        firstInvalidEntryId: e.id,
+        reason,
+      });
       if (e.seq !== expectedSeq) return bad(`entry ${expectedSeq} is missing before this entry`);
       if (e.prevHash !== prevHash) return bad("prevHash does not match the previous entry's hash");
       if (entryHash(e) !== e.hash) return bad("hash does not match the entry's contents");
@@ -134,10 +144,22 @@ async function verifyChainIn(db: Tx, orgId: string): Promise<VerifyResult> {
   }
   // Entries with seq < 1 are never written by appendAudit; the paged scan above starts at 1, so look for them separately.
   const stray = await db.auditEntry.findFirst({ where: { orgId, seq: { lt: 1 } }, orderBy: { seq: "asc" }, select: { id: true } });
-  if (stray) return { valid: false, entries: count, headHash: prevHash, firstInvalidEntryId: stray.id, reason: "entry has a sequence number below 1" };
+  if (stray)
+    return {
+      valid: false,
+      entries: count,
+      headHash: prevHash,
+      firstInvalidEntryId: stray.id,
+      reason: "entry has a sequence number below 1",
+    };
   const headSeq = head?.seq ?? 0;
   if (headSeq !== count) {
-    return { valid: false, entries: count, headHash: prevHash, reason: `the chain head records ${headSeq} entries but ${count} are present` };
+    return {
+      valid: false,
+      entries: count,
+      headHash: prevHash,
+      reason: `the chain head records ${headSeq} entries but ${count} are present`,
+    };
   }
   if (head && headSeq > 0 && head.hash !== prevHash) {
     return { valid: false, entries: count, headHash: prevHash, reason: "the chain head's hash does not match the last entry" };

@@ -1,11 +1,11 @@
-import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { base58 } from "@scure/base";
-import type { Db } from "../../db/client";
+import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
-import { jcs } from "../../crypto/jcs";
 import { issuerSigningKey, signEd25519, verificationMethodId } from "../../crypto/issuer-keys";
+import { jcs } from "../../crypto/jcs";
+import type { Db } from "../../db/client";
 import type { ExportArtifact, ExportCheckpoint } from "./audit.schema";
-import { GENESIS_HASH, auditEntryView, entryHash } from "./chain";
+import { auditEntryView, entryHash, GENESIS_HASH } from "./chain";
 
 /** Entries one artifact may hold; a longer range fails and asks for a shorter one. */
 export const MAX_EXPORT_ENTRIES = 50_000;
@@ -88,7 +88,7 @@ export async function buildExportArtifact(db: Db, job: { orgId: string; from: Da
       alg: "Ed25519",
       canonicalization: "JCS",
       verificationMethod: verificationMethodId(key),
-      signatureMultibase: "z" + base58.encode(signature),
+      signatureMultibase: `z${base58.encode(signature)}`,
     },
   };
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { issuerSigningKey, verificationMethodId } from "../../crypto/issuer-keys";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
 import { appendAudit } from "./chain";
 import { runExportJobs, verifyExportArtifact } from "./exports";
@@ -13,7 +13,11 @@ async function appendSpaced(org: TestOrg, n: number) {
   const out = [];
   for (let i = 0; i < n; i++) {
     await sleep(3);
-    out.push(await org.db.$transaction((tx) => appendAudit(tx, { orgId: org.orgId, actor }, { action: "test.export", subject: String(i), data: { i } })));
+    out.push(
+      await org.db.$transaction((tx) =>
+        appendAudit(tx, { orgId: org.orgId, actor }, { action: "test.export", subject: String(i), data: { i } }),
+      ),
+    );
   }
   return out;
 }
@@ -42,14 +46,22 @@ describe("compliance exports", () => {
     const { url } = await testServer();
     const org = await createTestOrg();
     const from = new Date("2025-01-01T00:00:00Z");
-    const res = await client(url, org.apiKey).post("/v1/compliance/export", { from: "2025-01-01T02:00:00+02:00", to: "2025-02-01T00:00:00Z" });
+    const res = await client(url, org.apiKey).post("/v1/compliance/export", {
+      from: "2025-01-01T02:00:00+02:00",
+      to: "2025-02-01T00:00:00Z",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ jobId: expect.any(String), status: "queued" });
     const job = await org.db.exportJob.findUniqueOrThrow({ where: { id: res.body.jobId } });
     expect(job).toMatchObject({ orgId: org.orgId, status: "queued", from, to: new Date("2025-02-01T00:00:00Z") });
     expect(job.requestedBy).toMatch(/^api_key:/);
     const entry = await org.db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "compliance.export_requested" } });
-    expect(entry).toMatchObject({ subjectType: "export_job", subject: job.id, actor: job.requestedBy, data: { from: from.toISOString(), to: "2025-02-01T00:00:00.000Z" } });
+    expect(entry).toMatchObject({
+      subjectType: "export_job",
+      subject: job.id,
+      actor: job.requestedBy,
+      data: { from: from.toISOString(), to: "2025-02-01T00:00:00.000Z" },
+    });
   });
 
   it("rejects a reversed, empty, too long or zone-less range with 400 and writes nothing", async () => {
@@ -84,7 +96,13 @@ describe("compliance exports", () => {
     expect(done.status).toBe("completed");
     const res = await client(url, org.apiKey).get(`/v1/compliance/export/${jobId}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ jobId, status: "completed", from: from.toISOString(), to: to.toISOString(), completedAt: expect.any(String) });
+    expect(res.body).toMatchObject({
+      jobId,
+      status: "completed",
+      from: from.toISOString(),
+      to: to.toISOString(),
+      completedAt: expect.any(String),
+    });
     const artifact = res.body.artifact;
     expect(artifact.format).toBe("bi-audit-export/1");
     expect(artifact.organizationId).toBe(org.orgId);
@@ -116,7 +134,9 @@ describe("compliance exports", () => {
     expect(artifact.proof.verificationMethod).toBe(verificationMethodId(issuerSigningKey()));
     expect(verifyExportArtifact(artifact, key.publicKeyMultibase)).toEqual({ valid: true, entries: 3 });
 
-    const completedAudit = await org.db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "compliance.export_completed", subject: jobId } });
+    const completedAudit = await org.db.auditEntry.findFirstOrThrow({
+      where: { orgId: org.orgId, action: "compliance.export_completed", subject: jobId },
+    });
     expect(completedAudit.data).toMatchObject({ count: 3, headHash: entries[3]!.hash });
 
     const tampered = [
@@ -128,7 +148,7 @@ describe("compliance exports", () => {
       (a: typeof artifact) => void (a.checkpoint.to = new Date(to.getTime() + 1).toISOString()),
       (a: typeof artifact) => void (a.checkpoint.note = "added after signing"),
       (a: typeof artifact) => void (a.entries[0].note = "added after signing"),
-      (a: typeof artifact) => void (a.proof.signatureMultibase = a.proof.signatureMultibase.slice(0, -2) + "11"),
+      (a: typeof artifact) => void (a.proof.signatureMultibase = `${a.proof.signatureMultibase.slice(0, -2)}11`),
     ];
     for (const change of tampered) {
       const copy = clone(artifact);
@@ -171,7 +191,10 @@ describe("compliance exports", () => {
     await appendSpaced(org, 2);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await requestExport(org, new Date(Date.now() - 3_600_000), new Date(Date.now() + 3_600_000)));
-    const [a, b] = await Promise.all([runExportJobs(org.db, { limit: 50, orgId: org.orgId }), runExportJobs(org.db, { limit: 50, orgId: org.orgId })]);
+    const [a, b] = await Promise.all([
+      runExportJobs(org.db, { limit: 50, orgId: org.orgId }),
+      runExportJobs(org.db, { limit: 50, orgId: org.orgId }),
+    ]);
     expect(a.processed.filter((id) => b.processed.includes(id))).toEqual([]);
     expect([...a.processed, ...b.processed].sort()).toEqual([...ids].sort());
     const jobs = await org.db.exportJob.findMany({ where: { id: { in: ids } } });
@@ -206,7 +229,9 @@ describe("compliance exports", () => {
     const { url } = await testServer();
     const org = await createTestOrg();
     const jobId = await requestExport(org, new Date("2025-01-01T00:00:00Z"), new Date("2025-01-02T00:00:00Z"));
-    const { raw } = await org.db.$transaction((tx) => insertApiKey(tx, org.orgId, { name: "no export", scopes: ["read", "admin"], createdBy: actor }));
+    const { raw } = await org.db.$transaction((tx) =>
+      insertApiKey(tx, org.orgId, { name: "no export", scopes: ["read", "admin"], createdBy: actor }),
+    );
     const auditBefore = await org.db.auditEntry.count({ where: { orgId: org.orgId } });
     const api = client(url, raw);
     const calls = [

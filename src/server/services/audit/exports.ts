@@ -1,11 +1,11 @@
 import type { ExportJob } from "@/generated/prisma/client.ts";
+import { actorId, type ServiceContext } from "../../context";
 import type { Db, Prisma } from "../../db/client";
 import { notFound } from "../../errors";
 import { logger } from "../../log";
-import { actorId, type ServiceContext } from "../../context";
 import type { ExportRequestInput } from "./audit.schema";
 import { appendAudit } from "./chain";
-import { ExportFailure, buildExportArtifact } from "./export-artifact";
+import { buildExportArtifact, ExportFailure } from "./export-artifact";
 
 export { verifyExportArtifact } from "./export-verify";
 
@@ -33,12 +33,16 @@ export async function requestExport(ctx: ServiceContext, input: ExportRequestInp
   const to = new Date(input.to);
   return ctx.db.$transaction(async (tx) => {
     const job = await tx.exportJob.create({ data: { orgId: ctx.org.id, from, to, requestedBy: actorId(ctx.actor) } });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "compliance.export_requested",
-      subjectType: "export_job",
-      subject: job.id,
-      data: { from: from.toISOString(), to: to.toISOString() },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "compliance.export_requested",
+        subjectType: "export_job",
+        subject: job.id,
+        data: { from: from.toISOString(), to: to.toISOString() },
+      },
+    );
     return { jobId: job.id, status: "queued" as const };
   });
 }
@@ -89,18 +93,32 @@ async function claimOne(db: Db, orgId: string | null): Promise<Claim | null> {
  * Ends a claimed job and audits it, in one transaction. A runner whose lease was taken over
  * (attempts moved on) changes nothing.
  */
-async function finish(db: Db, claim: Claim, data: Prisma.ExportJobUpdateManyMutationInput, audit: { action: string; data: Prisma.InputJsonObject }) {
+async function finish(
+  db: Db,
+  claim: Claim,
+  data: Prisma.ExportJobUpdateManyMutationInput,
+  audit: { action: string; data: Prisma.InputJsonObject },
+) {
   await db.$transaction(async (tx) => {
     const res = await tx.exportJob.updateMany({ where: { id: claim.id, status: "running", attempts: claim.attempts }, data });
     if (res.count === 0) return;
     const job = await tx.exportJob.findUniqueOrThrow({ where: { id: claim.id }, select: { orgId: true } });
-    await appendAudit(tx, { orgId: job.orgId, actor: RUNNER_ACTOR }, { action: audit.action, subjectType: "export_job", subject: claim.id, data: audit.data });
+    await appendAudit(
+      tx,
+      { orgId: job.orgId, actor: RUNNER_ACTOR },
+      { action: audit.action, subjectType: "export_job", subject: claim.id, data: audit.data },
+    );
   });
 }
 
 async function processJob(db: Db, claim: Claim): Promise<void> {
   const fail = (error: string) =>
-    finish(db, claim, { status: "failed", error, completedAt: new Date(), lockedUntil: null }, { action: "compliance.export_failed", data: { error } });
+    finish(
+      db,
+      claim,
+      { status: "failed", error, completedAt: new Date(), lockedUntil: null },
+      { action: "compliance.export_failed", data: { error } },
+    );
   if (claim.attempts > MAX_EXPORT_ATTEMPTS) return fail(`The export did not finish after ${MAX_EXPORT_ATTEMPTS} attempts.`);
   const job = await db.exportJob.findUniqueOrThrow({ where: { id: claim.id }, select: { orgId: true, from: true, to: true } });
   try {
@@ -109,14 +127,26 @@ async function processJob(db: Db, claim: Claim): Promise<void> {
     await finish(
       db,
       claim,
-      { status: "completed", artifact: artifact as unknown as Prisma.InputJsonObject, error: null, completedAt: new Date(), lockedUntil: null },
-      { action: "compliance.export_completed", data: { count: cp.count, firstSeq: cp.firstSeq, lastSeq: cp.lastSeq, headHash: cp.headHash } },
+      {
+        status: "completed",
+        artifact: artifact as unknown as Prisma.InputJsonObject,
+        error: null,
+        completedAt: new Date(),
+        lockedUntil: null,
+      },
+      {
+        action: "compliance.export_completed",
+        data: { count: cp.count, firstSeq: cp.firstSeq, lastSeq: cp.lastSeq, headHash: cp.headHash },
+      },
     );
   } catch (err) {
     if (err instanceof ExportFailure) return fail(err.message);
     logger().error({ jobId: claim.id, attempt: claim.attempts, err: { message: (err as Error)?.message } }, "export job failed");
     if (claim.attempts >= MAX_EXPORT_ATTEMPTS) return fail("The export failed on our side; request it again.");
-    await db.exportJob.updateMany({ where: { id: claim.id, status: "running", attempts: claim.attempts }, data: { status: "queued", lockedUntil: null } });
+    await db.exportJob.updateMany({
+      where: { id: claim.id, status: "running", attempts: claim.attempts },
+      data: { status: "queued", lockedUntil: null },
+    });
   }
 }
 

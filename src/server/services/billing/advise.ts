@@ -1,5 +1,5 @@
 import { PLANS } from "../../platform/plans";
-import { advise, type AdviceInput } from "../../providers/advisor";
+import { type AdviceInput, advise } from "../../providers/advisor";
 import { limitPublicCall, type PublicContext } from "./public";
 
 /** POST /v1/billing/ai/advise: a recommended plan with its reasons (rate limited per client IP). */
@@ -8,7 +8,13 @@ export async function advisePlan(pub: PublicContext, input: AdviceInput) {
   const { advice, answer, source } = await advise(input);
   const p = PLANS[advice.plan];
   return {
-    recommendedPlan: { id: p.id, name: p.name, priceUsdMonthly: p.priceUsdMonthly, limits: p.limits, verificationsPerMonth: p.verificationsPerMonth },
+    recommendedPlan: {
+      id: p.id,
+      name: p.name,
+      priceUsdMonthly: p.priceUsdMonthly,
+      limits: p.limits,
+      verificationsPerMonth: p.verificationsPerMonth,
+    },
     reasons: advice.reasons,
     answer,
     source,

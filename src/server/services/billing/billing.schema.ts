@@ -20,7 +20,9 @@ export const PlanCatalog = z.object({
   ),
 });
 
-export const BillingEmailStartInput = z.object({ email: z.email().max(254).describe("A work address; disposable and consumer mailboxes are refused") });
+export const BillingEmailStartInput = z.object({
+  email: z.email().max(254).describe("A work address; disposable and consumer mailboxes are refused"),
+});
 export const BillingEmailStarted = z.object({
   challengeId: z.uuid(),
   expiresAt: z.iso.datetime(),
@@ -91,7 +93,11 @@ export const CheckoutStatus = z.object({
 export const ChainConfirmInput = z.object({
   sessionId,
   transactionId: z.string().trim().min(1).max(128),
-  account: z.string().regex(/^[a-z1-5.]{1,12}$/).optional().describe("The payer; when set the transfer must come from it"),
+  account: z
+    .string()
+    .regex(/^[a-z1-5.]{1,12}$/)
+    .optional()
+    .describe("The payer; when set the transfer must come from it"),
 });
 export const ChainConfirmed = z.object({
   sessionId: z.uuid(),
@@ -112,10 +118,18 @@ export const AdviseInput = z.strictObject({
   needsSla: z.boolean().optional(),
 });
 export const Advice = z.object({
-  recommendedPlan: z.object({ id: planId, name: z.string(), priceUsdMonthly: z.number().nullable(), limits, verificationsPerMonth: z.int().nullable() }),
+  recommendedPlan: z.object({
+    id: planId,
+    name: z.string(),
+    priceUsdMonthly: z.number().nullable(),
+    limits,
+    verificationsPerMonth: z.int().nullable(),
+  }),
   reasons: z.array(z.string()),
   answer: z.string(),
-  source: z.enum(["rules", "model"]).describe("rules: the catalog's own text; model: the same recommendation phrased by the configured model"),
+  source: z
+    .enum(["rules", "model"])
+    .describe("rules: the catalog's own text; model: the same recommendation phrased by the configured model"),
 });
 
 export const WebhookReceived = z.object({ received: z.literal(true), duplicate: z.literal(true).optional(), action: z.string() });

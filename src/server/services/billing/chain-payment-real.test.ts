@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrivateKey } from "@wharfkit/antelope";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetChainConfigCache } from "../../providers/chain";
-import { startFakeChainNode, type FakeChainNode, type FakeTransferInput } from "../../testing/fake-chain-node";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { fromIp, growthCheckout, trustLoopbackProxy } from "../../testing/billing";
+import { type FakeChainNode, type FakeTransferInput, startFakeChainNode } from "../../testing/fake-chain-node";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 // Chain confirm against the real Antelope adapter and a local node: finality is the node's last
 // irreversible block, and only the configured token contract's transfers count.
@@ -29,7 +29,13 @@ describe("chain confirm on a real chain node", () => {
   it("answers 425 until the block is irreversible, then provisions once", async () => {
     const { url } = await testServer();
     const co = await growthCheckout(url);
-    const transfer: FakeTransferInput = { from: "payer.bi", to: co.chainPayment.treasury, quantity: co.chainPayment.amount, memo: co.chainPayment.memo, irreversible: false };
+    const transfer: FakeTransferInput = {
+      from: "payer.bi",
+      to: co.chainPayment.treasury,
+      quantity: co.chainPayment.amount,
+      memo: co.chainPayment.memo,
+      irreversible: false,
+    };
     const txId = node.addTransfer(transfer);
     const body = { sessionId: co.sessionId, transactionId: txId, account: "payer.bi" };
     const early = await fromIp(url).post("/v1/billing/chain/confirm", body);
@@ -47,7 +53,14 @@ describe("chain confirm on a real chain node", () => {
   it("ignores a look-alike token from another contract", async () => {
     const { url } = await testServer();
     const co = await growthCheckout(url);
-    const txId = node.addTransfer({ from: "payer.bi", to: co.chainPayment.treasury, quantity: co.chainPayment.amount, memo: co.chainPayment.memo, irreversible: true, contract: "fake.token" });
+    const txId = node.addTransfer({
+      from: "payer.bi",
+      to: co.chainPayment.treasury,
+      quantity: co.chainPayment.amount,
+      memo: co.chainPayment.memo,
+      irreversible: true,
+      contract: "fake.token",
+    });
     const res = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "PAYMENT_NOT_VERIFIED", details: { reason: "transfer_not_found" } });
@@ -56,7 +69,12 @@ describe("chain confirm on a real chain node", () => {
   it("has no simulated transfers to make: the sandbox helper is 404", async () => {
     const { url } = await testServer();
     const org = await createTestOrg();
-    const res = await client(url, org.apiKey).post("/v1/sandbox/chain/transfer", { from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "x" });
+    const res = await client(url, org.apiKey).post("/v1/sandbox/chain/transfer", {
+      from: "payer.bi",
+      to: "treasury.bi",
+      quantity: "1.0000 EOS",
+      memo: "x",
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { fromIp, growthCheckout, trustLoopbackProxy } from "../../testing/billing";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
 import { settleCheckout } from "./settle";
 
@@ -24,7 +24,11 @@ describe("Growth paid by on-chain transfer", () => {
     const co = await growthCheckout(url);
     const txId = await pay(url, tenant.apiKey, co.chainPayment.treasury, co.chainPayment.memo);
 
-    const early = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId, account: "payer.bi" });
+    const early = await fromIp(url).post("/v1/billing/chain/confirm", {
+      sessionId: co.sessionId,
+      transactionId: txId,
+      account: "payer.bi",
+    });
     expect(early.status, early.text).toBe(425);
     expect(early.body.error.code).toBe("TRANSFER_REVERSIBLE");
     expect(Number(early.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -32,7 +36,12 @@ describe("Growth paid by on-chain transfer", () => {
     await sleep(2100);
     const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId, account: "payer.bi" });
     expect(ok.status, ok.text).toBe(201);
-    expect(ok.body).toMatchObject({ status: "provisioned", plan: "growth", apiKey: expect.stringMatching(/^bi_test_/), transactionId: txId });
+    expect(ok.body).toMatchObject({
+      status: "provisioned",
+      plan: "growth",
+      apiKey: expect.stringMatching(/^bi_test_/),
+      transactionId: txId,
+    });
     expect((await client(url, ok.body.apiKey).get("/v1/tenant")).status).toBe(200);
 
     const twice = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
@@ -93,7 +102,9 @@ describe("Growth paid by on-chain transfer", () => {
     const txId = "cd".repeat(32);
     // Settled directly, as two racing confirms that both passed verification would.
     await db.$transaction((tx) => settleCheckout(tx, a.sessionId, { via: "chain", transactionId: txId }, { handOut: true }));
-    const err = await appErrorOf(db.$transaction((tx) => settleCheckout(tx, b.sessionId, { via: "chain", transactionId: txId }, { handOut: true })));
+    const err = await appErrorOf(
+      db.$transaction((tx) => settleCheckout(tx, b.sessionId, { via: "chain", transactionId: txId }, { handOut: true })),
+    );
     expect(err.details?.reason).toBe("transaction_used");
     expect((await db.checkoutSession.findUnique({ where: { id: b.sessionId } }))!.status).toBe("awaiting_payment");
   });

@@ -1,11 +1,11 @@
 import { Asset } from "@wharfkit/antelope";
 import { env } from "@/env";
-import { AppError, conflict, notFound } from "../../errors";
 import type { ServiceContext } from "../../context";
+import { AppError, conflict, notFound } from "../../errors";
 import { chainAdapter, createSimulatedChain, usesSimulatedChain } from "../../providers/chain";
 import { appendAudit } from "../audit";
-import { afterSettled, findSession, KEY_WARNING, settleCheckout } from "./settle";
 import { limitPublicCall, type PublicContext } from "./public";
+import { afterSettled, findSession, KEY_WARNING, settleCheckout } from "./settle";
 
 const notVerified = (reason: string, message: string) => new AppError("PAYMENT_NOT_VERIFIED", message, { reason });
 
@@ -44,15 +44,23 @@ export async function confirmChainPayment(pub: PublicContext, input: { sessionId
   if (transfer.to !== session.treasury) throw notVerified("wrong_recipient", "The transfer does not go to the treasury account.");
   if (transfer.memo !== session.memo) throw notVerified("wrong_memo", "The transfer does not carry this checkout's memo.");
   if (!covers(transfer.quantity, session.amount)) throw notVerified("wrong_amount", `The transfer does not cover ${session.amount}.`);
-  if (input.account && transfer.from !== input.account) throw notVerified("wrong_sender", "The transfer does not come from the given account.");
+  if (input.account && transfer.from !== input.account)
+    throw notVerified("wrong_sender", "The transfer does not come from the given account.");
   if (!transfer.irreversible) {
     const retryAfterSec = usesSimulatedChain() ? Math.max(1, env().SANDBOX_CHAIN_FINALITY_SEC) : 3;
-    throw new AppError("TRANSFER_REVERSIBLE", "The transfer is seen but still reversible; retry shortly.", { retryAfterSec }, {
-      "Retry-After": String(retryAfterSec),
-    });
+    throw new AppError(
+      "TRANSFER_REVERSIBLE",
+      "The transfer is seen but still reversible; retry shortly.",
+      { retryAfterSec },
+      {
+        "Retry-After": String(retryAfterSec),
+      },
+    );
   }
 
-  const settled = await pub.db.$transaction((tx) => settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: true }));
+  const settled = await pub.db.$transaction((tx) =>
+    settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: true }),
+  );
   afterSettled(settled);
   return {
     sessionId: settled.session.id,
@@ -70,12 +78,16 @@ export async function sandboxChainTransfer(ctx: ServiceContext, input: { from: s
   if (!usesSimulatedChain()) throw notFound("The simulated chain");
   return ctx.db.$transaction(async (tx) => {
     const { transactionId } = await createSimulatedChain(tx).recordTransfer(input);
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "sandbox.chain_transfer",
-      subjectType: "chain_transaction",
-      subject: transactionId,
-      data: { from: input.from, to: input.to, quantity: input.quantity },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "sandbox.chain_transfer",
+        subjectType: "chain_transaction",
+        subject: transactionId,
+        data: { from: input.from, to: input.to, quantity: input.quantity },
+      },
+    );
     return { transactionId };
   });
 }

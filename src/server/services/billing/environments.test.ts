@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { fromIp, trustLoopbackProxy, workAddress } from "../../testing/billing";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 import { issueProofToken } from "../contacts";
 
 trustLoopbackProxy();
@@ -67,7 +67,12 @@ describe("environments", () => {
     const { url } = await testServer();
     const org = await createTestOrg();
     production();
-    const transfer = await client(url, org.apiKey).post("/v1/sandbox/chain/transfer", { from: "a.bi", to: "b.bi", quantity: "1.0000 EOS", memo: "x" });
+    const transfer = await client(url, org.apiKey).post("/v1/sandbox/chain/transfer", {
+      from: "a.bi",
+      to: "b.bi",
+      quantity: "1.0000 EOS",
+      memo: "x",
+    });
     expect(transfer.status).toBe(404);
     expect(transfer.body.error.code).toBe("NOT_FOUND");
     const complete = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: randomUUID() });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { client, testServer } from "../../testing/harness";
 import { fromIp, growthCheckout, trustLoopbackProxy } from "../../testing/billing";
+import { client, testServer } from "../../testing/harness";
 
 trustLoopbackProxy();
 
@@ -33,7 +33,11 @@ describe("Growth checkout settled in the sandbox", () => {
 
     const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
     expect(reveal.status).toBe(200);
-    expect(reveal.body).toMatchObject({ organizationId: done.body.organizationId, apiKey: expect.stringMatching(/^bi_test_/), consolePassword: expect.any(String) });
+    expect(reveal.body).toMatchObject({
+      organizationId: done.body.organizationId,
+      apiKey: expect.stringMatching(/^bi_test_/),
+      consolePassword: expect.any(String),
+    });
     const second = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
     expect(second.status).toBe(409);
     expect(second.body.error.details.reason).toBe("already_revealed");
@@ -45,7 +49,9 @@ describe("Growth checkout settled in the sandbox", () => {
     const tenant = await client(url, reveal.body.apiKey).get("/v1/tenant");
     expect(tenant.status).toBe(200);
     expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("600");
-    const actions = (await db.auditEntry.findMany({ where: { orgId: done.body.organizationId }, orderBy: { seq: "asc" } })).map((e) => e.action);
+    const actions = (await db.auditEntry.findMany({ where: { orgId: done.body.organizationId }, orderBy: { seq: "asc" } })).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
   });
 
@@ -53,7 +59,9 @@ describe("Growth checkout settled in the sandbox", () => {
     const { url } = await testServer();
     const co = await growthCheckout(url);
     expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
-    const all = await Promise.all(Array.from({ length: 10 }, () => fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId })));
+    const all = await Promise.all(
+      Array.from({ length: 10 }, () => fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId })),
+    );
     expect(all.filter((r) => r.status === 200)).toHaveLength(1);
     expect(all.filter((r) => r.status === 409)).toHaveLength(9);
   });

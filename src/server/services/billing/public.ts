@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import type { Db } from "../../db/client";
 import { AppError, rateLimited } from "../../errors";
-import { hitWindow } from "../../platform/rate-limit";
 import { normalizeEmail } from "../../platform/contact-address";
+import { hitWindow } from "../../platform/rate-limit";
 import { isDisposableEmail } from "../aml";
 
 /** What a public (unauthenticated) billing call knows about its caller. */
@@ -26,9 +26,28 @@ export async function limitPublicCall(pub: PublicContext, kind: "call" | "poll" 
 
 /** Consumer mailboxes: a signup names the organization's work address, which becomes its contact. */
 const CONSUMER_DOMAINS = new Set([
-  "gmail.com", "googlemail.com", "yahoo.com", "ymail.com", "hotmail.com", "outlook.com", "live.com", "msn.com",
-  "aol.com", "icloud.com", "me.com", "mac.com", "proton.me", "protonmail.com", "gmx.com", "gmx.net", "mail.com",
-  "yandex.com", "yandex.ru", "zoho.com", "qq.com", "163.com",
+  "gmail.com",
+  "googlemail.com",
+  "yahoo.com",
+  "ymail.com",
+  "hotmail.com",
+  "outlook.com",
+  "live.com",
+  "msn.com",
+  "aol.com",
+  "icloud.com",
+  "me.com",
+  "mac.com",
+  "proton.me",
+  "protonmail.com",
+  "gmx.com",
+  "gmx.net",
+  "mail.com",
+  "yandex.com",
+  "yandex.ru",
+  "zoho.com",
+  "qq.com",
+  "163.com",
 ]);
 
 /** Lower-cased work address, or 400 naming the field (never the address). */

@@ -1,10 +1,10 @@
 import type { CheckoutSession } from "@/generated/prisma/client.ts";
-import { Prisma, type Tx } from "../../db/client";
 import { open, seal } from "../../crypto/secret-box";
+import { Prisma, type Tx } from "../../db/client";
 import { conflict, notFound } from "../../errors";
-import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
+import { appendAudit } from "../audit";
 import { provisionOrganization } from "../org";
 import type { PublicContext } from "./public";
 import { limitPublicCall } from "./public";
@@ -45,7 +45,7 @@ export async function findSession(db: PublicContext["db"] | Tx, sessionId: strin
 export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, opts: { handOut: boolean }): Promise<Settled> {
   if (!isUuid(sessionId)) throw notFound("Checkout session");
   const now = new Date();
-  let moved;
+  let moved: { count: number };
   try {
     moved = await tx.checkoutSession.updateMany({
       // A payment that arrives after the checkout was shown as expired still settles: the money moved.
@@ -81,7 +81,12 @@ export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, o
   }
 
   // The first argument is only used when no transaction is given; here it always is.
-  const out = await provisionOrganization(tx as never, { name: session.organizationName, email: session.email, plan: "growth" }, SIGNUP_ACTOR, tx);
+  const out = await provisionOrganization(
+    tx as never,
+    { name: session.organizationName, email: session.email, plan: "growth" },
+    SIGNUP_ACTOR,
+    tx,
+  );
   if (customerId) await tx.organization.update({ where: { id: out.organizationId }, data: { paymentCustomerId: customerId } });
   const secrets = { apiKey: out.apiKey, consolePassword: out.consolePassword };
   await tx.checkoutSession.update({
@@ -125,16 +130,22 @@ export async function revealCheckout(pub: PublicContext, input: { sessionId: str
     await tx.$queryRaw`SELECT id FROM checkout_sessions WHERE id = ${session.id}::uuid FOR UPDATE`;
     const row = await tx.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
     if (row.status !== "provisioned") throw conflict("not_provisioned", `This checkout is ${row.status}; there is nothing to reveal.`);
-    if (row.purpose === "upgrade") throw conflict("nothing_to_reveal", "An upgrade keeps the organization's keys; there is nothing to reveal.");
-    if (!row.revealPayloadEnc || !row.orgId) throw conflict("already_revealed", "The keys of this checkout were already revealed; they are shown once.");
+    if (row.purpose === "upgrade")
+      throw conflict("nothing_to_reveal", "An upgrade keeps the organization's keys; there is nothing to reveal.");
+    if (!row.revealPayloadEnc || !row.orgId)
+      throw conflict("already_revealed", "The keys of this checkout were already revealed; they are shown once.");
     const secrets = JSON.parse(open(row.revealPayloadEnc)) as { apiKey: string; consolePassword: string };
     await tx.checkoutSession.update({ where: { id: row.id }, data: { revealPayloadEnc: null, revealedAt: new Date() } });
-    await appendAudit(tx, { orgId: row.orgId, actor: SIGNUP_ACTOR }, {
-      action: "billing.keys_revealed",
-      subjectType: "checkout_session",
-      subject: row.id,
-      data: { clientIp: pub.clientIp },
-    });
+    await appendAudit(
+      tx,
+      { orgId: row.orgId, actor: SIGNUP_ACTOR },
+      {
+        action: "billing.keys_revealed",
+        subjectType: "checkout_session",
+        subject: row.id,
+        data: { clientIp: pub.clientIp },
+      },
+    );
     return { sessionId: row.id, organizationId: row.orgId, ...secrets, warning: KEY_WARNING };
   });
 }

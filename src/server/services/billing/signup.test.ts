@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PLANS } from "../../platform/plans";
-import { client, testServer } from "../../testing/harness";
 import { emailProof, fromIp, randomIp, trustLoopbackProxy, workAddress } from "../../testing/billing";
+import { client, testServer } from "../../testing/harness";
 
 trustLoopbackProxy();
 
@@ -27,7 +27,10 @@ describe("plans", () => {
 describe("advisor over HTTP", () => {
   it("recommends a plan from the catalog with its reasons (no model configured: the rules' text)", async () => {
     const { url } = await testServer();
-    const res = await fromIp(url).post("/v1/billing/ai/advise", { question: "We onboard about 3,000 users a month", expectedMonthlyVerifications: 3000 });
+    const res = await fromIp(url).post("/v1/billing/ai/advise", {
+      question: "We onboard about 3,000 users a month",
+      expectedMonthlyVerifications: 3000,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ recommendedPlan: { id: "growth", limits: { requestsPerMinute: 600 } }, source: "rules" });
     expect(res.body.reasons[0]).toContain("Builder includes 100 verifications a month");
@@ -47,7 +50,10 @@ describe("email proof", () => {
     expect(start.body.devCode).toMatch(/^\d{6}$/);
     const row = (await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } }))!;
     expect(row).toMatchObject({ orgId: null, purpose: "billing_signup", address: email.toLowerCase() });
-    const wrong = await api.post("/v1/billing/email/otp/confirm", { challengeId: start.body.challengeId, code: start.body.devCode === "000000" ? "111111" : "000000" });
+    const wrong = await api.post("/v1/billing/email/otp/confirm", {
+      challengeId: start.body.challengeId,
+      code: start.body.devCode === "000000" ? "111111" : "000000",
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe("INVALID_CODE");
     const ok = await api.post("/v1/billing/email/otp/confirm", { challengeId: start.body.challengeId, code: start.body.devCode });
@@ -72,7 +78,12 @@ describe("Builder checkout", () => {
     const proof = await emailProof(url);
     const res = await fromIp(url).post("/v1/billing/checkout", builder(proof.token, "Acme Builders"));
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ status: "provisioned", plan: "builder", apiKey: expect.stringMatching(/^bi_test_/), consolePassword: expect.any(String) });
+    expect(res.body).toMatchObject({
+      status: "provisioned",
+      plan: "builder",
+      apiKey: expect.stringMatching(/^bi_test_/),
+      consolePassword: expect.any(String),
+    });
 
     const tenant = await client(url, res.body.apiKey).get("/v1/tenant");
     expect(tenant.status).toBe(200);
@@ -150,7 +161,11 @@ describe("Institutional checkout", () => {
     const { url, db } = await testServer();
     const proof = await emailProof(url);
     const res = await fromIp(url).post("/v1/billing/checkout", {
-      emailProofToken: proof.token, plan: "institutional", organizationName: "Big Bank", expectedMonthlyVerifications: 250000, message: "Need an SLA",
+      emailProofToken: proof.token,
+      plan: "institutional",
+      organizationName: "Big Bank",
+      expectedMonthlyVerifications: 250000,
+      message: "Need an SLA",
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ sessionId: expect.any(String), status: "sales_lead", plan: "institutional" });

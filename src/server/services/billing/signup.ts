@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type { Plan } from "@/generated/prisma/enums.ts";
 import { env } from "@/env";
-import type { Tx } from "../../db/client";
+import type { Plan } from "@/generated/prisma/enums.ts";
 import { randomToken, sha256Hex } from "../../crypto/hash";
+import type { Tx } from "../../db/client";
 import { forbidden } from "../../errors";
 import { maskEmail } from "../../platform/contact-address";
-import { OTP, confirmChallenge, issueProofToken, startChallenge } from "../contacts";
-import { provisionOrganization } from "../org";
-import { appendAudit } from "../audit";
 import { PLANS } from "../../platform/plans";
-import { payments, paymentSettings } from "../../providers/payments";
-import { BILLING, limitPublicCall, workEmail, type PublicContext } from "./public";
+import { paymentSettings, payments } from "../../providers/payments";
+import { appendAudit } from "../audit";
+import { confirmChallenge, issueProofToken, OTP, startChallenge } from "../contacts";
+import { provisionOrganization } from "../org";
+import { BILLING, limitPublicCall, type PublicContext, workEmail } from "./public";
 import { KEY_WARNING, SIGNUP_ACTOR } from "./settle";
 
 /** POST /v1/billing/email/otp/start: a code to a work address (sends capped per address and per IP, decisions §4). */
@@ -28,7 +28,12 @@ export async function startSignupEmail(pub: PublicContext, input: { email: strin
       text: `Your code to confirm this address for a Bind Identity signup is ${code}. It expires in ${OTP.ttlSec / 60} minutes. If you did not ask for it, ignore this message.`,
     }),
   });
-  return { challengeId: challenge.id, expiresAt: challenge.expiresAt.toISOString(), emailMasked: maskEmail(email), ...(devCode ? { devCode } : {}) };
+  return {
+    challengeId: challenge.id,
+    expiresAt: challenge.expiresAt.toISOString(),
+    emailMasked: maskEmail(email),
+    ...(devCode ? { devCode } : {}),
+  };
 }
 
 /** POST /v1/billing/email/otp/confirm: trades the code for an emailProofToken that one checkout accepts. */
@@ -39,12 +44,20 @@ export async function confirmSignupEmail(pub: PublicContext, input: { challengeI
   return { emailProofToken: proof.token, expiresInSec: proof.expiresInSec, emailMasked: maskEmail(challenge.address) };
 }
 
-const notVerified = () => forbidden("email_not_verified", "The email proof token is invalid, expired or already used; verify the email again.");
+const notVerified = () =>
+  forbidden("email_not_verified", "The email proof token is invalid, expired or already used; verify the email again.");
 
 /** A signup proof that is usable now (read only: nothing is spent). */
 async function usableProof(db: PublicContext["db"] | Tx, token: string) {
   const row = await db.proofToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
-  if (!row || row.orgId !== null || row.purpose !== "billing_signup" || row.channel !== "email" || row.usedAt || row.expiresAt <= new Date()) {
+  if (
+    !row ||
+    row.orgId !== null ||
+    row.purpose !== "billing_signup" ||
+    row.channel !== "email" ||
+    row.usedAt ||
+    row.expiresAt <= new Date()
+  ) {
     throw notVerified();
   }
   return row;
@@ -71,7 +84,10 @@ export type CheckoutInput = {
 };
 
 const expiry = () => new Date(Date.now() + BILLING.checkoutTtlSec * 1000);
-const memo = () => `bi-${randomToken(9).toLowerCase().replace(/[^a-z0-9]/g, "0")}`;
+const memo = () =>
+  `bi-${randomToken(9)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "0")}`;
 
 /** Where a card checkout sends the buyer back; the session id lets the page poll and reveal. */
 export function returnUrls(sessionId: string) {
@@ -127,7 +143,12 @@ export async function checkout(pub: PublicContext, input: CheckoutInput) {
 async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
   const out = await pub.db.$transaction(async (tx) => {
     const spent = await spendProof(tx, input.emailProofToken);
-    const provisioned = await provisionOrganization(tx as never, { name: input.organizationName, email: spent.email, plan: "builder" }, SIGNUP_ACTOR, tx);
+    const provisioned = await provisionOrganization(
+      tx as never,
+      { name: input.organizationName, email: spent.email, plan: "builder" },
+      SIGNUP_ACTOR,
+      tx,
+    );
     const session = await tx.checkoutSession.create({
       data: {
         email: spent.email,
@@ -142,12 +163,16 @@ async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
         expiresAt: expiry(),
       },
     });
-    await appendAudit(tx, { orgId: provisioned.organizationId, actor: SIGNUP_ACTOR }, {
-      action: "billing.checkout_settled",
-      subjectType: "checkout_session",
-      subject: session.id,
-      data: { plan: "builder", via: "instant" },
-    });
+    await appendAudit(
+      tx,
+      { orgId: provisioned.organizationId, actor: SIGNUP_ACTOR },
+      {
+        action: "billing.checkout_settled",
+        subjectType: "checkout_session",
+        subject: session.id,
+        data: { plan: "builder", via: "instant" },
+      },
+    );
     return { session, provisioned };
   });
   return {

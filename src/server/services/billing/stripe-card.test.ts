@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetPaymentsCache } from "../../providers/payments";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { emailProof, fromIp, trustLoopbackProxy } from "../../testing/billing";
-import { startFakeStripe, type FakeStripe } from "../../testing/fake-stripe";
+import { type FakeStripe, startFakeStripe } from "../../testing/fake-stripe";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 trustLoopbackProxy();
 
@@ -28,13 +28,20 @@ afterAll(async () => {
 
 async function cardCheckout(url: string) {
   const proof = await emailProof(url);
-  const res = await fromIp(url).post("/v1/billing/checkout", { emailProofToken: proof.token, plan: "growth", organizationName: "Card Payer Inc" });
+  const res = await fromIp(url).post("/v1/billing/checkout", {
+    emailProofToken: proof.token,
+    plan: "growth",
+    organizationName: "Card Payer Inc",
+  });
   expect(res.status, res.text).toBe(200);
   return { ...res.body, email: proof.email } as { sessionId: string; checkoutUrl: string; email: string };
 }
 
 const webhook = (url: string, payload: string, header: string) =>
-  fromIp(url).post("/v1/billing/stripe/webhook", undefined, { rawBody: payload, headers: { "stripe-signature": header, "content-type": "application/json" } });
+  fromIp(url).post("/v1/billing/stripe/webhook", undefined, {
+    rawBody: payload,
+    headers: { "stripe-signature": header, "content-type": "application/json" },
+  });
 
 function completed(sessionId: string, stripeSessionId: string, customer = `cus_${sessionId.slice(0, 8)}`) {
   return stripe.signedEvent("checkout.session.completed", {
@@ -113,7 +120,11 @@ describe("Growth by card through Stripe", () => {
     const { url, db } = await testServer();
     const co = await cardCheckout(url);
     const row = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
-    const forged = stripe.signedEvent("checkout.session.completed", { id: row.paymentSessionId, object: "checkout.session", payment_status: "paid" }, { secret: "whsec_not_the_right_one_at_all" });
+    const forged = stripe.signedEvent(
+      "checkout.session.completed",
+      { id: row.paymentSessionId, object: "checkout.session", payment_status: "paid" },
+      { secret: "whsec_not_the_right_one_at_all" },
+    );
     const res = await webhook(url, forged.payload, forged.header);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("INVALID_SIGNATURE");
@@ -128,14 +139,24 @@ describe("Growth by card through Stripe", () => {
     const org = await createTestOrg({ plan: "growth" });
     const customer = `cus_${org.orgId.slice(0, 12)}`;
     await db.organization.update({ where: { id: org.orgId }, data: { paymentCustomerId: customer } });
-    const deleted = stripe.signedEvent("customer.subscription.deleted", { id: "sub_x", object: "subscription", customer, status: "canceled" });
+    const deleted = stripe.signedEvent("customer.subscription.deleted", {
+      id: "sub_x",
+      object: "subscription",
+      customer,
+      status: "canceled",
+    });
     expect((await webhook(url, deleted.payload, deleted.header)).body.action).toBe("downgraded");
     expect((await webhook(url, deleted.payload, deleted.header)).body.duplicate).toBe(true);
     expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("builder");
     const tenant = await client(url, org.apiKey).get("/v1/tenant");
     expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("120");
 
-    const renewed = stripe.signedEvent("customer.subscription.updated", { id: "sub_y", object: "subscription", customer, status: "active" });
+    const renewed = stripe.signedEvent("customer.subscription.updated", {
+      id: "sub_y",
+      object: "subscription",
+      customer,
+      status: "active",
+    });
     expect((await webhook(url, renewed.payload, renewed.header)).body.action).toBe("upgraded");
     expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("growth");
     const changes = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "billing.plan_changed" } });
@@ -155,7 +176,10 @@ describe("Growth by card through Stripe", () => {
     const evt = completed(up.body.sessionId, row.paymentSessionId!, "cus_upgrader1");
     const res = await webhook(url, evt.payload, evt.header);
     expect(res.body).toMatchObject({ received: true, action: "upgraded" });
-    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!).toMatchObject({ plan: "growth", paymentCustomerId: "cus_upgrader1" });
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!).toMatchObject({
+      plan: "growth",
+      paymentCustomerId: "cus_upgrader1",
+    });
     const next = await api.get("/v1/tenant");
     expect(next.status).toBe(200);
     expect(next.headers.get("x-ratelimit-plan-limit")).toBe("600");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { client, createTestOrg, testServer } from "../../testing/harness";
-import { fromIp, trustLoopbackProxy } from "../../testing/billing";
 import { hitWindow } from "../../platform/rate-limit";
+import { fromIp, trustLoopbackProxy } from "../../testing/billing";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 process.env.SANDBOX_CHAIN_FINALITY_SEC = "0";
 resetEnvCache();
@@ -13,7 +13,16 @@ describe("usage", () => {
     const { url, db } = await testServer();
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
-    await db.account.create({ data: { orgId: org.orgId, chain: "sandbox", name: `u${Date.now().toString(36)}`.slice(0, 12), did: `did:antelope:sandbox:u${Date.now()}`, ownerPublicKey: "PUB_K1_x", activePublicKey: "PUB_K1_x" } });
+    await db.account.create({
+      data: {
+        orgId: org.orgId,
+        chain: "sandbox",
+        name: `u${Date.now().toString(36)}`.slice(0, 12),
+        did: `did:antelope:sandbox:u${Date.now()}`,
+        ownerPublicKey: "PUB_K1_x",
+        activePublicKey: "PUB_K1_x",
+      },
+    });
     for (let i = 0; i < 3; i++) expect((await api.get("/v1/tenant")).status).toBe(200);
     // The plan quota may reach the shared windows in batches (every 250 ms).
     await new Promise((r) => setTimeout(r, 600));
@@ -37,7 +46,9 @@ describe("daily request meter", () => {
     for (let i = 0; i < 3; i++) await hitWindow(db, `plan:${org.orgId}`, 120, 60, at);
     await hitWindow(db, `plan:${org.orgId}`, 120, 60, new Date(at.getTime() + 60_000));
     await hitWindow(db, `ip:203.0.113.7`, 6000, 60, at);
-    const day = await db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${org.orgId}`, day: new Date(Date.UTC(2026, 0, 15)) } } });
+    const day = await db.usageDay.findUnique({
+      where: { bucket_day: { bucket: `plan:${org.orgId}`, day: new Date(Date.UTC(2026, 0, 15)) } },
+    });
     expect(day?.count).toBe(4);
     expect(await db.usageDay.count({ where: { bucket: "ip:203.0.113.7" } })).toBe(0);
   });
@@ -66,7 +77,9 @@ describe("upgrade", () => {
     expect(await db.apiKey.count({ where: { orgId: org.orgId } })).toBe(1);
     const actions = (await db.auditEntry.findMany({ where: { orgId: org.orgId }, orderBy: { seq: "asc" } })).map((e) => e.action);
     expect(actions).toEqual(["organization.created", "billing.upgrade_started", "billing.checkout_settled"]);
-    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: up.body.sessionId })).body.error.details.reason).toBe("nothing_to_reveal");
+    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: up.body.sessionId })).body.error.details.reason).toBe(
+      "nothing_to_reveal",
+    );
 
     const again = await api.post("/v1/billing/upgrade");
     expect(again.status).toBe(409);
@@ -91,7 +104,12 @@ describe("upgrade", () => {
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
     const up = await api.post("/v1/billing/upgrade");
-    const t = await api.post("/v1/sandbox/chain/transfer", { from: "payer.bi", to: up.body.chainPayment.treasury, quantity: up.body.chainPayment.amount, memo: up.body.chainPayment.memo });
+    const t = await api.post("/v1/sandbox/chain/transfer", {
+      from: "payer.bi",
+      to: up.body.chainPayment.treasury,
+      quantity: up.body.chainPayment.amount,
+      memo: up.body.chainPayment.memo,
+    });
     expect(t.status, t.text).toBe(200);
     const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: up.body.sessionId, transactionId: t.body.transactionId });
     expect(ok.status, ok.text).toBe(201);

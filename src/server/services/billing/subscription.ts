@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { CheckoutSession } from "@/generated/prisma/client.ts";
-import { Prisma } from "../../db/client";
 import { env } from "@/env";
+import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
+import { Prisma } from "../../db/client";
 import { conflict } from "../../errors";
 import { PLANS } from "../../platform/plans";
+import { peekWindow } from "../../platform/rate-limit";
 import { payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
-import { peekWindow } from "../../platform/rate-limit";
 import { BILLING } from "./public";
 import { chainTerms, returnUrls } from "./signup";
 
@@ -73,7 +73,8 @@ export async function upgrade(ctx: ServiceContext) {
   const pending = await pendingUpgrade(ctx);
   if (pending?.checkoutUrl && ctx.now().getTime() - pending.createdAt.getTime() < REUSE_PENDING_MS) return upgradeView(pending);
   // Too old to pay by card: retire it (a late payment of it still settles, see settleCheckout).
-  if (pending) await ctx.db.checkoutSession.updateMany({ where: { id: pending.id, status: "awaiting_payment" }, data: { status: "expired" } });
+  if (pending)
+    await ctx.db.checkoutSession.updateMany({ where: { id: pending.id, status: "awaiting_payment" }, data: { status: "expired" } });
 
   const sessionId = randomUUID();
   const card = await payments().createCheckout({
@@ -102,12 +103,16 @@ export async function upgrade(ctx: ServiceContext) {
           expiresAt: new Date(ctx.now().getTime() + BILLING.checkoutTtlSec * 1000),
         },
       });
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "billing.upgrade_started",
-        subjectType: "checkout_session",
-        subject: sessionId,
-        data: { from: org.plan, to: "growth" },
-      });
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "billing.upgrade_started",
+          subjectType: "checkout_session",
+          subject: sessionId,
+          data: { from: org.plan, to: "growth" },
+        },
+      );
       return row;
     });
     return upgradeView(created);

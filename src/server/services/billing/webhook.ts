@@ -1,10 +1,10 @@
 import type { Plan } from "@/generated/prisma/enums.ts";
 import type { Tx } from "../../db/client";
-import { payments, type PaymentNotification } from "../../providers/payments";
-import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
-import { afterSettled, settleCheckout, SIGNUP_ACTOR, type Settled } from "./settle";
+import { type PaymentNotification, payments } from "../../providers/payments";
+import { appendAudit } from "../audit";
 import type { PublicContext } from "./public";
+import { afterSettled, type Settled, SIGNUP_ACTOR, settleCheckout } from "./settle";
 
 type Outcome = { received: true; duplicate?: true; action: string };
 
@@ -20,7 +20,10 @@ export async function receivePaymentNotification(pub: PublicContext, rawBody: Bu
   let settled: Settled | undefined;
   let changedOrg: string | undefined;
   const outcome = await pub.db.$transaction(async (tx): Promise<Outcome> => {
-    const first = await tx.paymentEvent.createMany({ data: [{ provider: provider.name, eventId: n.eventId, type: n.type }], skipDuplicates: true });
+    const first = await tx.paymentEvent.createMany({
+      data: [{ provider: provider.name, eventId: n.eventId, type: n.type }],
+      skipDuplicates: true,
+    });
     if (first.count === 0) return { received: true, duplicate: true, action: "none" };
     if (n.kind === "checkout_completed") {
       const r = await checkoutCompleted(tx, n);
@@ -46,7 +49,12 @@ async function checkoutCompleted(tx: Tx, n: Extract<PaymentNotification, { kind:
   const session = await tx.checkoutSession.findUnique({ where: { paymentSessionId: n.paymentSessionId } });
   if (!session) return { action: "unknown_checkout" };
   if (session.status === "provisioned") return { action: "already_provisioned" };
-  const settled = await settleCheckout(tx, session.id, { via: "card", customerId: n.customerId, subscriptionId: n.subscriptionId }, { handOut: false });
+  const settled = await settleCheckout(
+    tx,
+    session.id,
+    { via: "card", customerId: n.customerId, subscriptionId: n.subscriptionId },
+    { handOut: false },
+  );
   return { action: settled.upgraded ? "upgraded" : "provisioned", settled };
 }
 
@@ -63,11 +71,15 @@ async function subscriptionChanged(tx: Tx, n: Extract<PaymentNotification, { kin
   if (org.plan === target) return { action: "unchanged" };
   await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${org.id}::uuid FOR NO KEY UPDATE`;
   await tx.organization.update({ where: { id: org.id }, data: { plan: target } });
-  await appendAudit(tx, { orgId: org.id, actor: SIGNUP_ACTOR }, {
-    action: "billing.plan_changed",
-    subjectType: "organization",
-    subject: org.id,
-    data: { from: org.plan, to: target, via: "subscription", event: n.type, eventId: n.eventId, subscriptionId: n.subscriptionId },
-  });
+  await appendAudit(
+    tx,
+    { orgId: org.id, actor: SIGNUP_ACTOR },
+    {
+      action: "billing.plan_changed",
+      subjectType: "organization",
+      subject: org.id,
+      data: { from: org.plan, to: target, via: "subscription", event: n.type, eventId: n.eventId, subscriptionId: n.subscriptionId },
+    },
+  );
   return { action: target === "growth" ? "upgraded" : "downgraded", orgId: org.id };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { uniqueName, walletKey, walletSign } from "../../testing/factories";
+import { client, createTestOrg, testServer } from "../../testing/harness";
+import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
 
 // Email in this file goes over real SMTP to a server the test runs, so the notice to the previous
 // address is checked as it arrives.
@@ -72,12 +72,21 @@ describe("contact change", () => {
     const { api, key, did } = await accountWithEmail();
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
     const body = { accountDid: did, email: `x-${uniqueName()}@example.test`, nonce: challenge.body.nonce };
-    const forged = await api.post("/v1/accounts/contact/email/start", { ...body, signature: walletSign(walletKey().privateKey, challenge.body.payloadToSign) });
+    const forged = await api.post("/v1/accounts/contact/email/start", {
+      ...body,
+      signature: walletSign(walletKey().privateKey, challenge.body.payloadToSign),
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.error.code).toBe("INVALID_SIGNATURE");
-    const otherText = await api.post("/v1/accounts/contact/email/start", { ...body, signature: walletSign(key.privateKey, "something else") });
+    const otherText = await api.post("/v1/accounts/contact/email/start", {
+      ...body,
+      signature: walletSign(key.privateKey, "something else"),
+    });
     expect(otherText.body.error.code).toBe("INVALID_SIGNATURE");
-    const genuine = await api.post("/v1/accounts/contact/email/start", { ...body, signature: walletSign(key.privateKey, challenge.body.payloadToSign) });
+    const genuine = await api.post("/v1/accounts/contact/email/start", {
+      ...body,
+      signature: walletSign(key.privateKey, challenge.body.payloadToSign),
+    });
     expect(genuine.status).toBe(200);
   });
 
@@ -85,9 +94,19 @@ describe("contact change", () => {
     const { api, key, did } = await accountWithEmail();
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
     const sig = walletSign(key.privateKey, challenge.body.payloadToSign);
-    const first = await api.post("/v1/accounts/contact/email/start", { accountDid: did, email: `a-${uniqueName()}@example.test`, nonce: challenge.body.nonce, signature: sig });
+    const first = await api.post("/v1/accounts/contact/email/start", {
+      accountDid: did,
+      email: `a-${uniqueName()}@example.test`,
+      nonce: challenge.body.nonce,
+      signature: sig,
+    });
     expect(first.status).toBe(200);
-    const second = await api.post("/v1/accounts/contact/email/start", { accountDid: did, email: `b-${uniqueName()}@example.test`, nonce: challenge.body.nonce, signature: sig });
+    const second = await api.post("/v1/accounts/contact/email/start", {
+      accountDid: did,
+      email: `b-${uniqueName()}@example.test`,
+      nonce: challenge.body.nonce,
+      signature: sig,
+    });
     expect(second.status).toBe(409);
     expect(second.body.error.details.reason).toBe("nonce_used");
   });
@@ -111,7 +130,10 @@ describe("contact change", () => {
     await db.account.update({ where: { did: other.body.accountDid }, data: { email: taken, emailVerifiedAt: new Date() } });
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
     const res = await api.post("/v1/accounts/contact/email/start", {
-      accountDid: did, email: taken, nonce: challenge.body.nonce, signature: walletSign(key.privateKey, challenge.body.payloadToSign),
+      accountDid: did,
+      email: taken,
+      nonce: challenge.body.nonce,
+      signature: walletSign(key.privateKey, challenge.body.payloadToSign),
     });
     expect(res.status).toBe(409);
     expect(res.body.error.details.reason).toBe("contact_bound_elsewhere");
@@ -122,7 +144,10 @@ describe("contact change", () => {
     const { db, api, key, did } = await accountWithEmail();
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "phone" });
     const start = await api.post("/v1/accounts/contact/phone/start", {
-      accountDid: did, phone: "0201234567", nonce: challenge.body.nonce, signature: walletSign(key.privateKey, challenge.body.payloadToSign),
+      accountDid: did,
+      phone: "0201234567",
+      nonce: challenge.body.nonce,
+      signature: walletSign(key.privateKey, challenge.body.payloadToSign),
     });
     expect(start.status).toBe(200);
     expect(start.body.devCode).toBeUndefined();

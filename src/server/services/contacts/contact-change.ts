@@ -2,11 +2,11 @@ import type { ContactChannel } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { AppError, conflict, notFound } from "../../errors";
+import { findAccount } from "../../platform/account-ref";
+import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
 import { chainAdapter } from "../../providers/chain";
 import { messaging } from "../../providers/messaging";
-import { findAccount } from "../../platform/account-ref";
 import { appendAudit } from "../audit";
-import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
 import { confirmChallenge, startChallenge } from "./otp";
 
 export const NONCE_TTL_SEC = 10 * 60;
@@ -36,9 +36,23 @@ export async function contactChallenge(ctx: ServiceContext, input: { accountDid:
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
   const nonce = randomToken(24);
   const expiresAt = new Date(Date.now() + NONCE_TTL_SEC * 1000);
-  const text = payloadToSign({ action: `change ${input.channel} contact`, accountDid: account.did, subject: `${input.channel} contact`, nonce, expiresAt });
+  const text = payloadToSign({
+    action: `change ${input.channel} contact`,
+    accountDid: account.did,
+    subject: `${input.channel} contact`,
+    nonce,
+    expiresAt,
+  });
   await ctx.db.signatureNonce.create({
-    data: { orgId: ctx.org.id, purpose: "contact_change", nonce, accountId: account.id, channel: input.channel, payloadToSign: text, expiresAt },
+    data: {
+      orgId: ctx.org.id,
+      purpose: "contact_change",
+      nonce,
+      accountId: account.id,
+      channel: input.channel,
+      payloadToSign: text,
+      expiresAt,
+    },
   });
   return { nonce, payloadToSign: text, expiresAt: expiresAt.toISOString() };
 }
@@ -63,12 +77,21 @@ export async function startContactChange(
 
   const chain = chainAdapter(ctx.db);
   const chainAccount = await chain.getAccount(account.name);
-  const valid = (chainAccount?.activeKeys ?? []).some((publicKey) => chain.verifySignature({ message: row.payloadToSign, signature: input.signature, publicKey }));
+  const valid = (chainAccount?.activeKeys ?? []).some((publicKey) =>
+    chain.verifySignature({ message: row.payloadToSign, signature: input.signature, publicKey }),
+  );
   if (!valid) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's active key.");
 
   const address = channel === "email" ? normalizeEmail(input.address) : normalizePhone(input.address);
-  const elsewhere = await ctx.db.account.findFirst({ where: { orgId: ctx.org.id, [channel]: address, NOT: { id: account.id } }, select: { id: true } });
-  if (elsewhere) throw conflict("contact_bound_elsewhere", `This ${channel === "email" ? "email address" : "phone number"} is bound to another account.`);
+  const elsewhere = await ctx.db.account.findFirst({
+    where: { orgId: ctx.org.id, [channel]: address, NOT: { id: account.id } },
+    select: { id: true },
+  });
+  if (elsewhere)
+    throw conflict(
+      "contact_bound_elsewhere",
+      `This ${channel === "email" ? "email address" : "phone number"} is bound to another account.`,
+    );
 
   const spent = await ctx.db.signatureNonce.updateMany({ where: { id: row.id, consumedAt: null }, data: { consumedAt: new Date() } });
   if (spent.count === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
@@ -90,7 +113,12 @@ export async function startContactChange(
     await ctx.db.signatureNonce.updateMany({ where: { id: row.id }, data: { consumedAt: null } });
     throw err;
   });
-  return { challengeId: challenge.id, expiresAt: challenge.expiresAt.toISOString(), [field(channel)]: mask(channel, address), ...(devCode ? { devCode } : {}) };
+  return {
+    challengeId: challenge.id,
+    expiresAt: challenge.expiresAt.toISOString(),
+    [field(channel)]: mask(channel, address),
+    ...(devCode ? { devCode } : {}),
+  };
 }
 
 /**
@@ -103,7 +131,10 @@ export async function confirmContactChange(ctx: ServiceContext, channel: Contact
   const result = await ctx.db.$transaction(async (tx) => {
     const account = await tx.account.findFirst({ where: { id: challenge.accountId!, orgId: ctx.org.id } });
     if (!account) throw notFound("Account");
-    const elsewhere = await tx.account.findFirst({ where: { orgId: ctx.org.id, [channel]: challenge.address, NOT: { id: account.id } }, select: { id: true } });
+    const elsewhere = await tx.account.findFirst({
+      where: { orgId: ctx.org.id, [channel]: challenge.address, NOT: { id: account.id } },
+      select: { id: true },
+    });
     if (elsewhere) throw conflict("contact_bound_elsewhere", "This address was bound to another account meanwhile.");
     const previous = channel === "email" ? account.email : account.phone;
     const now = new Date();
@@ -111,12 +142,16 @@ export async function confirmContactChange(ctx: ServiceContext, channel: Contact
       where: { id: account.id },
       data: channel === "email" ? { email: challenge.address, emailVerifiedAt: now } : { phone: challenge.address, phoneVerifiedAt: now },
     });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: `account.${channel}_changed`,
-      subjectType: "account",
-      subject: account.did,
-      data: { previous: previous ? mask(channel, previous) : null, current: mask(channel, challenge.address) },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: `account.${channel}_changed`,
+        subjectType: "account",
+        subject: account.did,
+        data: { previous: previous ? mask(channel, previous) : null, current: mask(channel, challenge.address) },
+      },
+    );
     return { account, previous };
   });
   if (result.previous && result.previous !== challenge.address) await notifyPrevious(ctx, channel, result.previous, result.account.name);
@@ -128,7 +163,8 @@ async function notifyPrevious(ctx: ServiceContext, channel: ContactChannel, prev
   const text = `The ${channel === "email" ? "email address" : "phone number"} of account ${accountName} was changed. If this was not you, contact the service that manages your account.`;
   try {
     const send = messaging(ctx.db);
-    if (channel === "email") await send.sendEmail({ to: previous, subject: "Your account's email address was changed", text, orgId: ctx.org.id });
+    if (channel === "email")
+      await send.sendEmail({ to: previous, subject: "Your account's email address was changed", text, orgId: ctx.org.id });
     else await send.sendSms({ to: previous, text, orgId: ctx.org.id });
   } catch (err) {
     ctx.log.warn({ channel, err: { message: (err as Error).message } }, "could not notify the previous contact address");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { client, createTestOrg, testServer } from "../../testing/harness";
 import { uniqueName, walletKey } from "../../testing/factories";
+import { client, createTestOrg, testServer } from "../../testing/harness";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -40,7 +40,9 @@ describe("email one-time codes", () => {
     const start = await api.post("/v1/email/otp/start", { email: `p-${uniqueName()}@example.test` });
     const right = start.body.devCode as string;
     const wrong = right === "000000" ? "111111" : "000000";
-    const guesses = await Promise.all(Array.from({ length: 5 }, () => api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: wrong })));
+    const guesses = await Promise.all(
+      Array.from({ length: 5 }, () => api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: wrong })),
+    );
     expect(guesses.map((g) => g.status)).toEqual([400, 400, 400, 400, 400]);
     const last = await api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: right });
     expect(last.status).toBe(429);
@@ -61,7 +63,8 @@ describe("email one-time codes", () => {
 
   it("caps sends at 20 per client IP per hour, across addresses", async () => {
     const { api } = await setup();
-    for (let i = 0; i < 20; i++) expect((await api.post("/v1/email/otp/start", { email: `ip${i}-${uniqueName()}@example.test` })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await api.post("/v1/email/otp/start", { email: `ip${i}-${uniqueName()}@example.test` })).status).toBe(200);
     const over = await api.post("/v1/email/otp/start", { email: `ip-over-${uniqueName()}@example.test` });
     expect(over.status).toBe(429);
     expect(over.body.error.details.retryAfterSec).toBeGreaterThan(0);
@@ -125,7 +128,10 @@ describe("phone one-time codes", () => {
     const { db, org, api } = await setup();
     const person = await db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", verifiedPhone: "+233201112222" } });
     const start = await api.post("/v1/phone/otp/start", { phone: "+233201112222" });
-    const confirm = await api.post("/v1/phone/otp/confirm", { challengeId: start.body.challengeId, code: await smsCode(db, "+233201112222") });
+    const confirm = await api.post("/v1/phone/otp/confirm", {
+      challengeId: start.body.challengeId,
+      code: await smsCode(db, "+233201112222"),
+    });
     expect(confirm.body.personDid).toBe(`did:web:localhost%3A3000:people:${person.id}`);
     expect(confirm.body.softIdentity).toBe(true);
     const wrong = await api.post("/v1/phone/otp/start", { phone: "12345" });

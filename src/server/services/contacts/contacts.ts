@@ -3,7 +3,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { conflict } from "../../errors";
 import { findAccount, personDidOf } from "../../platform/account-ref";
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
-import { OTP, confirmChallenge, issueProofToken, startChallenge } from "./otp";
+import { confirmChallenge, issueProofToken, OTP, startChallenge } from "./otp";
 
 const codeMessage = (code: string, what: string) => ({
   subject: `Your verification code: ${code}`,
@@ -24,7 +24,12 @@ export async function startEmailVerification(ctx: ServiceContext, input: { email
     clientIp: ctx.clientIp,
     message: (code) => codeMessage(code, "verify your email address"),
   });
-  return { challengeId: challenge.id, expiresAt: challenge.expiresAt.toISOString(), emailMasked: maskEmail(email), ...(devCode ? { devCode } : {}) };
+  return {
+    challengeId: challenge.id,
+    expiresAt: challenge.expiresAt.toISOString(),
+    emailMasked: maskEmail(email),
+    ...(devCode ? { devCode } : {}),
+  };
 }
 
 export async function confirmEmailVerification(ctx: ServiceContext, input: { challengeId: string; code: string }) {

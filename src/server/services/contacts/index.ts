@@ -1,4 +1,25 @@
 export { confirmContactChange, contactChallenge, payloadToSign, startContactChange } from "./contact-change";
-export { AccountContacts, ContactChallenge, ContactChallengeInput, ContactChangeStarted, ContactChanged, ContactEmailStartInput, ContactPhoneStartInput, EmailOtpStartInput, EmailOtpStarted, EmailProof, OtpConfirmInput, PhoneOtpStartInput, PhoneOtpStarted, PhoneProof } from "./contacts.schema";
-export { confirmEmailVerification, confirmPhoneVerification, getContacts, startEmailVerification, startPhoneVerification } from "./contacts";
-export { OTP, confirmChallenge, issueProofToken, spendProofToken, startChallenge } from "./otp";
+export {
+  confirmEmailVerification,
+  confirmPhoneVerification,
+  getContacts,
+  startEmailVerification,
+  startPhoneVerification,
+} from "./contacts";
+export {
+  AccountContacts,
+  ContactChallenge,
+  ContactChallengeInput,
+  ContactChanged,
+  ContactChangeStarted,
+  ContactEmailStartInput,
+  ContactPhoneStartInput,
+  EmailOtpStarted,
+  EmailOtpStartInput,
+  EmailProof,
+  OtpConfirmInput,
+  PhoneOtpStarted,
+  PhoneOtpStartInput,
+  PhoneProof,
+} from "./contacts.schema";
+export { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge } from "./otp";

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { ContactChannel, OtpPurpose } from "@/generated/prisma/enums.ts";
-import type { OtpChallenge } from "@/generated/prisma/client.ts";
 import { env } from "@/env";
-import type { DbOrTx, Tx } from "../../db/client";
+import type { OtpChallenge } from "@/generated/prisma/client.ts";
+import type { ContactChannel, OtpPurpose } from "@/generated/prisma/enums.ts";
 import { constantTimeEqual, hmacSha256Hex, randomDigits, randomToken, sha256Hex } from "../../crypto/hash";
 import { deriveKey } from "../../crypto/secret-box";
+import type { DbOrTx, Tx } from "../../db/client";
 import { AppError, forbidden, rateLimited } from "../../errors";
-import { messaging } from "../../providers/messaging";
 import { hitWindow } from "../../platform/rate-limit";
+import { messaging } from "../../providers/messaging";
 
 /** decisions.md §4 */
 export const OTP = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AuditEntryView } from "../audit";
 import { RiskDecision } from "../aml";
+import { AuditEntryView } from "../audit";
 import { KycStatusName } from "../people";
 
 const Lifecycle = z.enum(["provisional", "bound", "unlocked", "suspended"]);

@@ -1,7 +1,6 @@
 import { AccountLifecycle, KycStatus } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
-import { SEVERITIES, type Severity } from "../aml";
-import { OPEN_STATUSES } from "../aml";
+import { OPEN_STATUSES, SEVERITIES, type Severity } from "../aml";
 import { auditEntryView } from "../audit";
 
 // The console's landing aggregates across domains (accounts, people, cases, risk, audit): reads only.
@@ -18,7 +17,11 @@ export async function dashboard(ctx: ServiceContext) {
     ctx.db.person.groupBy({ by: ["kycStatus"], where: { orgId }, _count: { _all: true } }),
     ctx.db.person.count({ where: { orgId, OR: [{ pepFlag: true }, { sanctionsFlag: true }] } }),
     ctx.db.amlCase.groupBy({ by: ["status", "priority"], where: { orgId, status: { in: [...OPEN_STATUSES] } }, _count: { _all: true } }),
-    ctx.db.riskEvent.groupBy({ by: ["decision"], where: { orgId, createdAt: { gte: new Date(ctx.now().getTime() - DAY) } }, _count: { _all: true } }),
+    ctx.db.riskEvent.groupBy({
+      by: ["decision"],
+      where: { orgId, createdAt: { gte: new Date(ctx.now().getTime() - DAY) } },
+      _count: { _all: true },
+    }),
     ctx.db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "desc" }, take: 20 }),
   ]);
   const byLifecycle = zeroes(Object.values(AccountLifecycle));

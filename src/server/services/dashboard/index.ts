@@ -1,2 +1,2 @@
-export { DashboardView } from "./dashboard.schema";
 export { dashboard } from "./dashboard";
+export { DashboardView } from "./dashboard.schema";

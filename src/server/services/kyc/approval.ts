@@ -1,10 +1,10 @@
 import type { Person } from "@/generated/prisma/client.ts";
-import type { Tx } from "../../db/client";
 import { issuerDid } from "../../crypto/issuer-keys";
-import type { KycReview } from "../../providers/kyc/types";
+import type { Tx } from "../../db/client";
 import { personDidOf } from "../../platform/account-ref";
-import { recordScreeningHit } from "../aml";
 import { emitEvent } from "../../platform/outbox";
+import type { KycReview } from "../../providers/kyc/types";
+import { recordScreeningHit } from "../aml";
 import { screenPerson } from "../screening";
 
 /**
@@ -19,7 +19,13 @@ export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, a
   if (approved) await emitEvent(tx, person.orgId, "kyc.approved", { personDid, level: person.kycLevel });
   const screened =
     approved && review.identity.fullName
-      ? await screenPerson(tx, { orgId: person.orgId, subjectRef: personDid, name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? person.country })
+      ? await screenPerson(tx, {
+          orgId: person.orgId,
+          subjectRef: personDid,
+          name: review.identity.fullName,
+          birthDate: review.identity.birthDate,
+          country: review.identity.country ?? person.country,
+        })
       : null;
   const sanctions = !!screened?.sanctions || review.sanctions;
   const pep = !!screened?.pep || review.pep;

@@ -1,5 +1,5 @@
-import type { Tx } from "../../db/client";
 import { randomToken, sha256Hex } from "../../crypto/hash";
+import type { Tx } from "../../db/client";
 import { forbidden } from "../../errors";
 
 /** decisions.md §4: single use, valid 24 hours. */
@@ -21,7 +21,10 @@ export async function issueKycCreateToken(tx: Tx, orgId: string, personId: strin
  */
 export async function spendKycCreateToken(tx: Tx, orgId: string, token: string): Promise<string> {
   const refuse = () => forbidden("kyc_required", "The kycCreateToken is invalid, expired or already used; an approved KYC is required.");
-  const row = await tx.kycCreateToken.findUnique({ where: { tokenHash: sha256Hex(token) }, include: { person: { select: { kycStatus: true } } } });
+  const row = await tx.kycCreateToken.findUnique({
+    where: { tokenHash: sha256Hex(token) },
+    include: { person: { select: { kycStatus: true } } },
+  });
   if (!row || row.orgId !== orgId || row.usedAt || row.expiresAt <= new Date() || row.person.kycStatus !== "approved") throw refuse();
   const spent = await tx.kycCreateToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
   if (spent.count === 0) throw refuse();

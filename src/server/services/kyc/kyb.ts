@@ -1,14 +1,14 @@
-import type { KybStatus } from "@/generated/prisma/client.ts";
 import { env } from "@/env";
-import type { Tx } from "../../db/client";
+import type { KybStatus } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import type { Tx } from "../../db/client";
 import { conflict } from "../../errors";
+import { orgChanged } from "../../platform/auth-cache";
 import { withFailover } from "../../providers/kyc";
 import type { KybReview } from "../../providers/kyc/types";
-import type { KybStartInput } from "./kyc.schema";
 import { appendAudit } from "../audit";
-import { orgChanged } from "../../platform/auth-cache";
+import type { KybStartInput } from "./kyc.schema";
 
 export const DEFAULT_KYB_LEVEL = "basic-kyb";
 
@@ -31,7 +31,8 @@ function nextKybStatus(current: KybStatus, next: KybStatus): KybStatus | null {
  */
 export async function startKyb(ctx: ServiceContext, input: KybStartInput) {
   if (ctx.org.kybStatus === "approved") throw conflict("already_approved", "This organization is already verified.");
-  if (ctx.org.kybStatus === "rejected") throw conflict("kyb_rejected", "This organization's verification was rejected; the decision is final.");
+  if (ctx.org.kybStatus === "rejected")
+    throw conflict("kyb_rejected", "This organization's verification was rejected; the decision is final.");
   const level = input.levelName ?? DEFAULT_KYB_LEVEL;
   const { value: started, provider } = await withFailover("kyb.start", (p) =>
     p.startKyb({
@@ -63,33 +64,55 @@ export async function startKyb(ctx: ServiceContext, input: KybStartInput) {
       },
     });
     await tx.organization.update({ where: { id: ctx.org.id }, data: { kybStatus: status } });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "kyb.started",
-      subjectType: "organization",
-      subject: orgDid(ctx.org.id),
-      data: { provider, level, sessionId: row.id, status, country: input.country, previousStatus: ctx.org.kybStatus },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "kyb.started",
+        subjectType: "organization",
+        subject: orgDid(ctx.org.id),
+        data: { provider, level, sessionId: row.id, status, country: input.country, previousStatus: ctx.org.kybStatus },
+      },
+    );
     return row;
   });
   orgChanged(ctx.org.id);
-  return { organizationDid: orgDid(ctx.org.id), kybStatus: status, sessionId: session.id, provider, verificationUrl: started.verificationUrl };
+  return {
+    organizationDid: orgDid(ctx.org.id),
+    kybStatus: status,
+    sessionId: session.id,
+    provider,
+    verificationUrl: started.verificationUrl,
+  };
 }
 
 /** A KYB review from a provider callback, inside the callback's transaction. */
 export async function applyKybReview(tx: Tx, review: KybReview): Promise<void> {
-  const session = await tx.kybSession.findFirst({ where: { orgId: review.externalId, provider: review.provider, providerSessionId: review.applicantId }, orderBy: { createdAt: "desc" } });
+  const session = await tx.kybSession.findFirst({
+    where: { orgId: review.externalId, provider: review.provider, providerSessionId: review.applicantId },
+    orderBy: { createdAt: "desc" },
+  });
   if (!session) return;
-  const [org] = await tx.$queryRaw<{ kybStatus: KybStatus }[]>`SELECT "kybStatus" FROM organizations WHERE id = ${session.orgId}::uuid FOR NO KEY UPDATE`;
+  const [org] = await tx.$queryRaw<
+    { kybStatus: KybStatus }[]
+  >`SELECT "kybStatus" FROM organizations WHERE id = ${session.orgId}::uuid FOR NO KEY UPDATE`;
   const target = nextKybStatus(org!.kybStatus, kybStatusOf(review.status));
-  await tx.kybSession.update({ where: { id: session.id }, data: { review: { status: review.status, labels: review.labels }, ...(target ? { status: target } : {}) } });
+  await tx.kybSession.update({
+    where: { id: session.id },
+    data: { review: { status: review.status, labels: review.labels }, ...(target ? { status: target } : {}) },
+  });
   if (!target) return;
   await tx.organization.update({ where: { id: session.orgId }, data: { kybStatus: target } });
-  await appendAudit(tx, { orgId: session.orgId, actor: `system:kyc-provider:${review.provider}` }, {
-    action: `kyb.${target}`,
-    subjectType: "organization",
-    subject: orgDid(session.orgId),
-    data: { provider: review.provider, sessionId: session.id, labels: review.labels, previousStatus: org!.kybStatus },
-  });
+  await appendAudit(
+    tx,
+    { orgId: session.orgId, actor: `system:kyc-provider:${review.provider}` },
+    {
+      action: `kyb.${target}`,
+      subjectType: "organization",
+      subject: orgDid(session.orgId),
+      data: { provider: review.provider, sessionId: session.id, labels: review.labels, previousStatus: org!.kybStatus },
+    },
+  );
 }
 
 /** GET /v1/admin/organizations: the organization's KYB status and the businesses it submitted. */

@@ -61,10 +61,23 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 export const KybStartInput = z
   .object({
     legalName: text(200),
-    registrationNumber: z.string().trim().regex(/^[A-Za-z0-9][A-Za-z0-9 ./-]{1,49}$/, "must be 2-50 letters, digits, spaces, '.', '/' or '-'"),
+    registrationNumber: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9 ./-]{1,49}$/, "must be 2-50 letters, digits, spaces, '.', '/' or '-'"),
     country,
     address: z
-      .object({ line1: text(200), line2: text(200).optional(), city: text(100), postalCode: z.string().trim().regex(/^[A-Za-z0-9 -]{2,12}$/).optional(), country })
+      .object({
+        line1: text(200),
+        line2: text(200).optional(),
+        city: text(100),
+        postalCode: z
+          .string()
+          .trim()
+          .regex(/^[A-Za-z0-9 -]{2,12}$/)
+          .optional(),
+        country,
+      })
       .strict(),
     levelName: levelName.optional(),
   })

@@ -19,19 +19,34 @@ describe("KYC redirectUrl (generated inputs)", () => {
     fc.assert(fc.property(fc.webUrl({ withQueryParameters: true, withFragments: true }), honouredIsSafe), { numRuns: 2000 });
     fc.assert(fc.property(fc.string({ maxLength: 200 }), honouredIsSafe), { numRuns: 2000 });
     const tricky = fc.constantFrom(
-      "http://localhost:3000/identity/../admin", "http://localhost:3000/identity/%2e%2e/admin", "http://localhost:3000//evil.example/identity",
-      "http://localhost:3000@evil.example/identity", "http://evil.example\\@localhost:3000/identity", "http://localhost:3000\\identity",
-      "http://LOCALHOST:3000/identity/x", "http://localhost:3000/identity", "http://localhost:3000/Identity", "http://localhost:80/identity", "http://localhost/identity",
+      "http://localhost:3000/identity/../admin",
+      "http://localhost:3000/identity/%2e%2e/admin",
+      "http://localhost:3000//evil.example/identity",
+      "http://localhost:3000@evil.example/identity",
+      "http://evil.example\\@localhost:3000/identity",
+      "http://localhost:3000\\identity",
+      "http://LOCALHOST:3000/identity/x",
+      "http://localhost:3000/identity",
+      "http://localhost:3000/Identity",
+      "http://localhost:80/identity",
+      "http://localhost/identity",
     );
-    fc.assert(fc.property(tricky, fc.string({ maxLength: 30 }), (base, tail) => honouredIsSafe(base + tail)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(tricky, fc.string({ maxLength: 30 }), (base, tail) => honouredIsSafe(base + tail)),
+      { numRuns: 2000 },
+    );
   });
 
   it("keeps honouring real paths under /identity with any query", () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[a-z0-9-]{1,12}$/), { maxLength: 4 }), fc.stringMatching(/^[a-z0-9=&]{0,30}$/), (segments, query) => {
-        const given = `http://localhost:3000/identity${segments.map((s) => `/${s}`).join("")}${query ? `?${query}` : ""}`;
-        expect(honouredRedirect(given)).toBe(new URL(given).toString());
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z0-9-]{1,12}$/), { maxLength: 4 }),
+        fc.stringMatching(/^[a-z0-9=&]{0,30}$/),
+        (segments, query) => {
+          const given = `http://localhost:3000/identity${segments.map((s) => `/${s}`).join("")}${query ? `?${query}` : ""}`;
+          expect(honouredRedirect(given)).toBe(new URL(given).toString());
+        },
+      ),
       { numRuns: 500 },
     );
   });

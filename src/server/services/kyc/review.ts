@@ -1,18 +1,18 @@
 import type { KycStatus, Person } from "@/generated/prisma/client.ts";
-import type { Db, Tx } from "../../db/client";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import { deriveKey } from "../../crypto/secret-box";
+import type { Db, Tx } from "../../db/client";
 import { notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
+import { personDidOf } from "../../platform/account-ref";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../../providers/kyc/types";
-import { personDidOf } from "../../platform/account-ref";
 import { appendAudit } from "../audit";
-import { applyKybReview } from "./kyb";
-import { onKycReviewed } from "./approval";
 import { ensureSandboxLists } from "../screening";
+import { onKycReviewed } from "./approval";
+import { applyKybReview } from "./kyb";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -23,7 +23,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function applicantIdHash(identity: IdentityAttributes): string | null {
   if (!identity.fullName) return null;
   const name = identity.fullName.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
-  return hmacSha256Hex(deriveKey("applicant-id"), jcs({ v: 1, name, birthDate: identity.birthDate ?? null, country: identity.country?.toUpperCase() ?? null }));
+  return hmacSha256Hex(
+    deriveKey("applicant-id"),
+    jcs({ v: 1, name, birthDate: identity.birthDate ?? null, country: identity.country?.toUpperCase() ?? null }),
+  );
 }
 
 /**
@@ -58,7 +61,13 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
   });
   // A review of an applicant this person was never sent to is not theirs.
   if (!session) return null;
-  const summary = { status: review.status, labels: review.labels, pep: review.pep, sanctions: review.sanctions, reviewedAt: review.reviewedAt };
+  const summary = {
+    status: review.status,
+    labels: review.labels,
+    pep: review.pep,
+    sanctions: review.sanctions,
+    reviewedAt: review.reviewedAt,
+  };
   const target = nextKycStatus(person.kycStatus, review.status);
   await tx.kycSession.update({ where: { id: session.id }, data: { review: summary, ...(target ? { status: target } : {}) } });
   if (!target) return person;
@@ -73,16 +82,29 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
       providerApplicantId: review.applicantId,
       country,
       applicantIdHash: applicantIdHash({ ...review.identity, country }) ?? person.applicantIdHash,
-      ...(target === "approved" || target === "rejected" ? { reviewedAt: review.reviewedAt ? new Date(review.reviewedAt) : new Date() } : {}),
+      ...(target === "approved" || target === "rejected"
+        ? { reviewedAt: review.reviewedAt ? new Date(review.reviewedAt) : new Date() }
+        : {}),
     },
   });
   const personDid = personDidOf(issuerDid(), person.id);
-  await appendAudit(tx, { orgId: person.orgId, actor: actor ?? providerActor(review.provider) }, {
-    action: `kyc.${target}`,
-    subjectType: "person",
-    subject: personDid,
-    data: { provider: review.provider, level: session.level, sessionId: session.id, labels: review.labels, country, previousStatus: person.kycStatus },
-  });
+  await appendAudit(
+    tx,
+    { orgId: person.orgId, actor: actor ?? providerActor(review.provider) },
+    {
+      action: `kyc.${target}`,
+      subjectType: "person",
+      subject: personDid,
+      data: {
+        provider: review.provider,
+        level: session.level,
+        sessionId: session.id,
+        labels: review.labels,
+        country,
+        previousStatus: person.kycStatus,
+      },
+    },
+  );
   await onKycReviewed(tx, updated, review, target === "approved");
   return (await tx.person.findUnique({ where: { id: person.id } }))!;
 }
@@ -102,21 +124,25 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
   // database cannot nest a transaction inside it.
   await ensureSandboxLists(db);
   const review = callback.kind === "kyc_review" ? await withIdentity(callback.review) : null;
-  return db.$transaction(async (tx) => {
-    const orgId = callback.kind === "kyc_review" ? await personOrg(tx, callback.review.externalId) : await orgOf(tx, callback.review.externalId);
-    const fresh = await tx.providerEvent.createMany({
-      data: [{ provider: providerName, eventId: callback.eventId, orgId, kind: callback.kind }],
-      skipDuplicates: true,
-    });
-    if (fresh.count === 0) return { received: true as const, duplicate: true };
-    if (!orgId) {
-      logger().warn({ provider: providerName, kind: callback.kind }, "callback for an unknown subject ignored");
+  return db.$transaction(
+    async (tx) => {
+      const orgId =
+        callback.kind === "kyc_review" ? await personOrg(tx, callback.review.externalId) : await orgOf(tx, callback.review.externalId);
+      const fresh = await tx.providerEvent.createMany({
+        data: [{ provider: providerName, eventId: callback.eventId, orgId, kind: callback.kind }],
+        skipDuplicates: true,
+      });
+      if (fresh.count === 0) return { received: true as const, duplicate: true };
+      if (!orgId) {
+        logger().warn({ provider: providerName, kind: callback.kind }, "callback for an unknown subject ignored");
+        return { received: true as const, duplicate: false };
+      }
+      if (review) await applyKycReview(tx, review);
+      else await applyKybReview(tx, callback.review as KybReview);
       return { received: true as const, duplicate: false };
-    }
-    if (review) await applyKycReview(tx, review);
-    else await applyKybReview(tx, callback.review as KybReview);
-    return { received: true as const, duplicate: false };
-  }, { timeout: 30_000, maxWait: 10_000 });
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
 }
 
 async function personOrg(tx: Tx, id: string) {

@@ -1,21 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { env } from "@/env";
-import type { Db } from "../../db/client";
 import type { ServiceContext } from "../../context";
 import { randomToken, sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { open, seal } from "../../crypto/secret-box";
-import { AppError, conflict, notFound, rateLimited } from "../../errors";
+import type { Db } from "../../db/client";
+import { conflict, notFound, rateLimited } from "../../errors";
+import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { hitWindow } from "../../platform/rate-limit";
 import { withFailover, withProvider } from "../../providers/kyc";
 import { sandboxCallback } from "../../providers/kyc/sandbox";
 import type { ProviderName } from "../../providers/kyc/types";
-import { ensureSandboxLists } from "../screening";
-import type { KycStartInput } from "./kyc.schema";
-import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { appendAudit } from "../audit";
-import { handleProviderCallback, applyKycReview } from "./review";
+import { ensureSandboxLists } from "../screening";
 import { KYC_CREATE_TOKEN_TTL_SEC } from "./create-tokens";
-import { hitWindow } from "../../platform/rate-limit";
+import type { KycStartInput } from "./kyc.schema";
+import { applyKycReview, handleProviderCallback } from "./review";
 
 export const DEFAULT_KYC_LEVEL = "basic-kyc";
 /** contract-decisions §4: KYC starts per organization and per client IP, per hour. */
@@ -52,7 +52,9 @@ async function spendStartBudget(ctx: ServiceContext) {
 async function personOfAccount(ctx: ServiceContext, accountDid: string) {
   const account = await findAccount(ctx.db, ctx.org.id, accountDid);
   const binding = await ctx.db.accountBinding.findFirst({ where: { orgId: ctx.org.id, accountId: account.id, revokedAt: null } });
-  const session = binding ? null : await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, accountId: account.id }, orderBy: { createdAt: "desc" } });
+  const session = binding
+    ? null
+    : await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, accountId: account.id }, orderBy: { createdAt: "desc" } });
   const personId = binding?.personId ?? session?.personId ?? null;
   const person = personId ? await ctx.db.person.findUnique({ where: { id: personId } }) : null;
   return { account, person };
@@ -65,7 +67,8 @@ async function personOfAccount(ctx: ServiceContext, accountDid: string) {
  */
 export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
   const { account, person } = input.accountDid ? await personOfAccount(ctx, input.accountDid) : { account: null, person: null };
-  if (person?.kycStatus === "approved") throw conflict("already_approved", "This person is already approved; no new verification is needed.");
+  if (person?.kycStatus === "approved")
+    throw conflict("already_approved", "This person is already approved; no new verification is needed.");
   if (person?.kycStatus === "rejected") throw conflict("kyc_rejected", "This person's verification was rejected; the decision is final.");
   await spendStartBudget(ctx);
 
@@ -96,12 +99,16 @@ export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
         expiresAt: started.expiresAt,
       },
     });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "kyc.started",
-      subjectType: "person",
-      subject: personDid,
-      data: { provider, level, sessionId: session.id, accountDid: account?.did ?? null, personFirst: !account },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "kyc.started",
+        subjectType: "person",
+        subject: personDid,
+        data: { provider, level, sessionId: session.id, accountDid: account?.did ?? null, personFirst: !account },
+      },
+    );
   });
   return {
     personDid,
@@ -122,12 +129,20 @@ async function findPerson(db: Db, orgId: string, personDid: string) {
 
 /** Pulls the current review of the person's latest session from its provider (the `refresh` of status). */
 async function refreshFromProvider(ctx: ServiceContext, personId: string) {
-  const session = await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, personId, providerSessionId: { not: null } }, orderBy: { createdAt: "desc" } });
+  const session = await ctx.db.kycSession.findFirst({
+    where: { orgId: ctx.org.id, personId, providerSessionId: { not: null } },
+    orderBy: { createdAt: "desc" },
+  });
   if (!session?.providerSessionId) return;
   const applicantId = session.providerSessionId;
-  const { value: review } = await withProvider(session.provider as ProviderName, "kyc.refresh", (p) => p.fetchReview(applicantId, personId));
+  const { value: review } = await withProvider(session.provider as ProviderName, "kyc.refresh", (p) =>
+    p.fetchReview(applicantId, personId),
+  );
   await ensureSandboxLists(ctx.db);
-  await ctx.db.$transaction((tx) => applyKycReview(tx, review, `system:kyc-refresh:${session.provider}`), { timeout: 30_000, maxWait: 10_000 });
+  await ctx.db.$transaction((tx) => applyKycReview(tx, review, `system:kyc-refresh:${session.provider}`), {
+    timeout: 30_000,
+    maxWait: 10_000,
+  });
 }
 
 /**
@@ -135,7 +150,10 @@ async function refreshFromProvider(ctx: ServiceContext, personId: string) {
  * hands back the same token instead of minting more), else a new one.
  */
 async function liveCreateToken(db: Db, orgId: string, personId: string) {
-  const live = await db.kycCreateToken.findFirst({ where: { orgId, personId, usedAt: null, expiresAt: { gt: new Date() }, tokenEnc: { not: null } }, orderBy: { createdAt: "desc" } });
+  const live = await db.kycCreateToken.findFirst({
+    where: { orgId, personId, usedAt: null, expiresAt: { gt: new Date() }, tokenEnc: { not: null } },
+    orderBy: { createdAt: "desc" },
+  });
   if (live?.tokenEnc) return { token: open(live.tokenEnc), expiresAt: live.expiresAt };
   const token = `kct_${randomToken(32)}`;
   const expiresAt = new Date(Date.now() + KYC_CREATE_TOKEN_TTL_SEC * 1000);
@@ -179,7 +197,10 @@ async function deliverSandboxReview(db: Db, session: { providerSessionId: string
 
 /** The hosted sandbox page (`/identity/sandbox/{applicantId}`): the applicant picks a test document. */
 export async function completeSandboxHosted(db: Db, applicantId: string, outcome: SandboxOutcome) {
-  const session = await db.kycSession.findFirst({ where: { provider: "sandbox", providerSessionId: applicantId }, orderBy: { createdAt: "desc" } });
+  const session = await db.kycSession.findFirst({
+    where: { provider: "sandbox", providerSessionId: applicantId },
+    orderBy: { createdAt: "desc" },
+  });
   if (!session) throw notFound("Verification session");
   if (session.expiresAt <= new Date()) throw conflict("session_expired", "This verification link has expired; start a new verification.");
   await deliverSandboxReview(db, session, outcome);
@@ -190,7 +211,10 @@ export async function completeSandboxHosted(db: Db, applicantId: string, outcome
 /** POST /v1/sandbox/kyc/complete (contract-decisions §8): what the hosted page does, for tenants' tests. */
 export async function completeSandboxKyc(ctx: ServiceContext, input: { personDid: string; outcome: SandboxOutcome }) {
   const person = await findPerson(ctx.db, ctx.org.id, input.personDid);
-  const session = await ctx.db.kycSession.findFirst({ where: { orgId: ctx.org.id, personId: person.id, provider: "sandbox" }, orderBy: { createdAt: "desc" } });
+  const session = await ctx.db.kycSession.findFirst({
+    where: { orgId: ctx.org.id, personId: person.id, provider: "sandbox" },
+    orderBy: { createdAt: "desc" },
+  });
   if (!session) throw conflict("no_sandbox_session", "This person has no sandbox verification session; call POST /v1/kyc/start first.");
   await deliverSandboxReview(ctx.db, session, input.outcome);
   const after = (await ctx.db.person.findUnique({ where: { id: person.id } }))!;

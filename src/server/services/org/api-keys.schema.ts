@@ -6,7 +6,11 @@ export const Scope = z.enum(SCOPES);
 export const MintApiKeyInput = z.strictObject({
   name: z.string().trim().min(2).max(64),
   /** Omitted: every scope, including admin (the answer then carries scopeNotice). */
-  scopes: z.array(Scope).min(1).max(SCOPES.length * 4).optional(),
+  scopes: z
+    .array(Scope)
+    .min(1)
+    .max(SCOPES.length * 4)
+    .optional(),
   /** Deactivated after the new key is minted, in the same transaction (rotation). */
   revokeKeyId: z.uuid().optional(),
 });

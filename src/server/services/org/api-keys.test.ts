@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
 import { sha256Hex } from "../../crypto/hash";
 import { SCOPES } from "../../platform/scopes";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/chain";
 
-const audits = (org: TestOrg, action: string) => org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
+const audits = (org: TestOrg, action: string) =>
+  org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
 const keyCount = (org: TestOrg) => org.db.apiKey.count({ where: { orgId: org.orgId } });
 const initialKey = (org: TestOrg) => org.db.apiKey.findFirstOrThrow({ where: { orgId: org.orgId }, orderBy: { createdAt: "asc" } });
 
@@ -16,7 +17,15 @@ describe("GET /v1/admin/api-keys", () => {
     const res = await client(url, org.apiKey).get("/v1/admin/api-keys");
     expect(res.status).toBe(200);
     expect(res.body.keys).toEqual([
-      { id: row.id, name: "Initial key", prefix: row.prefix, scopes: [...SCOPES], createdAt: row.createdAt.toISOString(), lastUsedAt: res.body.keys[0].lastUsedAt, revokedAt: null },
+      {
+        id: row.id,
+        name: "Initial key",
+        prefix: row.prefix,
+        scopes: [...SCOPES],
+        createdAt: row.createdAt.toISOString(),
+        lastUsedAt: res.body.keys[0].lastUsedAt,
+        revokedAt: null,
+      },
     ]);
     // Recorded off the request path, so this very call may or may not have landed yet.
     expect(res.body.keys[0].lastUsedAt === null || !Number.isNaN(Date.parse(res.body.keys[0].lastUsedAt))).toBe(true);
@@ -125,7 +134,10 @@ describe("POST /v1/admin/api-keys", () => {
   it("answers 400 for malformed JSON", async () => {
     const { url } = await testServer();
     const org = await createTestOrg();
-    const res = await client(url, org.apiKey).post("/v1/admin/api-keys", undefined, { rawBody: "{name:", headers: { "content-type": "application/json" } });
+    const res = await client(url, org.apiKey).post("/v1/admin/api-keys", undefined, {
+      rawBody: "{name:",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
   });

@@ -1,13 +1,13 @@
+import { env } from "@/env";
 import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
 import type { Environment } from "@/generated/prisma/enums.ts";
-import { env } from "@/env";
-import type { Db, Tx } from "../../db/client";
-import { constantTimeEqual, randomToken, sha256Hex } from "../../crypto/hash";
-import { notFound, unauthorized } from "../../errors";
-import { SCOPES, type Scope } from "../../platform/scopes";
 import { actorId, type ServiceContext } from "../../context";
+import { constantTimeEqual, randomToken, sha256Hex } from "../../crypto/hash";
+import type { Db, Tx } from "../../db/client";
+import { notFound, unauthorized } from "../../errors";
+import { type AuthCache, apiKeyChanged } from "../../platform/auth-cache";
+import { SCOPES, type Scope } from "../../platform/scopes";
 import { appendAudit } from "../audit";
-import { apiKeyChanged, type AuthCache } from "../../platform/auth-cache";
 
 const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };
 /** Characters of the key shown in lists: the environment prefix plus 8 random characters. */
@@ -25,7 +25,12 @@ export function generateApiKey(environment: Environment): { raw: string; prefix:
  * Resolves a raw key to its key row and organization. A key of the other environment is refused
  * before any lookup; the stored hash is compared in constant time; revoked keys are refused.
  */
-export async function authenticateApiKey(db: Db, raw: string, deployment: Environment, cache?: AuthCache): Promise<{ key: ApiKey; org: Organization }> {
+export async function authenticateApiKey(
+  db: Db,
+  raw: string,
+  deployment: Environment,
+  cache?: AuthCache,
+): Promise<{ key: ApiKey; org: Organization }> {
   const keyEnv = environmentOfKey(raw);
   if (!keyEnv) throw unauthorized("invalid_key", "The API key is not valid.");
   if (keyEnv !== deployment) {
@@ -82,7 +87,15 @@ export async function insertApiKey(tx: Tx, orgId: string, input: { name: string;
   const environment = env().BI_ENV;
   const gen = generateApiKey(environment);
   const key = await tx.apiKey.create({
-    data: { orgId, name: input.name, prefix: gen.prefix, keyHash: gen.hash, environment, scopes: [...input.scopes], createdBy: input.createdBy },
+    data: {
+      orgId,
+      name: input.name,
+      prefix: gen.prefix,
+      keyHash: gen.hash,
+      environment,
+      scopes: [...input.scopes],
+      createdBy: input.createdBy,
+    },
   });
   return { key, raw: gen.raw };
 }
@@ -114,23 +127,34 @@ export async function mintApiKey(ctx: ServiceContext, input: { name: string; sco
     let revokedKeyId: string | null = null;
     let revokedNow = false;
     if (input.revokeKeyId) {
-      const r = await tx.apiKey.updateMany({ where: { id: input.revokeKeyId, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: ctx.now() } });
+      const r = await tx.apiKey.updateMany({
+        where: { id: input.revokeKeyId, orgId: ctx.org.id, revokedAt: null },
+        data: { revokedAt: ctx.now() },
+      });
       revokedKeyId = input.revokeKeyId;
       revokedNow = r.count > 0;
     }
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "api_key.created",
-      subjectType: "api_key",
-      subject: key.id,
-      data: { name: key.name, prefix: key.prefix, scopes: key.scopes, revokedKeyId },
-    });
-    if (revokedNow) {
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "api_key.revoked",
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "api_key.created",
         subjectType: "api_key",
-        subject: input.revokeKeyId,
-        data: { replacedBy: key.id },
-      });
+        subject: key.id,
+        data: { name: key.name, prefix: key.prefix, scopes: key.scopes, revokedKeyId },
+      },
+    );
+    if (revokedNow) {
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "api_key.revoked",
+          subjectType: "api_key",
+          subject: input.revokeKeyId,
+          data: { replacedBy: key.id },
+        },
+      );
     }
     return {
       id: key.id,
@@ -157,14 +181,20 @@ export async function revokeApiKey(ctx: ServiceContext, id: string) {
     revokedHash = key.keyHash;
     const at = ctx.now();
     // Conditional on revokedAt so that two concurrent revocations write one audit entry.
-    const r = key.revokedAt ? { count: 0 } : await tx.apiKey.updateMany({ where: { id, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: at } });
+    const r = key.revokedAt
+      ? { count: 0 }
+      : await tx.apiKey.updateMany({ where: { id, orgId: ctx.org.id, revokedAt: null }, data: { revokedAt: at } });
     if (r.count) {
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "api_key.revoked",
-        subjectType: "api_key",
-        subject: id,
-        data: { prefix: key.prefix },
-      });
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "api_key.revoked",
+          subjectType: "api_key",
+          subject: id,
+          data: { prefix: key.prefix },
+        },
+      );
       return { id, revoked: true as const, revokedAt: at.toISOString() };
     }
     const current = await tx.apiKey.findUniqueOrThrow({ where: { id } });

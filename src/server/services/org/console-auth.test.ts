@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
+import { listOutbox } from "../../providers/messaging/dev-outbox";
 import { createTestOrg, type TestOrg } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
-import { listOutbox } from "../../providers/messaging/dev-outbox";
+import { CONSOLE_SIGN_IN, changeConsolePassword, completeConsoleSignIn, resolveConsoleSession, startConsoleSignIn } from "./console-auth";
 import { addMember, removeMember } from "./members";
-import { changeConsolePassword, completeConsoleSignIn, resolveConsoleSession, startConsoleSignIn, CONSOLE_SIGN_IN } from "./console-auth";
 
 const IP = "203.0.113.9";
 const req = { clientIp: IP, correlationId: "t" };
@@ -40,7 +40,11 @@ describe("console sign-in", () => {
   it("once there are members, only an active member signs in, and only with the emailed code", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const owner = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const owner = await completeConsoleSignIn(
+      db,
+      { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
+      IP,
+    );
     const bossCtx = (await resolveConsoleSession(db, owner, req))!;
     await addMember(bossCtx, { email: "co@example.com", role: "compliance_officer" });
 
@@ -55,8 +59,11 @@ describe("console sign-in", () => {
     const { challengeId } = (await startConsoleSignIn(db, creds, IP)) as { challengeId: string };
     const noCode = await appErrorOf(completeConsoleSignIn(db, creds, IP));
     const code = await latestCode("co@example.com");
-    const wrongCode = await appErrorOf(completeConsoleSignIn(db, { ...creds, challengeId, code: code === "000000" ? "111111" : "000000" }, IP));
-    for (const e of [wrongPassword, noCode, wrongCode]) expect([e.code, e.message, e.details]).toEqual(["UNAUTHORIZED", wrongPassword.message, { reason: "sign_in_failed" }]);
+    const wrongCode = await appErrorOf(
+      completeConsoleSignIn(db, { ...creds, challengeId, code: code === "000000" ? "111111" : "000000" }, IP),
+    );
+    for (const e of [wrongPassword, noCode, wrongCode])
+      expect([e.code, e.message, e.details]).toEqual(["UNAUTHORIZED", wrongPassword.message, { reason: "sign_in_failed" }]);
 
     const claims = await completeConsoleSignIn(db, { ...creds, challengeId, code }, IP);
     expect(claims).toMatchObject({ role: "compliance_officer", bootstrap: false });
@@ -67,7 +74,11 @@ describe("console sign-in", () => {
   it("a deactivated member's session stops at the next request; the role is read from the row each time", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const owner = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const owner = await completeConsoleSignIn(
+      db,
+      { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
+      IP,
+    );
     const boss = (await resolveConsoleSession(db, owner, req))!;
     await addMember(boss, { email: "op@example.com", role: "operator" });
     const op = await signInMember(org, "op@example.com");
@@ -81,14 +92,26 @@ describe("console sign-in", () => {
   it("changing the console password ends every session and checks the current one", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const claims = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword }, IP);
+    const claims = await completeConsoleSignIn(
+      db,
+      { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
+      IP,
+    );
     const ctx = (await resolveConsoleSession(db, claims, req))!;
-    expect((await appErrorOf(changeConsolePassword(ctx, { currentPassword: "wrong", newPassword: "a-new-password-1" }))).code).toBe("FORBIDDEN");
+    expect((await appErrorOf(changeConsolePassword(ctx, { currentPassword: "wrong", newPassword: "a-new-password-1" }))).code).toBe(
+      "FORBIDDEN",
+    );
     await changeConsolePassword(ctx, { currentPassword: org.consolePassword, newPassword: "a-new-password-1" });
     expect(await resolveConsoleSession(db, claims, req)).toBeNull();
-    const again = await completeConsoleSignIn(db, { organizationId: org.orgId, email: "boss@example.com", password: "a-new-password-1" }, IP);
+    const again = await completeConsoleSignIn(
+      db,
+      { organizationId: org.orgId, email: "boss@example.com", password: "a-new-password-1" },
+      IP,
+    );
     expect(await resolveConsoleSession(db, again, req)).not.toBeNull();
-    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console_password.changed", actor: "member:boss@example.com" } })).toBe(1);
+    expect(
+      await db.auditEntry.count({ where: { orgId: org.orgId, action: "console_password.changed", actor: "member:boss@example.com" } }),
+    ).toBe(1);
   });
 
   it("rate limits attempts per address, whatever the organization, without saying which part was wrong", async () => {
@@ -96,7 +119,9 @@ describe("console sign-in", () => {
     const db = await getDb();
     const email = `limited-${org.orgId.slice(0, 8)}@example.com`;
     for (let i = 0; i < CONSOLE_SIGN_IN.perAddress; i++) {
-      expect((await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: "wrong" }, IP))).code).toBe("UNAUTHORIZED");
+      expect((await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: "wrong" }, IP))).code).toBe(
+        "UNAUTHORIZED",
+      );
     }
     const limited = await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: org.consolePassword }, IP));
     expect(limited.code).toBe("RATE_LIMITED");
@@ -107,9 +132,21 @@ describe("console sign-in", () => {
     const org = await createTestOrg();
     const db = await getDb();
     for (let i = 0; i < CONSOLE_SIGN_IN.perOrganization; i++) {
-      await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email: `spray-${i}-${org.orgId.slice(0, 8)}@example.com`, password: "wrong" }, IP));
+      await appErrorOf(
+        startConsoleSignIn(
+          db,
+          { organizationId: org.orgId, email: `spray-${i}-${org.orgId.slice(0, 8)}@example.com`, password: "wrong" },
+          IP,
+        ),
+      );
     }
-    const limited = await appErrorOf(completeConsoleSignIn(db, { organizationId: org.orgId, email: `fresh-${org.orgId.slice(0, 8)}@example.com`, password: org.consolePassword }, IP));
+    const limited = await appErrorOf(
+      completeConsoleSignIn(
+        db,
+        { organizationId: org.orgId, email: `fresh-${org.orgId.slice(0, 8)}@example.com`, password: org.consolePassword },
+        IP,
+      ),
+    );
     expect(limited.code).toBe("RATE_LIMITED");
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console.signed_in" } })).toBe(0);
   });
@@ -117,8 +154,16 @@ describe("console sign-in", () => {
   it("rejects an unknown organization and a malformed id like a wrong password", async () => {
     const db = await getDb();
     const org = await createTestOrg();
-    const a = await appErrorOf(startConsoleSignIn(db, { organizationId: "00000000-0000-4000-8000-000000000000", email: "x@example.com", password: org.consolePassword }, IP));
-    const b = await appErrorOf(startConsoleSignIn(db, { organizationId: "not-a-uuid", email: "y@example.com", password: org.consolePassword }, IP));
+    const a = await appErrorOf(
+      startConsoleSignIn(
+        db,
+        { organizationId: "00000000-0000-4000-8000-000000000000", email: "x@example.com", password: org.consolePassword },
+        IP,
+      ),
+    );
+    const b = await appErrorOf(
+      startConsoleSignIn(db, { organizationId: "not-a-uuid", email: "y@example.com", password: org.consolePassword }, IP),
+    );
     expect([a.details, b.details]).toEqual([{ reason: "sign_in_failed" }, { reason: "sign_in_failed" }]);
   });
 });

@@ -1,15 +1,15 @@
 import type { Organization } from "@/generated/prisma/client.ts";
-import type { Db } from "../../db/client";
-import { hashPassword, verifyPassword } from "../../crypto/password";
+import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
+import { hashPassword, verifyPassword } from "../../crypto/password";
+import type { Db } from "../../db/client";
 import { AppError, forbidden, isAppError, rateLimited } from "../../errors";
 import { logger } from "../../log";
-import type { ServiceContext } from "../../context";
-import type { MemberRole } from "./members.schema";
-import { appendAudit } from "../audit";
 import { normalizeEmail } from "../../platform/contact-address";
-import { confirmChallenge, startChallenge } from "../contacts";
 import { hitWindow } from "../../platform/rate-limit";
+import { appendAudit } from "../audit";
+import { confirmChallenge, startChallenge } from "../contacts";
+import type { MemberRole } from "./members.schema";
 
 /** Sign-in attempts per address (across organizations) and per organization in a 15-minute window; both steps count, so 20 is 10 sign-ins. */
 export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, perAddress: 20, perOrganization: 60 } as const;
@@ -31,8 +31,18 @@ let decoyHash: Promise<string> | undefined;
 export const passwordFingerprint = (org: Organization) => sha256Hex(`console-session:${org.consolePasswordHash ?? ""}`).slice(0, 16);
 
 async function countAttempt(db: Db, orgId: string, email: string) {
-  const perAddress = await hitWindow(db, `console-sign-in:address:${sha256Hex(email)}`, CONSOLE_SIGN_IN.perAddress, CONSOLE_SIGN_IN.windowSec);
-  const perOrg = await hitWindow(db, `console-sign-in:org:${orgId.toLowerCase()}`, CONSOLE_SIGN_IN.perOrganization, CONSOLE_SIGN_IN.windowSec);
+  const perAddress = await hitWindow(
+    db,
+    `console-sign-in:address:${sha256Hex(email)}`,
+    CONSOLE_SIGN_IN.perAddress,
+    CONSOLE_SIGN_IN.windowSec,
+  );
+  const perOrg = await hitWindow(
+    db,
+    `console-sign-in:org:${orgId.toLowerCase()}`,
+    CONSOLE_SIGN_IN.perOrganization,
+    CONSOLE_SIGN_IN.windowSec,
+  );
   const hit = perAddress.exceeded ? perAddress : perOrg.exceeded ? perOrg : null;
   if (hit) throw rateLimited(hit.resetSec, "Too many sign-in attempts; wait a few minutes and try again.");
 }
@@ -90,7 +100,13 @@ export async function completeConsoleSignIn(
   if (!who.bootstrap) {
     if (!input.challengeId || !UUID.test(input.challengeId) || !input.code) throw signInFailed();
     try {
-      const challenge = await confirmChallenge(db, { orgId: who.org.id, purpose: "console_login", channel: "email", challengeId: input.challengeId, code: input.code });
+      const challenge = await confirmChallenge(db, {
+        orgId: who.org.id,
+        purpose: "console_login",
+        channel: "email",
+        challengeId: input.challengeId,
+        code: input.code,
+      });
       if (challenge.address !== who.email) throw signInFailed();
     } catch (err) {
       if (isAppError(err) && err.code === "RATE_LIMITED") throw err;
@@ -98,12 +114,16 @@ export async function completeConsoleSignIn(
     }
   }
   await db.$transaction((tx) =>
-    appendAudit(tx, { orgId: who.org.id, actor: { type: "member", email: who.email, role: who.role } }, {
-      action: "console.signed_in",
-      subjectType: "member",
-      subject: who.email,
-      data: { bootstrap: who.bootstrap, clientIp },
-    }),
+    appendAudit(
+      tx,
+      { orgId: who.org.id, actor: { type: "member", email: who.email, role: who.role } },
+      {
+        action: "console.signed_in",
+        subjectType: "member",
+        subject: who.email,
+        data: { bootstrap: who.bootstrap, clientIp },
+      },
+    ),
   );
   return { orgId: who.org.id, email: who.email, bootstrap: who.bootstrap, role: who.role, pwf: passwordFingerprint(who.org) };
 }
@@ -145,7 +165,11 @@ export async function changeConsolePassword(ctx: ServiceContext, input: { curren
   const hash = await hashPassword(input.newPassword);
   await ctx.db.$transaction(async (tx) => {
     await tx.organization.update({ where: { id: org.id }, data: { consolePasswordHash: hash } });
-    await appendAudit(tx, { orgId: org.id, actor: ctx.actor }, { action: "console_password.changed", subjectType: "organization", subject: org.id });
+    await appendAudit(
+      tx,
+      { orgId: org.id, actor: ctx.actor },
+      { action: "console_password.changed", subjectType: "organization", subject: org.id },
+    );
   });
   return { changed: true as const };
 }

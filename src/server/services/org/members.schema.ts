@@ -6,7 +6,10 @@ export const MemberRole = z.enum(MEMBER_ROLES);
 export type MemberRole = z.output<typeof MemberRole>;
 
 /** Stored lower case: one person, one membership, however they type their address. */
-const Email = z.email().max(254).transform((e) => e.trim().toLowerCase());
+const Email = z
+  .email()
+  .max(254)
+  .transform((e) => e.trim().toLowerCase());
 
 export const AddMemberInput = z.strictObject({ email: Email, role: MemberRole });
 export type AddMemberInput = z.output<typeof AddMemberInput>;

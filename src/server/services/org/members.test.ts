@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
-import { appErrorOf } from "../../testing/rejection";
-import { logger } from "../../log";
 import type { ServiceContext } from "../../context";
-import { MemberList, MemberView } from "./members.schema";
+import { logger } from "../../log";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
+import { appErrorOf } from "../../testing/rejection";
 import { addMember, removeMember, updateMember } from "./members";
+import { MemberList, MemberView } from "./members.schema";
 
 async function setup() {
   const { url } = await testServer();
@@ -12,11 +12,20 @@ async function setup() {
   return { org, api: client(url, org.apiKey) };
 }
 
-const audits = (org: TestOrg, action: string) => org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
+const audits = (org: TestOrg, action: string) =>
+  org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
 
 async function asMember(org: TestOrg, email: string, role: string): Promise<ServiceContext> {
   const row = await org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } });
-  return { db: org.db, org: row, actor: { type: "member", email, role }, correlationId: "t", clientIp: "127.0.0.1", log: logger(), now: () => new Date() };
+  return {
+    db: org.db,
+    org: row,
+    actor: { type: "member", email, role },
+    correlationId: "t",
+    clientIp: "127.0.0.1",
+    log: logger(),
+    now: () => new Date(),
+  };
 }
 
 describe("/v1/admin/members", () => {
@@ -40,7 +49,9 @@ describe("/v1/admin/members", () => {
     expect(readded.body).toMatchObject({ role: "admin", active: true });
 
     const list = await api.get("/v1/admin/members");
-    expect(MemberList.parse(list.body).members).toEqual([expect.objectContaining({ email: "ana@example.com", role: "admin", active: true })]);
+    expect(MemberList.parse(list.body).members).toEqual([
+      expect.objectContaining({ email: "ana@example.com", role: "admin", active: true }),
+    ]);
 
     const keyId = (await org.db.apiKey.findFirstOrThrow({ where: { orgId: org.orgId } })).id;
     expect((await audits(org, "member.added")).map((e) => [e.subject, e.actor])).toEqual([["ana@example.com", `api_key:${keyId}`]]);
@@ -90,13 +101,17 @@ describe("members service: console rules", () => {
     await addMember(ctx, { email: "adm@example.com", role: "admin" });
     await addMember(ctx, { email: "co@example.com", role: "compliance_officer" });
     const admin = await asMember(org, "adm@example.com", "admin");
-    expect((await appErrorOf(addMember(admin, { email: "x@example.com", role: "owner" }))).details).toMatchObject({ reason: "console_role" });
+    expect((await appErrorOf(addMember(admin, { email: "x@example.com", role: "owner" }))).details).toMatchObject({
+      reason: "console_role",
+    });
     expect((await appErrorOf(updateMember(admin, "boss@example.com", { role: "viewer" }))).code).toBe("FORBIDDEN");
     expect((await appErrorOf(removeMember(admin, "boss@example.com"))).code).toBe("FORBIDDEN");
     expect(await updateMember(admin, "co@example.com", { role: "admin" })).toMatchObject({ role: "admin" });
     const co = await asMember(org, "co2@example.com", "compliance_officer");
     expect((await appErrorOf(updateMember(co, "co@example.com", { active: false }))).code).toBe("FORBIDDEN");
-    expect(await org.db.consoleMember.findFirstOrThrow({ where: { orgId: org.orgId, email: "co@example.com" } })).toMatchObject({ active: true });
+    expect(await org.db.consoleMember.findFirstOrThrow({ where: { orgId: org.orgId, email: "co@example.com" } })).toMatchObject({
+      active: true,
+    });
   });
 
   it("the first member added from a bootstrap session makes the signed-in address an owner too", async () => {

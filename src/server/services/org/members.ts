@@ -1,10 +1,10 @@
 import type { ConsoleMember } from "@/generated/prisma/client.ts";
+import type { ServiceContext } from "../../context";
 import type { Prisma, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
-import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
-import type { ServiceContext } from "../../context";
-import { appendAudit } from "../audit";
 import { normalizeEmail } from "../../platform/contact-address";
+import { appendAudit } from "../audit";
+import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
 
 /** Weakest first (interface spec): a member may act on roles up to their own. */
 export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, compliance_officer: 2, admin: 3, owner: 4 };

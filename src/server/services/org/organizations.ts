@@ -1,9 +1,9 @@
-import type { Plan } from "@/generated/prisma/enums.ts";
 import { env } from "@/env";
-import type { Db, Tx } from "../../db/client";
-import { generatePassword, hashPassword } from "../../crypto/password";
-import { SCOPES } from "../../platform/scopes";
+import type { Plan } from "@/generated/prisma/enums.ts";
 import type { Actor } from "../../context";
+import { generatePassword, hashPassword } from "../../crypto/password";
+import type { Db, Tx } from "../../db/client";
+import { SCOPES } from "../../platform/scopes";
 import { appendAudit } from "../audit";
 import { insertApiKey } from "./api-keys";
 
@@ -23,12 +23,16 @@ export async function provisionOrganization(db: Db, input: ProvisionInput, actor
       data: { name: input.name, environment: env().BI_ENV, plan, consolePasswordHash, contactEmail: input.email.toLowerCase() },
     });
     const { key, raw } = await insertApiKey(t, org.id, { name: "Initial key", scopes: SCOPES, createdBy: "system:provisioning" });
-    await appendAudit(t, { orgId: org.id, actor }, {
-      action: "organization.created",
-      subjectType: "organization",
-      subject: org.id,
-      data: { name: org.name, plan, environment: org.environment, apiKeyPrefix: key.prefix },
-    });
+    await appendAudit(
+      t,
+      { orgId: org.id, actor },
+      {
+        action: "organization.created",
+        subjectType: "organization",
+        subject: org.id,
+        data: { name: org.name, plan, environment: org.environment, apiKeyPrefix: key.prefix },
+      },
+    );
     return { organizationId: org.id, apiKey: raw, consolePassword, plan };
   };
   return tx ? run(tx) : db.$transaction(run);

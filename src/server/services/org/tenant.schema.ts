@@ -12,7 +12,11 @@ export const TenantView = z.object({
   organizationId: z.uuid(),
   name: z.string(),
   environment: z.enum(["sandbox", "production"]),
-  plan: z.object({ id: z.enum(["builder", "growth", "institutional"]), name: z.string(), limits: z.object({ requestsPerMinute: z.int() }) }),
+  plan: z.object({
+    id: z.enum(["builder", "growth", "institutional"]),
+    name: z.string(),
+    limits: z.object({ requestsPerMinute: z.int() }),
+  }),
   kybStatus: z.enum(["not_started", "pending", "in_review", "approved", "rejected"]),
   signingEnabled: z.boolean(),
   ipAllowlist: z.object({ cidrs: z.array(z.string()) }),
@@ -50,7 +54,11 @@ export const IpAllowlistInput = z.strictObject({
     .superRefine((cidrs, ctx) => {
       cidrs.forEach((c, i) => {
         if (canonicalCidr(c) === null) {
-          ctx.addIssue({ code: "custom", path: [i], message: `cidrs[${i}] is not a valid CIDR or address (e.g. 203.0.113.0/24, 198.51.100.7, 2001:db8::/32)` });
+          ctx.addIssue({
+            code: "custom",
+            path: [i],
+            message: `cidrs[${i}] is not a valid CIDR or address (e.g. 203.0.113.0/24, 198.51.100.7, 2001:db8::/32)`,
+          });
         }
       });
     }),
@@ -67,7 +75,9 @@ export const IpAllowlistView = z.object({
 const CountryList = z
   .array(z.string().regex(/^[A-Za-z]{2}$/, "a country is a 2-letter ISO 3166-1 alpha-2 code"))
   .max(300)
-  .describe("ISO 3166-1 alpha-2 codes, any case; stored upper case, de-duplicated and sorted. Omit to leave unchanged; [] removes the restriction.");
+  .describe(
+    "ISO 3166-1 alpha-2 codes, any case; stored upper case, de-duplicated and sorted. Omit to leave unchanged; [] removes the restriction.",
+  );
 
 export const CountryPolicyInput = z.strictObject({
   allowedCountries: CountryList.optional(),

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
-import { AdminTenantView } from "./tenant.schema";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/chain";
+import { AdminTenantView } from "./tenant.schema";
 
-const audits = (org: TestOrg, action: string) => org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
+const audits = (org: TestOrg, action: string) =>
+  org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });
 const auditCount = (org: TestOrg) => org.db.auditEntry.count({ where: { orgId: org.orgId } });
 const orgRow = (org: TestOrg) => org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } });
 
@@ -63,7 +64,11 @@ describe("PATCH /v1/admin/tenant/policy", () => {
     expect(await audits(org, "policy.updated")).toHaveLength(1);
 
     const off = await api.patch("/v1/admin/tenant/policy", { requireKycBeforeFreeCreate: false, requirePhoneProofBeforeFreeCreate: true });
-    expect(off.body).toMatchObject({ requireKycBeforeFreeCreate: false, requirePhoneProofBeforeFreeCreate: true, requireSecondApprovalToClearAml: true });
+    expect(off.body).toMatchObject({
+      requireKycBeforeFreeCreate: false,
+      requirePhoneProofBeforeFreeCreate: true,
+      requireSecondApprovalToClearAml: true,
+    });
     expect(await audits(org, "policy.updated")).toHaveLength(2);
   });
 

@@ -1,16 +1,16 @@
 import type { Organization } from "@/generated/prisma/client.ts";
-import type { Prisma, Tx } from "../../db/client";
-import { PLANS } from "../../platform/plans";
-import { AppError, validationError } from "../../errors";
+import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { seal } from "../../crypto/secret-box";
+import type { Prisma, Tx } from "../../db/client";
+import { AppError, validationError } from "../../errors";
 import { compileCidrs } from "../../net/cidr";
-import { canonicalCidr } from "../../platform/cidr.schema";
-import type { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "./tenant.schema";
-import type { ServiceContext } from "../../context";
-import { appendAudit } from "../audit";
 import { orgChanged } from "../../platform/auth-cache";
+import { canonicalCidr } from "../../platform/cidr.schema";
 import { isCountryCode } from "../../platform/countries";
+import { PLANS } from "../../platform/plans";
+import { appendAudit } from "../audit";
+import type { CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "./tenant.schema";
 
 const POLICY_FLAGS = [
   "requireEmailProofBeforeFreeCreate",
@@ -88,19 +88,22 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 
 /** Sets the given policy flags; a request that changes nothing writes nothing. */
 export async function updatePolicy(ctx: ServiceContext, input: PolicyPatchInput) {
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    const before = policyView(org);
-    const changes: Partial<Record<(typeof POLICY_FLAGS)[number], boolean>> = {};
-    for (const flag of POLICY_FLAGS) {
-      const v = input[flag];
-      if (v !== undefined && v !== before[flag]) changes[flag] = v;
-    }
-    if (!Object.keys(changes).length) return before;
-    const after = policyView(await tx.organization.update({ where: { id: org.id }, data: changes }));
-    await auditOrg(tx, ctx, "policy.updated", { before, after, changed: Object.keys(changes) });
-    return after;
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      const before = policyView(org);
+      const changes: Partial<Record<(typeof POLICY_FLAGS)[number], boolean>> = {};
+      for (const flag of POLICY_FLAGS) {
+        const v = input[flag];
+        if (v !== undefined && v !== before[flag]) changes[flag] = v;
+      }
+      if (!Object.keys(changes).length) return before;
+      const after = policyView(await tx.organization.update({ where: { id: org.id }, data: changes }));
+      await auditOrg(tx, ctx, "policy.updated", { before, after, changed: Object.keys(changes) });
+      return after;
+    }),
+  );
 }
 
 /**
@@ -122,13 +125,16 @@ export async function setIpAllowlist(ctx: ServiceContext, input: IpAllowlistInpu
       ? { warning: `Your address ${ctx.clientIp} is not on this list: from your next request on, calls from it are refused with 403.` }
       : {}),
   };
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    if (sameList(org.ipAllowlist, cidrs)) return answer;
-    await tx.organization.update({ where: { id: org.id }, data: { ipAllowlist: cidrs } });
-    await auditOrg(tx, ctx, "ip_allowlist.updated", { before: org.ipAllowlist, after: cidrs });
-    return answer;
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      if (sameList(org.ipAllowlist, cidrs)) return answer;
+      await tx.organization.update({ where: { id: org.id }, data: { ipAllowlist: cidrs } });
+      await auditOrg(tx, ctx, "ip_allowlist.updated", { before: org.ipAllowlist, after: cidrs });
+      return answer;
+    }),
+  );
 }
 
 const normaliseCountries = (list?: string[]) => (list ? [...new Set(list.map((c) => c.toUpperCase()))].sort() : undefined);
@@ -145,15 +151,19 @@ export async function setCountryPolicy(ctx: ServiceContext, input: CountryPolicy
   if (invalid.length) {
     throw new AppError("INVALID_COUNTRY_CODE", `Not assigned ISO 3166-1 alpha-2 codes: ${invalid.join(", ")}.`, { invalid });
   }
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    const before = countryPolicyView(org);
-    const after = { allowedCountries: allowed ?? before.allowedCountries, blockedCountries: blocked ?? before.blockedCountries };
-    if (sameList(before.allowedCountries, after.allowedCountries) && sameList(before.blockedCountries, after.blockedCountries)) return before;
-    await tx.organization.update({ where: { id: org.id }, data: after });
-    await auditOrg(tx, ctx, "country_policy.updated", { before, after });
-    return after;
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      const before = countryPolicyView(org);
+      const after = { allowedCountries: allowed ?? before.allowedCountries, blockedCountries: blocked ?? before.blockedCountries };
+      if (sameList(before.allowedCountries, after.allowedCountries) && sameList(before.blockedCountries, after.blockedCountries))
+        return before;
+      await tx.organization.update({ where: { id: org.id }, data: after });
+      await auditOrg(tx, ctx, "country_policy.updated", { before, after });
+      return after;
+    }),
+  );
 }
 
 export const SIGNING_SECRET_WARNING =
@@ -166,34 +176,43 @@ export const SIGNING_SECRET_WARNING =
 export async function enableSigning(ctx: ServiceContext) {
   // Not "bi_": a pasted secret must never look like an API key.
   const signingSecret = `bisig_${randomToken(32)}`;
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: true, signingSecretEnc: seal(signingSecret) } });
-    await auditOrg(tx, ctx, "signing.enabled", { rotated: org.signingEnabled });
-    return { signingEnabled: true as const, signingSecret, warning: SIGNING_SECRET_WARNING };
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: true, signingSecretEnc: seal(signingSecret) } });
+      await auditOrg(tx, ctx, "signing.enabled", { rotated: org.signingEnabled });
+      return { signingEnabled: true as const, signingSecret, warning: SIGNING_SECRET_WARNING };
+    }),
+  );
 }
 
 /** Turns request signing off and forgets the secret; already off writes nothing. */
 export async function disableSigning(ctx: ServiceContext) {
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    if (org.signingEnabled || org.signingSecretEnc) {
-      await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: false, signingSecretEnc: null } });
-      await auditOrg(tx, ctx, "signing.disabled", { wasEnabled: org.signingEnabled });
-    }
-    return { signingEnabled: false as const };
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      if (org.signingEnabled || org.signingSecretEnc) {
+        await tx.organization.update({ where: { id: org.id }, data: { signingEnabled: false, signingSecretEnc: null } });
+        await auditOrg(tx, ctx, "signing.disabled", { wasEnabled: org.signingEnabled });
+      }
+      return { signingEnabled: false as const };
+    }),
+  );
 }
 
 /** Records acceptance of the data processing agreement once; later calls answer the first time. */
 export async function acceptDpa(ctx: ServiceContext) {
-  return afterOrgChange(ctx, ctx.db.$transaction(async (tx) => {
-    const org = await lockedOrg(tx, ctx.org.id);
-    if (org.dpaAcceptedAt) return { dpaAcceptedAt: org.dpaAcceptedAt.toISOString() };
-    const at = ctx.now();
-    await tx.organization.update({ where: { id: org.id }, data: { dpaAcceptedAt: at } });
-    await auditOrg(tx, ctx, "dpa.accepted", { dpaAcceptedAt: at.toISOString() });
-    return { dpaAcceptedAt: at.toISOString() };
-  }));
+  return afterOrgChange(
+    ctx,
+    ctx.db.$transaction(async (tx) => {
+      const org = await lockedOrg(tx, ctx.org.id);
+      if (org.dpaAcceptedAt) return { dpaAcceptedAt: org.dpaAcceptedAt.toISOString() };
+      const at = ctx.now();
+      await tx.organization.update({ where: { id: org.id }, data: { dpaAcceptedAt: at } });
+      await auditOrg(tx, ctx, "dpa.accepted", { dpaAcceptedAt: at.toISOString() });
+      return { dpaAcceptedAt: at.toISOString() };
+    }),
+  );
 }

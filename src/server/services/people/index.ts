@@ -1,2 +1,2 @@
-export { KycStatusName, ListPeopleQuery, PeopleList, PersonSummary } from "./people.schema";
 export { listPeople, personSummary } from "./people";
+export { KycStatusName, ListPeopleQuery, PeopleList, PersonSummary } from "./people.schema";

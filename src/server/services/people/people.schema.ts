@@ -19,10 +19,12 @@ export const PersonSummary = z.object({
 export const ListPeopleQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   kycStatus: KycStatusName.optional(),
-  flagged: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  flagged: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
   before: z.iso.datetime().optional(),
 });
 export type ListPeopleQuery = z.output<typeof ListPeopleQuery>;
 
 export const PeopleList = z.object({ people: z.array(PersonSummary), nextBefore: z.string().nullable() });
-

@@ -1,8 +1,8 @@
 import type { Person } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import type { ListPeopleQuery } from "./people.schema";
 import { personDidOf } from "../../platform/account-ref";
+import type { ListPeopleQuery } from "./people.schema";
 
 // People (KYC subjects) as the admin reads show them; every query filters on the caller's organization.
 
@@ -40,4 +40,3 @@ export async function listPeople(ctx: ServiceContext, q: ListPeopleQuery) {
     nextBefore: rows.length === q.limit ? rows[rows.length - 1]!.createdAt.toISOString() : null,
   };
 }
-

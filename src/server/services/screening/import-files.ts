@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { DbOrTx } from "../../db/client";
 import { sha256Hex } from "../../crypto/hash";
+import type { DbOrTx } from "../../db/client";
 import { type ImportOptions, type ImportResult, importList } from "./import";
 import { importFtmFile } from "./import-ftm";
 

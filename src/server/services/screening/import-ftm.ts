@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import type { DbOrTx } from "../../db/client";
 import { sha256Hex } from "../../crypto/hash";
-import { activateVersion, CHUNK, DEFAULT_LIST, entryRow, inTransaction, insertEntries, lockList, type ImportResult } from "./import";
+import type { DbOrTx } from "../../db/client";
+import { activateVersion, CHUNK, DEFAULT_LIST, entryRow, type ImportResult, insertEntries, inTransaction, lockList } from "./import";
 import { parseFtmLine } from "./parse-ftm";
 
 /**
@@ -24,7 +24,14 @@ export async function importFtmFile(
   return inTransaction(db, async (tx) => {
     const active = await lockList(tx, list);
     const unchanged = (a: NonNullable<typeof active>, skipped: number): ImportResult => ({
-      list, format: "ftm", listVersionId: a.id, versionHash: a.versionHash, fileHashes: a.fileHashes, entryCount: a.entryCount, skipped, unchanged: true,
+      list,
+      format: "ftm",
+      listVersionId: a.id,
+      versionHash: a.versionHash,
+      fileHashes: a.fileHashes,
+      entryCount: a.entryCount,
+      skipped,
+      unchanged: true,
     });
     if (active && opts.onlyIfNone) return unchanged(active, 0);
     const version = await tx.screeningListVersion.create({

@@ -1,15 +1,15 @@
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
+import { testListName } from "../../testing/screening-lists";
 import { DEFAULT_LIST, importList, ListFormatError } from "./import";
 import { importListFiles } from "./import-files";
 import { ensureSandboxLists, FIXTURE_DIR, resetSandboxListsMemo } from "./sandbox-lists";
-import { testListName } from "../../testing/screening-lists";
 
 const fixture = (name: string) => path.join(FIXTURE_DIR, name);
 const read = (name: string) => fs.readFileSync(fixture(name), "utf8");
@@ -23,7 +23,10 @@ const writeTmp = (name: string, text: string) => {
 };
 /** The file with its line `n` (1-based) replaced. */
 const withLine = (text: string, n: number, line: string) =>
-  text.split("\n").map((l, i) => (i === n - 1 ? line + (l.endsWith("\r") ? "\r" : "") : l)).join("\n");
+  text
+    .split("\n")
+    .map((l, i) => (i === n - 1 ? line + (l.endsWith("\r") ? "\r" : "") : l))
+    .join("\n");
 
 async function state(list: string) {
   const db = await getDb();
@@ -34,7 +37,10 @@ async function state(list: string) {
 }
 
 async function refusal(p: Promise<unknown>): Promise<ListFormatError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ListFormatError);
   return err as ListFormatError;
 }
@@ -62,7 +68,9 @@ describe("screening list import", () => {
     // The Cyrillic alias is stored transliterated, and every token has its retrieval keys.
     expect(ivan.normalizedNames).toEqual(["ivan testovich petrenko", "ivan petrenko"]);
     expect(ivan.nameKeys).toEqual(expect.arrayContaining(["m:PTRN", "s:ptrnk", "m:AFN"]));
-    const maria = await db.screeningEntry.findFirstOrThrow({ where: { listVersionId: res.listVersionId, externalId: "fx-maria-sandoval" } });
+    const maria = await db.screeningEntry.findFirstOrThrow({
+      where: { listVersionId: res.listVersionId, externalId: "fx-maria-sandoval" },
+    });
     expect(maria).toMatchObject({ name: "Maria Fictitia Sandoval", birthDates: ["1970-09-03"], countries: ["ES"], topics: ["role.pep"] });
     expect(await db.screeningEntry.count({ where: { listVersionId: res.listVersionId, schema: { not: "Person" } } })).toBe(0);
   });
@@ -71,28 +79,57 @@ describe("screening list import", () => {
     const db = await getDb();
     const list = listName();
     // ALT first: the files are told apart by their columns, not their order.
-    const res = await importListFiles(db, { format: "ofac", list, paths: [fixture("ALT.CSV"), fixture("SDN.CSV")], importedBy: "system:test" });
+    const res = await importListFiles(db, {
+      format: "ofac",
+      list,
+      paths: [fixture("ALT.CSV"), fixture("SDN.CSV")],
+      importedBy: "system:test",
+    });
     expect(res).toMatchObject({ unchanged: false, skipped: 2 });
     expect(res.fileHashes).toHaveLength(2);
     const ivan = await db.screeningEntry.findFirstOrThrow({ where: { listVersionId: res.listVersionId, name: "Ivan Testovich PETRENKO" } });
-    expect(ivan).toMatchObject({ birthDates: ["1961-04-12"], countries: ["UA"], topics: ["sanction"], programme: "UKRAINE-EO13660", aliases: ["I. PETRENKO"] });
+    expect(ivan).toMatchObject({
+      birthDates: ["1961-04-12"],
+      countries: ["UA"],
+      topics: ["sanction"],
+      programme: "UKRAINE-EO13660",
+      aliases: ["I. PETRENKO"],
+    });
     expect(await db.screeningEntry.count({ where: { listVersionId: res.listVersionId, name: { contains: "FIXTURE" } } })).toBe(0);
   });
 
   it("reads an OFAC file written in Windows-1252 (not UTF-8) with its accents intact", async () => {
     const db = await getDb();
     const sdn = path.join(tmp, `${randomUUID().slice(0, 6)}-SDN.CSV`);
-    fs.writeFileSync(sdn, Buffer.from('9801,"FIXTUREZ, Jos\xe9 Mar\xeda",individual,SDGT,-0-,-0-,-0-,-0-,-0-,-0-,-0-,"DOB 1970; nationality Spain;"\r\n', "latin1"));
+    fs.writeFileSync(
+      sdn,
+      Buffer.from(
+        '9801,"FIXTUREZ, Jos\xe9 Mar\xeda",individual,SDGT,-0-,-0-,-0-,-0-,-0-,-0-,-0-,"DOB 1970; nationality Spain;"\r\n',
+        "latin1",
+      ),
+    );
     const res = await importListFiles(db, { format: "ofac", list: listName(), paths: [sdn], importedBy: "system:test" });
     const row = await db.screeningEntry.findFirstOrThrow({ where: { listVersionId: res.listVersionId } });
-    expect(row).toMatchObject({ name: "José María FIXTUREZ", normalizedNames: ["jose maria fixturez"], birthDates: ["1970"], countries: ["ES"] });
+    expect(row).toMatchObject({
+      name: "José María FIXTUREZ",
+      normalizedNames: ["jose maria fixturez"],
+      birthDates: ["1970"],
+      countries: ["ES"],
+    });
   });
 
   it("imports the account-labels fixture", async () => {
     const db = await getDb();
-    const res = await importListFiles(db, { format: "labels", list: listName(), paths: [fixture("account-labels.csv")], importedBy: "system:test" });
+    const res = await importListFiles(db, {
+      format: "labels",
+      list: listName(),
+      paths: [fixture("account-labels.csv")],
+      importedBy: "system:test",
+    });
     expect(res.entryCount).toBe(6);
-    const row = await db.screeningAccountLabel.findFirstOrThrow({ where: { listVersionId: res.listVersionId, chainAccount: "scamdrain.x" } });
+    const row = await db.screeningAccountLabel.findFirstOrThrow({
+      where: { listVersionId: res.listVersionId, chainAccount: "scamdrain.x" },
+    });
     expect(row).toMatchObject({ labels: ["scam", "phishing"], score: 90 });
   });
 
@@ -101,13 +138,21 @@ describe("screening list import", () => {
     const list = listName();
     await importListFiles(db, { format: "ftm", list, paths: [fixture("entities.ftm.json")], importedBy: "system:test" });
     const before = await state(list);
-    const broken = writeTmp("entities.ftm.json", withLine(read("entities.ftm.json"), 7, '{"id": "fx-bad", "schema": "Person", "properties": {"name": ['));
+    const broken = writeTmp(
+      "entities.ftm.json",
+      withLine(read("entities.ftm.json"), 7, '{"id": "fx-bad", "schema": "Person", "properties": {"name": ['),
+    );
     const err = await refusal(importListFiles(db, { format: "ftm", list, paths: [broken], importedBy: "system:test" }));
     expect(err.line).toBe(7);
     expect(err.file).toBe(path.basename(broken));
     expect(err.message).not.toContain("fx-bad");
-    const noName = writeTmp("entities.ftm.json", withLine(read("entities.ftm.json"), 3, '{"id": "fx-x", "schema": "Person", "properties": {"name": []}}'));
-    expect((await refusal(importListFiles(db, { format: "ftm", list, paths: [noName], importedBy: "system:test" }))).reason).toBe("Person without a name");
+    const noName = writeTmp(
+      "entities.ftm.json",
+      withLine(read("entities.ftm.json"), 3, '{"id": "fx-x", "schema": "Person", "properties": {"name": []}}'),
+    );
+    expect((await refusal(importListFiles(db, { format: "ftm", list, paths: [noName], importedBy: "system:test" }))).reason).toBe(
+      "Person without a name",
+    );
     expect(await state(list)).toEqual(before);
   });
 
@@ -152,13 +197,19 @@ describe("screening list import", () => {
     const list = listName();
     const old = await importListFiles(db, { format: "ftm", list, paths: [fixture("entities.ftm.json")], importedBy: "system:test" });
     const big = Array.from({ length: 6000 }, (_, i) =>
-      JSON.stringify({ id: `big-${i}`, schema: "Person", properties: { name: [`Fixture Person${i} Bulkname${i % 97}`], topics: ["sanction"] } }),
+      JSON.stringify({
+        id: `big-${i}`,
+        schema: "Person",
+        properties: { name: [`Fixture Person${i} Bulkname${i % 97}`], topics: ["sanction"] },
+      }),
     ).join("\n");
     const seen = new Set<number>();
     let done = false;
-    const importing = importList(db, { format: "ftm", list, files: [{ name: "big.json", text: big }], importedBy: "system:test" }).finally(() => {
-      done = true;
-    });
+    const importing = importList(db, { format: "ftm", list, files: [{ name: "big.json", text: big }], importedBy: "system:test" }).finally(
+      () => {
+        done = true;
+      },
+    );
     while (!done) {
       const [row] = await db.$queryRaw<{ n: bigint }[]>`
         SELECT count(e.id) AS n FROM screening_list_versions v JOIN screening_entries e ON e."listVersionId" = v.id
@@ -189,12 +240,14 @@ describe("screening list import", () => {
     const list = listName();
     const labels = { format: "labels" as const, list, paths: [fixture("account-labels.csv")], importedBy: "system:test" };
     let importedInside = 0;
-    await db.$transaction(async (tx) => {
-      importedInside = (await importListFiles(tx, labels)).entryCount;
-      throw new Error("caller rolls back");
-    }).catch((e: Error) => {
-      if (e.message !== "caller rolls back") throw e;
-    });
+    await db
+      .$transaction(async (tx) => {
+        importedInside = (await importListFiles(tx, labels)).entryCount;
+        throw new Error("caller rolls back");
+      })
+      .catch((e: Error) => {
+        if (e.message !== "caller rolls back") throw e;
+      });
     expect(importedInside).toBeGreaterThan(0);
     expect(await state(list)).toMatchObject({ versions: 0, active: null });
     await db.$transaction((tx) => importListFiles(tx, labels));
@@ -209,18 +262,30 @@ describe("screening list import", () => {
     await ensureSandboxLists(db);
     for (const list of Object.values(DEFAULT_LIST)) {
       const versions = await db.screeningListVersion.findMany({ where: { list } });
-      expect(versions.filter((v) => v.active), list).toHaveLength(1);
-      expect(versions.filter((v) => v.importedBy === "system:sandbox-fixtures"), list).toHaveLength(1);
+      expect(
+        versions.filter((v) => v.active),
+        list,
+      ).toHaveLength(1);
+      expect(
+        versions.filter((v) => v.importedBy === "system:sandbox-fixtures"),
+        list,
+      ).toHaveLength(1);
     }
   });
 
   it("npm run screening:import imports from the command line and refuses a bad file with its line and exit code 1", async () => {
     const run = promisify(execFile);
     const list = listName();
-    const ok = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, fixture("account-labels.csv")], { env: process.env });
+    const ok = await run(
+      process.execPath,
+      ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, fixture("account-labels.csv")],
+      { env: process.env },
+    );
     expect(JSON.parse(ok.stdout)).toMatchObject({ list, format: "labels", entryCount: 6, unchanged: false });
     const bad = writeTmp("labels.csv", withLine(read("account-labels.csv"), 3, "Not An Account,scam,90"));
-    const err = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, bad], { env: process.env }).then(
+    const err = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, bad], {
+      env: process.env,
+    }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );

@@ -1,11 +1,11 @@
-import type { Db, DbOrTx, Tx } from "../../db/client";
 import { sha256Hex } from "../../crypto/hash";
+import type { Db, DbOrTx, Tx } from "../../db/client";
+import { isTransaction } from "../../db/tx";
+import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
 import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
-import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
-import { isTransaction } from "../../db/tx";
 
 export { ListFormatError } from "./list-types";
 
@@ -104,7 +104,14 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
   return inTransaction(db, async (tx) => {
     const active = await lockList(tx, list);
     if (active && (opts.onlyIfNone || active.versionHash === versionHash)) {
-      return { ...base, listVersionId: active.id, versionHash: active.versionHash, fileHashes: active.fileHashes, entryCount: active.entryCount, unchanged: true };
+      return {
+        ...base,
+        listVersionId: active.id,
+        versionHash: active.versionHash,
+        fileHashes: active.fileHashes,
+        entryCount: active.entryCount,
+        unchanged: true,
+      };
     }
     const version = await tx.screeningListVersion.create({
       data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy },

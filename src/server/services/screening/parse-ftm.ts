@@ -37,7 +37,8 @@ export function parseFtmLine(raw: string, lineNo: number, file: string, seen: Se
   const names = field("name");
   if (names.length === 0) throw new ListFormatError(file, lineNo, "Person without a name");
   const birthDates = field("birthDate");
-  if (birthDates.some((d) => !DATE_PATTERN.test(d))) throw new ListFormatError(file, lineNo, "birthDate is not YYYY, YYYY-MM or YYYY-MM-DD");
+  if (birthDates.some((d) => !DATE_PATTERN.test(d)))
+    throw new ListFormatError(file, lineNo, "birthDate is not YYYY, YYYY-MM or YYYY-MM-DD");
   const countries = [...field("country"), ...field("nationality"), ...field("citizenship")]
     .map((c) => c.toUpperCase())
     .filter(isCountryCode);

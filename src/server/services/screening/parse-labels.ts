@@ -17,7 +17,8 @@ export function parseLabels(text: string, file: string): { labels: ParsedLabel[]
     throw new ListFormatError(file, line, "not valid CSV (quotes or delimiters)");
   }
   const [head, ...body] = records;
-  if (!head || head.record.join(",").toLowerCase() !== HEADER.join(",")) throw new ListFormatError(file, head?.info.lines ?? 1, `the header must be ${HEADER.join(",")}`);
+  if (!head || head.record.join(",").toLowerCase() !== HEADER.join(","))
+    throw new ListFormatError(file, head?.info.lines ?? 1, `the header must be ${HEADER.join(",")}`);
   const seen = new Set<string>();
   const labels = body.map(({ info, record }) => {
     if (record.length !== 3) throw new ListFormatError(file, info.lines, `expected 3 columns, found ${record.length}`);
@@ -25,8 +26,12 @@ export function parseLabels(text: string, file: string): { labels: ParsedLabel[]
     if (!ACCOUNT.test(account)) throw new ListFormatError(file, info.lines, "chain_account is not an Antelope account name");
     if (seen.has(account)) throw new ListFormatError(file, info.lines, "duplicate chain_account");
     seen.add(account);
-    if (!/^\d{1,3}$/.test(scoreText) || Number(scoreText) > 100) throw new ListFormatError(file, info.lines, "score is not an integer 0–100");
-    const names = list.split(";").map((l) => l.trim().toLowerCase()).filter(Boolean);
+    if (!/^\d{1,3}$/.test(scoreText) || Number(scoreText) > 100)
+      throw new ListFormatError(file, info.lines, "score is not an integer 0–100");
+    const names = list
+      .split(";")
+      .map((l) => l.trim().toLowerCase())
+      .filter(Boolean);
     if (names.length === 0) throw new ListFormatError(file, info.lines, "no labels");
     return { chainAccount: account, labels: [...new Set(names)], score: Number(scoreText) };
   });

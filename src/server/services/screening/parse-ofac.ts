@@ -12,7 +12,18 @@ type Row = { line: number; cells: string[] };
 export type OfacFile = { name: string; text: string };
 
 const MONTHS: Record<string, string> = {
-  jan: "01", feb: "02", mar: "03", apr: "04", may: "05", jun: "06", jul: "07", aug: "08", sep: "09", oct: "10", nov: "11", dec: "12",
+  jan: "01",
+  feb: "02",
+  mar: "03",
+  apr: "04",
+  may: "05",
+  jun: "06",
+  jul: "07",
+  aug: "08",
+  sep: "09",
+  oct: "10",
+  nov: "11",
+  dec: "12",
 };
 
 const empty = (v: string | undefined) => (v === undefined || v.trim() === "-0-" ? "" : v.trim());
@@ -23,9 +34,12 @@ function rows(file: OfacFile): Row[] {
       info: { lines: number };
       record: string[];
     }[];
-    return records
-      .filter((r) => !(r.record.length === 1 && r.record[0]!.trim().replace(/\x1a/g, "") === ""))
-      .map((r) => ({ line: r.info.lines, cells: r.record }));
+    return (
+      records
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: OFAC's legacy files end with a DOS end-of-file byte (0x1A)
+        .filter((r) => !(r.record.length === 1 && r.record[0]!.trim().replace(/\x1a/g, "") === ""))
+        .map((r) => ({ line: r.info.lines, cells: r.record }))
+    );
   } catch (e) {
     const line = typeof (e as { lines?: unknown }).lines === "number" ? (e as { lines: number }).lines : 0;
     throw new ListFormatError(file.name, line, "not valid CSV (quotes or delimiters)");
@@ -38,8 +52,16 @@ const COUNTRY_BY_NAME: Map<string, string> = (() => {
   const map = new Map<string, string>();
   for (const code of COUNTRY_CODES) map.set(names.of(code)!.toLowerCase(), code);
   const extra: Record<string, string> = {
-    russia: "RU", "korea, north": "KP", "korea, south": "KR", iran: "IR", syria: "SY", "burma": "MM",
-    "united states": "US", "united kingdom": "GB", "czech republic": "CZ", "congo, democratic republic of the": "CD",
+    russia: "RU",
+    "korea, north": "KP",
+    "korea, south": "KR",
+    iran: "IR",
+    syria: "SY",
+    burma: "MM",
+    "united states": "US",
+    "united kingdom": "GB",
+    "czech republic": "CZ",
+    "congo, democratic republic of the": "CD",
   };
   for (const [k, v] of Object.entries(extra)) map.set(k, v);
   return map;
@@ -123,7 +145,8 @@ export function parseOfac(files: OfacFile[]): { entries: ParsedEntry[]; skipped:
   }
   for (const { file, rows: altRows } of alt) {
     for (const { line, cells } of altRows) {
-      if (cells.length !== ALT_COLUMNS) throw new ListFormatError(file.name, line, `expected ${ALT_COLUMNS} columns, found ${cells.length}`);
+      if (cells.length !== ALT_COLUMNS)
+        throw new ListFormatError(file.name, line, `expected ${ALT_COLUMNS} columns, found ${cells.length}`);
       const id = empty(cells[0]);
       if (!known.has(id)) throw new ListFormatError(file.name, line, "ent_num is not in SDN.CSV");
       const altName = empty(cells[3]);

@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
+import { testListName } from "../../testing/screening-lists";
 import { importListFiles } from "./import-files";
 import { FIXTURE_DIR } from "./sandbox-lists";
 import { MATCH_THRESHOLD } from "./score";
 import { findMatches } from "./screen";
-import { testListName } from "../../testing/screening-lists";
 
 type Pair = { id: number; kind: string; query: { name: string; birthDate?: string; country?: string }; entryId: string; match: boolean };
 
@@ -52,7 +52,9 @@ describe("matching quality on the labelled set", () => {
     }
     const precision = tp / (tp + fp);
     const recall = tp / (tp + fn);
-    console.info(`screening quality: precision ${precision.toFixed(4)}, recall ${recall.toFixed(4)} over ${pairs.length} pairs; wrong: ${misses.join(", ")}`);
+    console.info(
+      `screening quality: precision ${precision.toFixed(4)}, recall ${recall.toFixed(4)} over ${pairs.length} pairs; wrong: ${misses.join(", ")}`,
+    );
     expect(precision).toBeGreaterThanOrEqual(floors.precision);
     expect(recall).toBeGreaterThanOrEqual(floors.recall);
   }, 120_000);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { client, createTestOrg, testServer, type TestOrg } from "../../testing/harness";
 import { personDidOf } from "../../platform/account-ref";
+import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
 import { screenPerson } from "./screen";
 
@@ -23,7 +23,13 @@ describe("POST /v1/aml/screen-applicant", () => {
     const org = await createTestOrg();
     const h = hash();
     const person = await approvedPerson(org, h);
-    const stored = await screenPerson(org.db, { orgId: org.orgId, subjectRef: person.did, name: "Ivan Testovich Petrenko", birthDate: "1961-04-12", country: "UA" });
+    const stored = await screenPerson(org.db, {
+      orgId: org.orgId,
+      subjectRef: person.did,
+      name: "Ivan Testovich Petrenko",
+      birthDate: "1961-04-12",
+      country: "UA",
+    });
     const res = await (await api(org)).post("/v1/aml/screen-applicant", { applicantIdHash: h.toUpperCase() });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -33,7 +39,15 @@ describe("POST /v1/aml/screen-applicant", () => {
       denylist: null,
       flags: { pepFlag: false, sanctionsFlag: true },
       severity: "critical",
-      screening: { source: "stored", resultId: stored.resultId, sanctions: true, pep: false, severity: "critical", score: 100, listVersions: stored.listVersions },
+      screening: {
+        source: "stored",
+        resultId: stored.resultId,
+        sanctions: true,
+        pep: false,
+        severity: "critical",
+        score: 100,
+        listVersions: stored.listVersions,
+      },
     });
     expect(res.body.screening.matches[0]).toMatchObject({ externalId: stored.matches[0]!.externalId, entryId: stored.matches[0]!.entryId });
     expect(await org.db.screeningResult.count({ where: { orgId: org.orgId } })).toBe(1);
@@ -42,13 +56,28 @@ describe("POST /v1/aml/screen-applicant", () => {
   it("screens now when a name is given, stores the result and audits it", async () => {
     const org = await createTestOrg();
     const h = hash();
-    const res = await (await api(org)).post("/v1/aml/screen-applicant", { applicantIdHash: h, fullName: "Maria Fictitia Sandoval", birthDate: "1970-09-03", country: "es" });
+    const res = await (await api(org)).post("/v1/aml/screen-applicant", {
+      applicantIdHash: h,
+      fullName: "Maria Fictitia Sandoval",
+      birthDate: "1970-09-03",
+      country: "es",
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ personDid: null, denylisted: false, flags: null, severity: "high", screening: { source: "fresh", pep: true, sanctions: false } });
+    expect(res.body).toMatchObject({
+      personDid: null,
+      denylisted: false,
+      flags: null,
+      severity: "high",
+      screening: { source: "fresh", pep: true, sanctions: false },
+    });
     const row = await org.db.screeningResult.findUniqueOrThrow({ where: { id: res.body.screening.resultId } });
     expect(row).toMatchObject({ orgId: org.orgId, subjectType: "applicant", subjectRef: h, pepHit: true, severity: "high" });
     const audit = await org.db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "aml.screened" } });
-    expect(audit).toMatchObject({ subjectType: "applicant", subject: h, data: { resultId: row.id, severity: "high", pep: true, sanctions: false, denylisted: false } });
+    expect(audit).toMatchObject({
+      subjectType: "applicant",
+      subject: h,
+      data: { resultId: row.id, severity: "high", pep: true, sanctions: false, denylisted: false },
+    });
     expect(JSON.stringify(audit.data)).not.toContain("Sandoval");
   });
 
@@ -57,14 +86,29 @@ describe("POST /v1/aml/screen-applicant", () => {
     const h = hash();
     const p = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", applicantIdHash: h } });
     const did = personDidOf(issuerDid(), p.id);
-    const res = await (await api(org)).post("/v1/aml/screen-applicant", { applicantIdHash: h, fullName: "Ivan Petrenko", birthDate: "1961-04-12" });
+    const res = await (await api(org)).post("/v1/aml/screen-applicant", {
+      applicantIdHash: h,
+      fullName: "Ivan Petrenko",
+      birthDate: "1961-04-12",
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ personDid: did, flags: { sanctionsFlag: true, pepFlag: false }, severity: "critical", screening: { source: "fresh", sanctions: true } });
+    expect(res.body).toMatchObject({
+      personDid: did,
+      flags: { sanctionsFlag: true, pepFlag: false },
+      severity: "critical",
+      screening: { source: "fresh", sanctions: true },
+    });
     expect(await org.db.person.findUniqueOrThrow({ where: { id: p.id } })).toMatchObject({ sanctionsFlag: true });
-    expect(await org.db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, personId: p.id } })).toMatchObject({ status: "open", priority: "critical" });
+    expect(await org.db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, personId: p.id } })).toMatchObject({
+      status: "open",
+      priority: "critical",
+    });
     const event = await org.db.outboxEvent.findFirstOrThrow({ where: { orgId: org.orgId, event: "aml.sanctions_hit" } });
     expect(event.payload).toMatchObject({ personDid: did, severity: "critical" });
-    expect(await org.db.screeningResult.findUniqueOrThrow({ where: { id: res.body.screening.resultId } })).toMatchObject({ subjectType: "person", subjectRef: did });
+    expect(await org.db.screeningResult.findUniqueOrThrow({ where: { id: res.body.screening.resultId } })).toMatchObject({
+      subjectType: "person",
+      subjectRef: did,
+    });
   });
 
   it("answers a denylisted hash as critical even with no person and no name", async () => {
@@ -74,7 +118,13 @@ describe("POST /v1/aml/screen-applicant", () => {
     expect((await http.post("/v1/aml/denylist", { applicantIdHash: h, reason: "chargeback fraud ring" })).status).toBe(201);
     const res = await http.post("/v1/aml/screen-applicant", { applicantIdHash: h });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ denylisted: true, denylist: { reason: "chargeback fraud ring" }, screening: null, severity: "critical", personDid: null });
+    expect(res.body).toMatchObject({
+      denylisted: true,
+      denylist: { reason: "chargeback fraud ring" },
+      screening: null,
+      severity: "critical",
+      personDid: null,
+    });
   });
 
   it("is 404 for an unknown hash without a name, and for another organization's person; 400 for a malformed hash", async () => {
@@ -97,10 +147,18 @@ describe("POST /v1/aml/screen-account", () => {
   it("answers labels and score for a labelled account with a read-only key, and audits the lookup", async () => {
     const org = await createTestOrg();
     const { url } = await testServer();
-    const { raw } = await org.db.$transaction((tx) => insertApiKey(tx, org.orgId, { name: "reader", scopes: ["read"], createdBy: "system:test" }));
+    const { raw } = await org.db.$transaction((tx) =>
+      insertApiKey(tx, org.orgId, { name: "reader", scopes: ["read"], createdBy: "system:test" }),
+    );
     const res = await client(url, raw).post("/v1/aml/screen-account", { chainAccount: "hackedfunds1" });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ chainAccount: "hackedfunds1", labels: ["hack", "stolen-funds"], score: 95, severity: "medium", resultId: expect.any(String) });
+    expect(res.body).toMatchObject({
+      chainAccount: "hackedfunds1",
+      labels: ["hack", "stolen-funds"],
+      score: 95,
+      severity: "medium",
+      resultId: expect.any(String),
+    });
     expect(res.body.listVersions.length).toBeGreaterThanOrEqual(1);
     const audit = await org.db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "aml.account_screened" } });
     expect(audit).toMatchObject({ subject: "hackedfunds1", data: { resultId: res.body.resultId, score: 95, severity: "medium" } });
@@ -124,7 +182,10 @@ describe("applicant denylist", () => {
     expect((await http.get("/v1/aml/denylist")).body.entries.map((e: { applicantIdHash: string }) => e.applicantIdHash)).toEqual([h]);
     expect((await http.delete(`/v1/aml/denylist/${h}`)).body).toEqual({ applicantIdHash: h, removed: true });
     expect((await http.delete(`/v1/aml/denylist/${h}`)).status).toBe(404);
-    const actions = await org.db.auditEntry.findMany({ where: { orgId: org.orgId, action: { startsWith: "aml.denylist" } }, orderBy: { seq: "asc" } });
+    const actions = await org.db.auditEntry.findMany({
+      where: { orgId: org.orgId, action: { startsWith: "aml.denylist" } },
+      orderBy: { seq: "asc" },
+    });
     expect(actions.map((a) => a.action)).toEqual(["aml.denylist_added", "aml.denylist_removed"]);
   });
 });

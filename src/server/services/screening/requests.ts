@@ -3,12 +3,12 @@ import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
-import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
 import { personDidOf } from "../../platform/account-ref";
 import { recordScreeningHit } from "../aml";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "./sandbox-lists";
-import { screenAccount, screenPerson, type ScreenMatch, type Severity } from "./screen";
+import { type ScreenMatch, type Severity, screenAccount, screenPerson } from "./screen";
+import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
 
 const RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
 const worst = (a: Severity | null, b: Severity | null) => (!a ? b : !b ? a : RANK[a] >= RANK[b] ? a : b);
@@ -27,7 +27,13 @@ function screeningView(r: ScreeningResult, source: "fresh" | "stored") {
     score: r.score,
     listVersions: (d.listVersions ?? []).map((v) => v.id),
     matches: (d.matches ?? []).map((m) => ({
-      entryId: m.entryId, list: m.list, listVersionId: m.listVersionId, externalId: m.externalId, name: m.name, topics: m.topics, score: m.score,
+      entryId: m.entryId,
+      list: m.list,
+      listVersionId: m.listVersionId,
+      externalId: m.externalId,
+      name: m.name,
+      topics: m.topics,
+      score: m.score,
     })),
   };
 }
@@ -71,12 +77,23 @@ export async function screenApplicant(ctx: ServiceContext, input: ScreenApplican
           })
         : null;
       if (hit) flags = { pepFlag: person!.pepFlag || out.pep, sanctionsFlag: person!.sanctionsFlag || out.sanctions };
-      await appendAudit(tx, { orgId, actor: ctx.actor }, {
-        action: "aml.screened",
-        subjectType: person ? "person" : "applicant",
-        subject: personDid ?? input.applicantIdHash,
-        data: { resultId: out.resultId, severity: out.severity, score: out.score, sanctions: out.sanctions, pep: out.pep, denylisted: !!denied },
-      });
+      await appendAudit(
+        tx,
+        { orgId, actor: ctx.actor },
+        {
+          action: "aml.screened",
+          subjectType: person ? "person" : "applicant",
+          subject: personDid ?? input.applicantIdHash,
+          data: {
+            resultId: out.resultId,
+            severity: out.severity,
+            score: out.score,
+            sanctions: out.sanctions,
+            pep: out.pep,
+            denylisted: !!denied,
+          },
+        },
+      );
       return screeningView(await tx.screeningResult.findUniqueOrThrow({ where: { id: out.resultId } }), "fresh");
     });
   } else if (person) {
@@ -104,12 +121,16 @@ export async function screenAccountFor(ctx: ServiceContext, input: { chainAccoun
   await ensureSandboxLists(ctx.db);
   return ctx.db.$transaction(async (tx) => {
     const out = await screenAccount(tx, { orgId: ctx.org.id, chainAccount: input.chainAccount });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "aml.account_screened",
-      subjectType: "account",
-      subject: input.chainAccount,
-      data: { resultId: out.resultId, score: out.score, labels: out.labels, severity: out.severity },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "aml.account_screened",
+        subjectType: "account",
+        subject: input.chainAccount,
+        data: { resultId: out.resultId, score: out.score, labels: out.labels, severity: out.severity },
+      },
+    );
     return { chainAccount: input.chainAccount, ...out };
   });
 }
@@ -125,7 +146,8 @@ const denylistView = (e: { applicantIdHash: string; reason: string; addedBy: str
 export async function addToDenylist(ctx: ServiceContext, input: DenylistAddInput) {
   // A concurrent add of the same hash passes the read and meets the unique key at the insert.
   return addToDenylistIn(ctx, input).catch((err: unknown) => {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") throw conflict("already_denylisted", "This applicant is already on the denylist.");
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")
+      throw conflict("already_denylisted", "This applicant is already on the denylist.");
     throw err;
   });
 }
@@ -133,22 +155,31 @@ export async function addToDenylist(ctx: ServiceContext, input: DenylistAddInput
 function addToDenylistIn(ctx: ServiceContext, input: DenylistAddInput) {
   return ctx.db.$transaction(async (tx) => {
     const where = { orgId_applicantIdHash: { orgId: ctx.org.id, applicantIdHash: input.applicantIdHash } };
-    if (await tx.applicantDenylistEntry.findUnique({ where })) throw conflict("already_denylisted", "This applicant is already on the denylist.");
+    if (await tx.applicantDenylistEntry.findUnique({ where }))
+      throw conflict("already_denylisted", "This applicant is already on the denylist.");
     const entry = await tx.applicantDenylistEntry.create({
       data: { orgId: ctx.org.id, applicantIdHash: input.applicantIdHash, reason: input.reason, addedBy: actorId(ctx.actor) },
     });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "aml.denylist_added",
-      subjectType: "applicant",
-      subject: input.applicantIdHash,
-      data: { reason: input.reason },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "aml.denylist_added",
+        subjectType: "applicant",
+        subject: input.applicantIdHash,
+        data: { reason: input.reason },
+      },
+    );
     return denylistView(entry);
   });
 }
 
 export async function listDenylist(ctx: ServiceContext) {
-  const entries = await ctx.db.applicantDenylistEntry.findMany({ where: { orgId: ctx.org.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 500 });
+  const entries = await ctx.db.applicantDenylistEntry.findMany({
+    where: { orgId: ctx.org.id },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 500,
+  });
   return { entries: entries.map(denylistView) };
 }
 
@@ -158,7 +189,11 @@ export async function removeFromDenylist(ctx: ServiceContext, applicantIdHash: s
   return ctx.db.$transaction(async (tx) => {
     const removed = await tx.applicantDenylistEntry.deleteMany({ where: { orgId: ctx.org.id, applicantIdHash: hash } });
     if (removed.count === 0) throw notFound("The denylist entry");
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, { action: "aml.denylist_removed", subjectType: "applicant", subject: hash });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      { action: "aml.denylist_removed", subjectType: "applicant", subject: hash },
+    );
     return { applicantIdHash: hash, removed: true as const };
   });
 }

@@ -9,7 +9,10 @@ import { screenPerson } from "./screen";
 describe("sandbox fixture lists on the embedded database", () => {
   it("load inside the caller's transaction at the first screen (one connection: no second transaction), and roll back with it", async () => {
     const lite = new PGlite();
-    await applyMigrations({ query: async (t, p) => (await lite.query(t, p as unknown[])).rows as never[], exec: async (t) => void (await lite.exec(t)) });
+    await applyMigrations({
+      query: async (t, p) => (await lite.query(t, p as unknown[])).rows as never[],
+      exec: async (t) => void (await lite.exec(t)),
+    });
     const db = new PrismaClient({ adapter: new PrismaPGlite(lite) });
     try {
       resetSandboxListsMemo();

@@ -54,7 +54,7 @@ const soundsAlike = (a: string, b: string): boolean => {
  */
 function align(q: readonly string[], c: readonly string[]) {
   const pairs: { i: number; j: number; s: number }[] = [];
-  q.forEach((a, i) => c.forEach((b, j) => pairs.push({ i, j, s: tokenSimilarity(a, b) })));
+  for (const [i, a] of q.entries()) for (const [j, b] of c.entries()) pairs.push({ i, j, s: tokenSimilarity(a, b) });
   pairs.sort((x, y) => y.s - x.s);
   const usedQ = new Set<number>();
   const usedC = new Set<number>();

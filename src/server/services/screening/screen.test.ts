@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
+import { testListName } from "../../testing/screening-lists";
 import { importList } from "./import";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 import { findMatches, screenAccount, screenPerson } from "./screen";
-import { testListName } from "../../testing/screening-lists";
 
 describe("name normalisation", () => {
   it("transliterates Cyrillic, Greek and Arabic, drops accents, punctuation and honorifics, keeps initials", () => {
@@ -27,7 +27,8 @@ describe("name normalisation", () => {
 
 describe("scoring", () => {
   const entry = { normalizedNames: ["ivan testovich petrenko", "ivan petrenko"], birthDates: ["1961-04-12"], countries: ["UA"] };
-  const score = (name: string, birthDate?: string, country?: string) => scoreCandidate({ tokens: nameTokens(name), birthDate, country }, entry);
+  const score = (name: string, birthDate?: string, country?: string) =>
+    scoreCandidate({ tokens: nameTokens(name), birthDate, country }, entry);
 
   it("scores the same name in any order, with a typo, or as initials above the threshold", () => {
     for (const n of ["Ivan Testovich Petrenko", "PETRENKO, Ivan", "Ivan Petrneko", "I. T. Petrenko", "Mr Ivan Petrenko", "Іван Петренко"]) {
@@ -54,34 +55,68 @@ const person = (id: string, name: string, topics: string[], extra: Record<string
 
 async function testList(lines: string[]) {
   const db = await getDb();
-  const res = await importList(db, { format: "ftm", list: testListName(), files: [{ name: "t.json", text: lines.join("\n") }], importedBy: "system:test" });
+  const res = await importList(db, {
+    format: "ftm",
+    list: testListName(),
+    files: [{ name: "t.json", text: lines.join("\n") }],
+    importedBy: "system:test",
+  });
   return { db, version: { id: res.listVersionId, list: res.list, versionHash: res.versionHash } };
 }
 
 describe("screenPerson", () => {
   it("flags the sandbox provider's sanctioned person as critical and stores a replayable result", async () => {
     const org = await createTestOrg();
-    const out = await screenPerson(org.db, { orgId: org.orgId, subjectRef: "did:test:ivan", name: "Ivan Testovich Petrenko", birthDate: "1961-04-12", country: "UA" });
+    const out = await screenPerson(org.db, {
+      orgId: org.orgId,
+      subjectRef: "did:test:ivan",
+      name: "Ivan Testovich Petrenko",
+      birthDate: "1961-04-12",
+      country: "UA",
+    });
     expect(out).toMatchObject({ sanctions: true, pep: false, severity: "critical", score: 100 });
     const fromFtm = out.matches.find((m) => m.list === "opensanctions")!;
     expect(fromFtm).toMatchObject({ externalId: "fx-ivan-petrenko", topics: ["sanction"], score: 1 });
-    expect(fromFtm.breakdown).toMatchObject({ matchedName: "ivan testovich petrenko", jaroWinkler: 1, phonetic: 1, birthDate: 0.06, country: 0.03, total: 1 });
+    expect(fromFtm.breakdown).toMatchObject({
+      matchedName: "ivan testovich petrenko",
+      jaroWinkler: 1,
+      phonetic: 1,
+      birthDate: 0.06,
+      country: 0.03,
+      total: 1,
+    });
     expect(out.matches.some((m) => m.list === "ofac-sdn")).toBe(true);
     const row = await org.db.screeningResult.findUniqueOrThrow({ where: { id: out.resultId } });
-    expect(row).toMatchObject({ orgId: org.orgId, subjectType: "person", subjectRef: "did:test:ivan", severity: "critical", sanctionsHit: true, pepHit: false, score: 100 });
+    expect(row).toMatchObject({
+      orgId: org.orgId,
+      subjectType: "person",
+      subjectRef: "did:test:ivan",
+      severity: "critical",
+      sanctionsHit: true,
+      pepHit: false,
+      score: 100,
+    });
     const detail = row.detail as any;
     expect(detail.listVersions.map((v: { id: string }) => v.id)).toEqual(out.listVersions);
     expect(detail.matches[0]).toMatchObject({ entryId: out.matches[0]!.entryId, breakdown: out.matches[0]!.breakdown });
     expect(detail.queryHash).toMatch(/^[0-9a-f]{64}$/);
     // Replay: the stored entry and breakdown recompute to the same score.
     const entry = await org.db.screeningEntry.findUniqueOrThrow({ where: { id: fromFtm.entryId } });
-    expect(scoreCandidate({ tokens: nameTokens("Ivan Testovich Petrenko"), birthDate: "1961-04-12", country: "UA" }, entry)).toEqual(fromFtm.breakdown);
-    expect(JSON.stringify(detail)).not.toContain("Testovich Petrenko\"}"); // the query name itself is not stored
+    expect(scoreCandidate({ tokens: nameTokens("Ivan Testovich Petrenko"), birthDate: "1961-04-12", country: "UA" }, entry)).toEqual(
+      fromFtm.breakdown,
+    );
+    expect(JSON.stringify(detail)).not.toContain('Testovich Petrenko"}'); // the query name itself is not stored
   });
 
   it("flags the PEP as high, not sanctioned", async () => {
     const org = await createTestOrg();
-    const out = await screenPerson(org.db, { orgId: org.orgId, subjectRef: "did:test:maria", name: "Maria Fictitia Sandoval", birthDate: "1970-09-03", country: "ES" });
+    const out = await screenPerson(org.db, {
+      orgId: org.orgId,
+      subjectRef: "did:test:maria",
+      name: "Maria Fictitia Sandoval",
+      birthDate: "1970-09-03",
+      country: "ES",
+    });
     expect(out).toMatchObject({ sanctions: false, pep: true, severity: "high" });
     expect(out.matches[0]).toMatchObject({ externalId: "fx-maria-sandoval", topics: ["role.pep"] });
   });
@@ -108,7 +143,9 @@ describe("screenPerson", () => {
 
   it("fetches candidates by key from the index, not by scanning the list", async () => {
     // 400 people; 40 of them share the first name with the query, none anything else.
-    const lines = Array.from({ length: 400 }, (_, i) => person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]));
+    const lines = Array.from({ length: 400 }, (_, i) =>
+      person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]),
+    );
     lines.push(person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }));
     const { db, version } = await testList(lines);
     const res = await findMatches(db, { name: "Quentin Grushevich Zablocki" }, { versions: [version] });
@@ -124,7 +161,13 @@ describe("screenAccount", () => {
     expect(hit).toMatchObject({ labels: ["phishing", "scam"], score: 90, severity: "medium" });
     const clean = await screenAccount(org.db, { orgId: org.orgId, chainAccount: "plainuser123" });
     expect(clean).toMatchObject({ labels: [], score: 0, severity: null });
-    const rows = await org.db.screeningResult.findMany({ where: { orgId: org.orgId, subjectType: "account" }, orderBy: { createdAt: "asc" } });
-    expect(rows.map((r) => [r.subjectRef, r.score, r.severity])).toEqual([["scamdrain.x", 90, "medium"], ["plainuser123", 0, null]]);
+    const rows = await org.db.screeningResult.findMany({
+      where: { orgId: org.orgId, subjectType: "account" },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(rows.map((r) => [r.subjectRef, r.score, r.severity])).toEqual([
+      ["scamdrain.x", 90, "medium"],
+      ["plainuser123", 0, null],
+    ]);
   });
 });

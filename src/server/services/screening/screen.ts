@@ -1,10 +1,10 @@
 import type { Prisma } from "@/generated/prisma/client.ts";
-import type { DbOrTx } from "../../db/client";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
+import type { DbOrTx } from "../../db/client";
 import { nameTokens, retrievalKeys } from "./normalize";
 import { ensureSandboxLists } from "./sandbox-lists";
-import { MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, type Breakdown } from "./score";
+import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate } from "./score";
 
 export type Severity = "low" | "medium" | "high" | "critical";
 
@@ -156,7 +156,10 @@ export type AccountOutcome = { score: number; labels: string[]; severity: Severi
  */
 export async function screenAccount(db: DbOrTx, input: { orgId: string; chainAccount: string }): Promise<AccountOutcome> {
   await ensureSandboxLists(db);
-  const versions = await db.screeningListVersion.findMany({ where: { active: true, format: "labels" }, select: { id: true, list: true, versionHash: true } });
+  const versions = await db.screeningListVersion.findMany({
+    where: { active: true, format: "labels" },
+    select: { id: true, list: true, versionHash: true },
+  });
   const hits = await db.screeningAccountLabel.findMany({
     where: { chainAccount: input.chainAccount, listVersionId: { in: versions.map((v) => v.id) } },
     select: { listVersionId: true, labels: true, score: true },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BACKOFF_MS, backoffMs, leaseMs, signedHeaders } from "./delivery";
 import { verifyWebhook } from "@/webhooks/verify";
+import { backoffMs, leaseMs, MAX_BACKOFF_MS, signedHeaders } from "./delivery";
 
 describe("webhook backoff", () => {
   it("doubles from the base per attempt, within ±10 %", () => {
@@ -26,9 +26,19 @@ describe("webhook backoff", () => {
 
 describe("signed headers", () => {
   it("sign `${timestamp}.${body}` with the secret string, which verifyWebhook accepts", () => {
-    const body = JSON.stringify({ event: "account.unlocked", tenantId: "t", payload: { accountDid: "did:antelope:sandbox:a" }, createdAt: "2026-11-23T07:00:00.000Z" });
+    const body = JSON.stringify({
+      event: "account.unlocked",
+      tenantId: "t",
+      payload: { accountDid: "did:antelope:sandbox:a" },
+      createdAt: "2026-11-23T07:00:00.000Z",
+    });
     const h = signedHeaders({ id: "d-1", event: "account.unlocked" }, body, "whsec_k", 1_790_000_000_000);
-    expect(h).toMatchObject({ "x-bi-event": "account.unlocked", "x-bi-timestamp": "1790000000000", "x-bi-delivery-id": "d-1", "content-type": "application/json" });
+    expect(h).toMatchObject({
+      "x-bi-event": "account.unlocked",
+      "x-bi-timestamp": "1790000000000",
+      "x-bi-delivery-id": "d-1",
+      "content-type": "application/json",
+    });
     expect(h["x-bi-signature"]).toMatch(/^[0-9a-f]{64}$/);
     expect(verifyWebhook(body, h, "whsec_k", { now: 1_790_000_000_000 }).deliveryId).toBe("d-1");
   });

@@ -1,7 +1,7 @@
 import { env } from "@/env";
-import type { Db } from "../../db/client";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { open } from "../../crypto/secret-box";
+import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { OutboundError, pinnedPost, type Resolver } from "../../net/ssrf-request";
 import { webhookMetrics } from "./metrics";
@@ -93,7 +93,10 @@ export function signedHeaders(c: Pick<Claim, "id" | "event">, body: string, secr
   };
 }
 
-async function send(c: Claim & { body: string }, opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string }): Promise<Outcome> {
+async function send(
+  c: Claim & { body: string },
+  opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string },
+): Promise<Outcome> {
   try {
     const res = await pinnedPost(new URL(c.url), {
       headers: signedHeaders(c, c.body, open(c.secretEnc)),
@@ -144,7 +147,10 @@ export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {
   const outcome: Outcome =
     c.body === null
       ? { ok: false, status: null, error: "The payload of this delivery is no longer kept." }
-      : await send({ ...c, body: c.body }, { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca });
+      : await send(
+          { ...c, body: c.body },
+          { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca },
+        );
   const status = await finish(db, c, outcome, c.body === null ? { ...cfg, maxAttempts: 0 } : cfg);
   const seconds = (performance.now() - started) / 1000;
   if (status) {
@@ -152,6 +158,9 @@ export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {
     m.attempts.inc({ outcome: status });
     m.latency.observe({ outcome: status }, seconds);
   }
-  logger().debug({ deliveryId: c.id, webhookId: c.webhookId, outcome: status ?? "lease_lost", ms: Math.round(seconds * 1000) }, "webhook attempt");
+  logger().debug(
+    { deliveryId: c.id, webhookId: c.webhookId, outcome: status ?? "lease_lost", ms: Math.round(seconds * 1000) },
+    "webhook attempt",
+  );
   return status;
 }

@@ -21,7 +21,10 @@ const subscribes = (hook: HookRow, event: string) => hook.events.includes("*") |
  * dispatchers may run; the deliveries and the `dispatchedAt` mark commit together.
  * `orgId` limits the run to one organization (tests share one database).
  */
-export async function dispatchOutboxEvents(db: Db, opts: { limit?: number; orgId?: string } = {}): Promise<{ events: number; deliveries: number }> {
+export async function dispatchOutboxEvents(
+  db: Db,
+  opts: { limit?: number; orgId?: string } = {},
+): Promise<{ events: number; deliveries: number }> {
   const limit = opts.limit ?? 200;
   const orgId = opts.orgId ?? null;
   return db.$transaction(async (tx) => {

@@ -1,13 +1,13 @@
-import type { Webhook, WebhookDelivery } from "@/generated/prisma/client.ts";
 import { env } from "@/env";
+import type { Webhook, WebhookDelivery } from "@/generated/prisma/client.ts";
+import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { seal } from "../../crypto/secret-box";
 import { AppError, conflict, notFound } from "../../errors";
-import type { ServiceContext } from "../../context";
 import { checkWebhookUrl } from "../../net/ssrf";
 import { OutboundError, resolveChecked } from "../../net/ssrf-request";
-import type { DeliveryListQuery, RegisterWebhookInput } from "./webhooks.schema";
 import { appendAudit } from "../audit";
+import type { DeliveryListQuery, RegisterWebhookInput } from "./webhooks.schema";
 
 /** Active webhooks per organization: every event fans out to each, so the count bounds the work. */
 export const MAX_ACTIVE_WEBHOOKS = 20;
@@ -16,7 +16,10 @@ const REGISTRATION_DNS_TIMEOUT_MS = 5_000;
 export const SECRET_WARNING = "Store this signing secret now: it is shown once. Verify every delivery with it (see docs/webhooks.md).";
 
 const urlRefused = (reason: string) =>
-  new AppError("VALIDATION_ERROR", `The webhook URL ${reason}.`, { reason: "url_not_allowed", issues: [{ path: "body.url", message: reason }] });
+  new AppError("VALIDATION_ERROR", `The webhook URL ${reason}.`, {
+    reason: "url_not_allowed",
+    issues: [{ path: "body.url", message: reason }],
+  });
 
 export const webhookView = (w: Webhook) => ({
   id: w.id,
@@ -56,11 +59,15 @@ async function assertReceiverUrl(raw: string): Promise<string> {
       await Promise.race([
         resolveChecked(verdict.url, { allowPrivate }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new OutboundError("dns", "The host name could not be resolved in time.")), REGISTRATION_DNS_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new OutboundError("dns", "The host name could not be resolved in time.")),
+            REGISTRATION_DNS_TIMEOUT_MS,
+          );
         }),
       ]);
     } catch (err) {
-      if (err instanceof OutboundError) throw urlRefused(err.kind === "refused_address" ? "resolves to a refused address range" : "host name could not be resolved");
+      if (err instanceof OutboundError)
+        throw urlRefused(err.kind === "refused_address" ? "resolves to a refused address range" : "host name could not be resolved");
       throw err;
     } finally {
       clearTimeout(timer);
@@ -81,13 +88,17 @@ export async function registerWebhook(ctx: ServiceContext, input: RegisterWebhoo
       throw conflict("webhook_limit", `An organization may have at most ${MAX_ACTIVE_WEBHOOKS} active webhooks; deactivate one first.`);
     }
     const hook = await tx.webhook.create({ data: { orgId: ctx.org.id, url, events, secretEnc: seal(secret) } });
-    await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-      action: "webhook.created",
-      subjectType: "webhook",
-      subject: hook.id,
-      // The host only: a receiver URL's path or query may itself carry a token.
-      data: { host: new URL(url).host, events },
-    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "webhook.created",
+        subjectType: "webhook",
+        subject: hook.id,
+        // The host only: a receiver URL's path or query may itself carry a token.
+        data: { host: new URL(url).host, events },
+      },
+    );
     return { ...webhookView(hook), secret, warning: SECRET_WARNING };
   });
 }
@@ -107,18 +118,25 @@ export async function deactivateWebhook(ctx: ServiceContext, id: string) {
     const hook = await tx.webhook.findFirst({ where: { id, orgId: ctx.org.id } });
     if (!hook) throw notFound("The webhook");
     if (!hook.active) return webhookView(hook);
-    const r = await tx.webhook.updateMany({ where: { id, orgId: ctx.org.id, active: true }, data: { active: false, deactivatedAt: ctx.now() } });
+    const r = await tx.webhook.updateMany({
+      where: { id, orgId: ctx.org.id, active: true },
+      data: { active: false, deactivatedAt: ctx.now() },
+    });
     if (r.count) {
       const ended = await tx.webhookDelivery.updateMany({
         where: { webhookId: id, orgId: ctx.org.id, status: { in: ["pending", "failed"] } },
         data: { status: "dead", lastError: "The webhook was deactivated.", lockedUntil: null },
       });
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "webhook.deactivated",
-        subjectType: "webhook",
-        subject: id,
-        data: { endedDeliveries: ended.count },
-      });
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "webhook.deactivated",
+          subjectType: "webhook",
+          subject: id,
+          data: { endedDeliveries: ended.count },
+        },
+      );
     }
     return webhookView(await tx.webhook.findUniqueOrThrow({ where: { id } }));
   });
@@ -143,7 +161,8 @@ export async function replayDelivery(ctx: ServiceContext, id: string) {
     const d = await tx.webhookDelivery.findFirst({ where: { id, orgId: ctx.org.id }, include: { webhook: true } });
     if (!d || d.webhook.orgId !== ctx.org.id) throw notFound("The delivery");
     if (d.status === "delivered") throw conflict("already_delivered", "This delivery was already delivered; it is not sent again.");
-    if (d.body === null) throw conflict("payload_unavailable", "The payload of this delivery is no longer kept, so it cannot be sent again.");
+    if (d.body === null)
+      throw conflict("payload_unavailable", "The payload of this delivery is no longer kept, so it cannot be sent again.");
     if (!d.webhook.active) throw conflict("webhook_inactive", "The webhook of this delivery is deactivated.");
     if (d.status === "pending") return deliveryView(d);
     // Conditional on the status read above, so a worker finishing an attempt at this moment wins or loses cleanly.
@@ -152,12 +171,16 @@ export async function replayDelivery(ctx: ServiceContext, id: string) {
       data: { status: "pending", attempts: 0, nextAttemptAt: ctx.now(), lockedUntil: null },
     });
     if (r.count) {
-      await appendAudit(tx, { orgId: ctx.org.id, actor: ctx.actor }, {
-        action: "webhook.delivery_replayed",
-        subjectType: "webhook_delivery",
-        subject: id,
-        data: { webhookId: d.webhookId, event: d.event, previousStatus: d.status, previousAttempts: d.attempts },
-      });
+      await appendAudit(
+        tx,
+        { orgId: ctx.org.id, actor: ctx.actor },
+        {
+          action: "webhook.delivery_replayed",
+          subjectType: "webhook_delivery",
+          subject: id,
+          data: { webhookId: d.webhookId, event: d.event, previousStatus: d.status, previousAttempts: d.attempts },
+        },
+      );
     }
     return deliveryView(await tx.webhookDelivery.findUniqueOrThrow({ where: { id } }));
   });

@@ -16,7 +16,11 @@ export async function purgeWebhookHistory(db: Db, opts: { now?: Date; orgId?: st
   const outboxBefore = new Date(now.getTime() - OUTBOX_RETENTION_DAYS * 86_400_000);
   const bodiesBefore = new Date(now.getTime() - DELIVERY_BODY_RETENTION_DAYS * 86_400_000);
   // Ids first, then a write by id: bounded batches, with Prisma binding the timestamps.
-  const oldEvents = await db.outboxEvent.findMany({ where: { ...org, dispatchedAt: { lt: outboxBefore } }, select: { id: true }, take: BATCH });
+  const oldEvents = await db.outboxEvent.findMany({
+    where: { ...org, dispatchedAt: { lt: outboxBefore } },
+    select: { id: true },
+    take: BATCH,
+  });
   const outbox = oldEvents.length ? (await db.outboxEvent.deleteMany({ where: { id: { in: oldEvents.map((e) => e.id) } } })).count : 0;
   const oldBodies = await db.webhookDelivery.findMany({
     where: { ...org, status: { in: ["delivered", "dead"] }, body: { not: null }, updatedAt: { lt: bodiesBefore } },
@@ -24,7 +28,12 @@ export async function purgeWebhookHistory(db: Db, opts: { now?: Date; orgId?: st
     take: BATCH,
   });
   const bodies = oldBodies.length
-    ? (await db.webhookDelivery.updateMany({ where: { id: { in: oldBodies.map((d) => d.id) }, status: { in: ["delivered", "dead"] } }, data: { body: null } })).count
+    ? (
+        await db.webhookDelivery.updateMany({
+          where: { id: { in: oldBodies.map((d) => d.id) }, status: { in: ["delivered", "dead"] } },
+          data: { body: null },
+        })
+      ).count
     : 0;
   return { outbox, bodies };
 }

@@ -1,7 +1,7 @@
 import { env } from "@/env";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
-import { attemptDelivery, claimDeliveries, leaseMs, type AttemptOptions } from "./delivery";
+import { type AttemptOptions, attemptDelivery, claimDeliveries, leaseMs } from "./delivery";
 
 export type DeliveryWorkerOptions = AttemptOptions & {
   /** Attempts in flight at once in this process. */
@@ -39,7 +39,9 @@ export function createDeliveryWorker(opts: DeliveryWorkerOptions = {}): Delivery
     perHook.set(claim.webhookId, (perHook.get(claim.webhookId) ?? 0) + 1);
     const p = attemptDelivery(db, claim, opts)
       .then(() => undefined)
-      .catch((err: Error) => logger().error({ deliveryId: claim.id, err: { message: err.message } }, "webhook attempt could not be recorded"))
+      .catch((err: Error) =>
+        logger().error({ deliveryId: claim.id, err: { message: err.message } }, "webhook attempt could not be recorded"),
+      )
       .finally(() => {
         running.delete(p);
         const n = (perHook.get(claim.webhookId) ?? 1) - 1;

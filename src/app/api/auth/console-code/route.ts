@@ -1,8 +1,8 @@
-import { NextResponse, type NextRequest } from "next/server";
+import { type NextRequest, NextResponse } from "next/server";
 import { z } from "zod";
+import { clientIpFrom } from "@/server/auth/client-ip";
 import { getDb } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
-import { clientIpFrom } from "@/server/auth/client-ip";
 import { startConsoleSignIn } from "@/server/services/org";
 
 export const dynamic = "force-dynamic";

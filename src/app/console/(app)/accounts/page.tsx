@@ -2,16 +2,23 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useTRPC, errorMessage } from "@/trpc/react";
-import { DataTable, columnsFor } from "@/components/ui/data-table";
+import { atLeast } from "@/components/console/roles";
+import { useMe } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { useMe } from "@/components/console/shell";
-import { atLeast } from "@/components/console/roles";
+import { errorMessage, useTRPC } from "@/trpc/react";
 
 type Lifecycle = "provisional" | "bound" | "unlocked" | "suspended";
-type Account = { accountDid: string; name: string; chain: string; lifecycle: Lifecycle; contacts: { email: string | null; emailVerified: boolean; phone: string | null; phoneVerified: boolean }; createdAt: string };
+type Account = {
+  accountDid: string;
+  name: string;
+  chain: string;
+  lifecycle: Lifecycle;
+  contacts: { email: string | null; emailVerified: boolean; phone: string | null; phoneVerified: boolean };
+  createdAt: string;
+};
 const TONE = { provisional: "amber", bound: "indigo", unlocked: "green", suspended: "red" } as const;
 
 export default function AccountsPage() {
@@ -23,10 +30,14 @@ export default function AccountsPage() {
   const list = useQuery(trpc.accounts.list.queryOptions({ limit: 200, ...(lifecycle ? { lifecycle } : {}) }));
   const suspend = useMutation(
     trpc.accounts.suspend.mutationOptions({
-      onSuccess: (r) => { toast({ tone: "ok", title: `${r.accountDid} suspended` }); void qc.invalidateQueries({ queryKey: trpc.accounts.list.queryKey() }); },
+      onSuccess: (r) => {
+        toast({ tone: "ok", title: `${r.accountDid} suspended` });
+        void qc.invalidateQueries({ queryKey: trpc.accounts.list.queryKey() });
+      },
       onError: (err) => toast({ tone: "error", title: "The account was not suspended", body: errorMessage(err) }),
     }),
   );
+  const suspendMutate = suspend.mutate;
   const canSuspend = atLeast(me.role, "admin");
   const columns = useMemo(() => {
     const c = columnsFor<Account>();
@@ -39,7 +50,13 @@ export default function AccountsPage() {
         enableSorting: false,
         cell: (i) => {
           const k = i.row.original.contacts;
-          return <span className="text-slate-600">{[k.email && `${k.email}${k.emailVerified ? " ✓" : ""}`, k.phone && `${k.phone}${k.phoneVerified ? " ✓" : ""}`].filter(Boolean).join(" · ") || "—"}</span>;
+          return (
+            <span className="text-slate-600">
+              {[k.email && `${k.email}${k.emailVerified ? " ✓" : ""}`, k.phone && `${k.phone}${k.phoneVerified ? " ✓" : ""}`]
+                .filter(Boolean)
+                .join(" · ") || "—"}
+            </span>
+          );
         },
       }),
       c.accessor("createdAt", { header: "Created", sortFn: "datetime", cell: (i) => fmtTime(i.getValue()) }),
@@ -49,19 +66,26 @@ export default function AccountsPage() {
         cell: (i) =>
           canSuspend && i.row.original.lifecycle !== "suspended" ? (
             <Confirm
-              trigger={<button type="button" className="btn-secondary">Suspend</button>}
+              trigger={
+                <button type="button" className="btn-secondary">
+                  Suspend
+                </button>
+              }
               title={`Suspend ${i.row.original.name}?`}
               description="The account is marked suspended for every integration; its previous lifecycle is kept for reinstatement."
               confirmLabel="Suspend"
-              onConfirm={() => suspend.mutate({ accountDid: i.row.original.accountDid })}
+              onConfirm={() => suspendMutate({ accountDid: i.row.original.accountDid })}
             />
           ) : null,
       }),
     ];
-  }, [canSuspend]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [canSuspend, suspendMutate]);
   return (
     <>
-      <PageHeader title="Accounts" description="Chain accounts created through this organization, newest first. Contacts are shown masked." />
+      <PageHeader
+        title="Accounts"
+        description="Chain accounts created through this organization, newest first. Contacts are shown masked."
+      />
       <DataTable
         label="Accounts"
         columns={columns}
@@ -69,14 +93,27 @@ export default function AccountsPage() {
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}
-        empty={lifecycle ? `No ${lifecycle} accounts.` : "No accounts yet. They appear here when your backend calls POST /v1/accounts/free."}
+        empty={
+          lifecycle ? `No ${lifecycle} accounts.` : "No accounts yet. They appear here when your backend calls POST /v1/accounts/free."
+        }
         filterPlaceholder="Filter by name or contact"
         toolbar={
           <>
-            <label htmlFor="lifecycle" className="sr-only">Lifecycle</label>
-            <select id="lifecycle" className="field w-auto py-1" value={lifecycle} onChange={(e) => setLifecycle(e.target.value as Lifecycle | "")}>
+            <label htmlFor="lifecycle" className="sr-only">
+              Lifecycle
+            </label>
+            <select
+              id="lifecycle"
+              className="field w-auto py-1"
+              value={lifecycle}
+              onChange={(e) => setLifecycle(e.target.value as Lifecycle | "")}
+            >
               <option value="">All lifecycles</option>
-              {(["provisional", "bound", "unlocked", "suspended"] as const).map((l) => <option key={l} value={l}>{l}</option>)}
+              {(["provisional", "bound", "unlocked", "suspended"] as const).map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
             </select>
           </>
         }

@@ -2,18 +2,32 @@
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useTRPC, useTRPCClient, errorMessage } from "@/trpc/react";
-import { DataTable, columnsFor } from "@/components/ui/data-table";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { useToast } from "@/components/ui/toast";
 import { RoleGate } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { columnsFor, DataTable } from "@/components/ui/data-table";
+import { useToast } from "@/components/ui/toast";
+import { errorMessage, useTRPC, useTRPCClient } from "@/trpc/react";
 
-type Entry = { id: string; seq: number; actor: string; action: string; subjectType: string | null; subject: string | null; data: Record<string, unknown>; createdAt: string; hash: string };
+type Entry = {
+  id: string;
+  seq: number;
+  actor: string;
+  action: string;
+  subjectType: string | null;
+  subject: string | null;
+  data: Record<string, unknown>;
+  createdAt: string;
+  hash: string;
+};
 
 export default function AuditPage() {
   return (
     <RoleGate min="compliance_officer">
-      <PageHeader title="Audit log" description="Every change, hash-chained per organization: altering, removing or reordering an entry breaks the chain." actions={<VerifyChain />} />
+      <PageHeader
+        title="Audit log"
+        description="Every change, hash-chained per organization: altering, removing or reordering an entry breaks the chain."
+        actions={<VerifyChain />}
+      />
       <Entries />
       <Exports />
     </RoleGate>
@@ -35,7 +49,11 @@ function VerifyChain() {
             : `Chain broken${verify.data.firstInvalidEntryId ? ` at entry ${verify.data.firstInvalidEntryId}` : ""}: ${verify.data.reason}`}
         </p>
       )}
-      {verify.error && <p role="alert" className="text-sm text-red-700">{errorMessage(verify.error)}</p>}
+      {verify.error && (
+        <p role="alert" className="text-sm text-red-700">
+          {errorMessage(verify.error)}
+        </p>
+      )}
     </div>
   );
 }
@@ -58,15 +76,33 @@ function Entries() {
     const c = columnsFor<Entry>();
     return [
       c.accessor("seq", { header: "#", cell: (i) => <span className="tabular-nums text-slate-500">{i.getValue()}</span> }),
-      c.accessor("createdAt", { header: "When", sortFn: "datetime", cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span> }),
+      c.accessor("createdAt", {
+        header: "When",
+        sortFn: "datetime",
+        cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span>,
+      }),
       c.accessor("action", { header: "Action", cell: (i) => <code className="text-xs">{i.getValue()}</code> }),
       c.accessor("actor", { header: "Actor", cell: (i) => <span className="break-all">{i.getValue()}</span> }),
-      c.accessor((e) => `${e.subjectType ?? ""} ${e.subject ?? ""}`, { id: "subject", header: "Subject", cell: (i) => <span className="break-all text-slate-600">{i.row.original.subject ?? "—"}</span> }),
+      c.accessor((e) => `${e.subjectType ?? ""} ${e.subject ?? ""}`, {
+        id: "subject",
+        header: "Subject",
+        cell: (i) => <span className="break-all text-slate-600">{i.row.original.subject ?? "—"}</span>,
+      }),
       c.accessor((e) => JSON.stringify(e.data), {
         id: "data",
         header: "Details",
         enableSorting: false,
-        cell: (i) => (Object.keys(i.row.original.data).length ? <details><summary className="cursor-pointer text-indigo-600">View</summary><pre className="mt-1 max-w-md overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(i.row.original.data, null, 2)}</pre></details> : "—"),
+        cell: (i) =>
+          Object.keys(i.row.original.data).length ? (
+            <details>
+              <summary className="cursor-pointer text-indigo-600">View</summary>
+              <pre className="mt-1 max-w-md overflow-x-auto rounded bg-slate-50 p-2 text-xs">
+                {JSON.stringify(i.row.original.data, null, 2)}
+              </pre>
+            </details>
+          ) : (
+            "—"
+          ),
       }),
     ];
   }, []);
@@ -83,10 +119,16 @@ function Entries() {
       pageSize={25}
       toolbar={
         <>
-          <label className="sr-only" htmlFor="action-filter">Action</label>
+          <label className="sr-only" htmlFor="action-filter">
+            Action
+          </label>
           <select id="action-filter" className="field w-auto py-1" value={action} onChange={(e) => setAction(e.target.value)}>
             <option value="">All actions</option>
-            {actions.map((a) => <option key={a} value={a}>{a}</option>)}
+            {actions.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
           </select>
           {pages.hasNextPage && (
             <button type="button" className="btn-secondary" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
@@ -108,10 +150,16 @@ function Exports() {
   const iso = (d: Date) => d.toISOString().slice(0, 10);
   const [from, setFrom] = useState(iso(new Date(today.getTime() - 30 * 86_400_000)));
   const [to, setTo] = useState(iso(new Date(today.getTime() + 86_400_000)));
-  const list = useQuery({ ...trpc.audit.exports.queryOptions({ limit: "20" }), refetchInterval: (q) => (q.state.data?.exports.some((e) => e.status === "queued" || e.status === "running") ? 1500 : false) });
+  const list = useQuery({
+    ...trpc.audit.exports.queryOptions({ limit: "20" }),
+    refetchInterval: (q) => (q.state.data?.exports.some((e) => e.status === "queued" || e.status === "running") ? 1500 : false),
+  });
   const request = useMutation(
     trpc.audit.requestExport.mutationOptions({
-      onSuccess: () => { toast({ tone: "ok", title: "Export queued", body: "It is signed and ready in a few seconds." }); void qc.invalidateQueries({ queryKey: trpc.audit.exports.queryKey() }); },
+      onSuccess: () => {
+        toast({ tone: "ok", title: "Export queued", body: "It is signed and ready in a few seconds." });
+        void qc.invalidateQueries({ queryKey: trpc.audit.exports.queryKey() });
+      },
       onError: (err) => toast({ tone: "error", title: "The export was not started", body: errorMessage(err) }),
     }),
   );
@@ -126,22 +174,48 @@ function Exports() {
   }
   return (
     <section className="card mt-6" aria-labelledby="exports-h">
-      <h2 id="exports-h" className="font-semibold">Signed exports</h2>
-      <p className="mt-1 text-sm text-slate-600">A JSON file of the entries in a range with a checkpoint signed by the issuer key, verifiable away from this service.</p>
-      <form className="mt-3 flex flex-wrap items-end gap-3" onSubmit={(e) => { e.preventDefault(); request.mutate({ from: `${from}T00:00:00Z`, to: `${to}T00:00:00Z` }); }}>
-        <div><label htmlFor="export-from" className="label">From</label><input id="export-from" type="date" className="field" value={from} onChange={(e) => setFrom(e.target.value)} /></div>
-        <div><label htmlFor="export-to" className="label">To (exclusive)</label><input id="export-to" type="date" className="field" value={to} onChange={(e) => setTo(e.target.value)} /></div>
-        <button type="submit" className="btn-primary" disabled={request.isPending}>Start export</button>
+      <h2 id="exports-h" className="font-semibold">
+        Signed exports
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        A JSON file of the entries in a range with a checkpoint signed by the issuer key, verifiable away from this service.
+      </p>
+      <form
+        className="mt-3 flex flex-wrap items-end gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          request.mutate({ from: `${from}T00:00:00Z`, to: `${to}T00:00:00Z` });
+        }}
+      >
+        <div>
+          <label htmlFor="export-from" className="label">
+            From
+          </label>
+          <input id="export-from" type="date" className="field" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </div>
+        <div>
+          <label htmlFor="export-to" className="label">
+            To (exclusive)
+          </label>
+          <input id="export-to" type="date" className="field" value={to} onChange={(e) => setTo(e.target.value)} />
+        </div>
+        <button type="submit" className="btn-primary" disabled={request.isPending}>
+          Start export
+        </button>
       </form>
       <ul className="mt-4 divide-y divide-slate-100 text-sm" aria-label="Export jobs">
         {list.data?.exports.length === 0 && <li className="py-3 text-slate-500">No exports yet.</li>}
         {list.data?.exports.map((j) => (
           <li key={j.jobId} className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2">
             <Badge tone={j.status === "completed" ? "green" : j.status === "failed" ? "red" : "amber"}>{j.status}</Badge>
-            <span className="text-slate-600">{fmtTime(j.from)} → {fmtTime(j.to)}</span>
+            <span className="text-slate-600">
+              {fmtTime(j.from)} → {fmtTime(j.to)}
+            </span>
             {j.error && <span className="text-red-700">{j.error}</span>}
             {j.status === "completed" && (
-              <button type="button" className="btn-secondary ml-auto" onClick={() => void download(j.jobId)}>Download</button>
+              <button type="button" className="btn-secondary ml-auto" onClick={() => void download(j.jobId)}>
+                Download
+              </button>
             )}
           </li>
         ))}

@@ -2,13 +2,13 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useTRPC, errorMessage } from "@/trpc/react";
-import { DataTable, columnsFor } from "@/components/ui/data-table";
+import { atLeast, ROLES, type Role, roleLabel } from "@/components/console/roles";
+import { RoleGate, useMe } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { RoleGate, useMe } from "@/components/console/shell";
-import { ROLES, atLeast, roleLabel, type Role } from "@/components/console/roles";
+import { errorMessage, useTRPC } from "@/trpc/react";
 
 type Member = { email: string; role: Role; active: boolean; createdAt: string; updatedAt: string };
 
@@ -28,9 +28,27 @@ function Members() {
   const list = useQuery(trpc.members.list.queryOptions());
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
   const onError = (title: string) => (err: unknown) => toast({ tone: "error", title, body: errorMessage(err) });
-  const update = useMutation(trpc.members.update.mutationOptions({ onSuccess: (m) => { toast({ tone: "ok", title: `${m.email} is now ${roleLabel(m.role)}${m.active ? "" : " (inactive)"}` }); void refresh(); }, onError: onError("The member was not changed") }));
-  const remove = useMutation(trpc.members.remove.mutationOptions({ onSuccess: (m) => { toast({ tone: "ok", title: `${m.email} was deactivated` }); void refresh(); }, onError: onError("The member was not deactivated") }));
-  const grantable = ROLES.filter((r) => atLeast(me.role, r));
+  const update = useMutation(
+    trpc.members.update.mutationOptions({
+      onSuccess: (m) => {
+        toast({ tone: "ok", title: `${m.email} is now ${roleLabel(m.role)}${m.active ? "" : " (inactive)"}` });
+        void refresh();
+      },
+      onError: onError("The member was not changed"),
+    }),
+  );
+  const updateMutate = update.mutate;
+  const remove = useMutation(
+    trpc.members.remove.mutationOptions({
+      onSuccess: (m) => {
+        toast({ tone: "ok", title: `${m.email} was deactivated` });
+        void refresh();
+      },
+      onError: onError("The member was not deactivated"),
+    }),
+  );
+  const removeMutate = remove.mutate;
+  const grantable = useMemo(() => ROLES.filter((r) => atLeast(me.role, r)), [me.role]);
 
   const columns = useMemo(() => {
     const c = columnsFor<Member>();
@@ -46,14 +64,22 @@ function Members() {
               aria-label={`Role of ${m.email}`}
               className="field w-auto py-1"
               value={m.role}
-              onChange={(e) => update.mutate({ email: m.email, patch: { role: e.target.value as Role } })}
+              onChange={(e) => updateMutate({ email: m.email, patch: { role: e.target.value as Role } })}
             >
-              {grantable.map((r) => <option key={r} value={r}>{roleLabel(r)}</option>)}
+              {grantable.map((r) => (
+                <option key={r} value={r}>
+                  {roleLabel(r)}
+                </option>
+              ))}
             </select>
           );
         },
       }),
-      c.accessor((m) => (m.active ? "active" : "inactive"), { id: "status", header: "Status", cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge> }),
+      c.accessor((m) => (m.active ? "active" : "inactive"), {
+        id: "status",
+        header: "Status",
+        cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge>,
+      }),
       c.accessor("updatedAt", { header: "Changed", sortFn: "datetime", cell: (i) => fmtTime(i.getValue()) }),
       c.display({
         id: "actions",
@@ -63,21 +89,25 @@ function Members() {
           if (!atLeast(me.role, m.role)) return null;
           return m.active ? (
             <Confirm
-              trigger={<button type="button" className="btn-secondary">Deactivate</button>}
+              trigger={
+                <button type="button" className="btn-secondary">
+                  Deactivate
+                </button>
+              }
               title={`Deactivate ${m.email}?`}
               description="They are signed out at their next request and can no longer sign in. Their audit history stays. You can reactivate them later."
               confirmLabel="Deactivate"
-              onConfirm={() => remove.mutate({ email: m.email })}
+              onConfirm={() => removeMutate({ email: m.email })}
             />
           ) : (
-            <button type="button" className="btn-secondary" onClick={() => update.mutate({ email: m.email, patch: { active: true } })}>
+            <button type="button" className="btn-secondary" onClick={() => updateMutate({ email: m.email, patch: { active: true } })}>
               Reactivate
             </button>
           );
         },
       }),
     ];
-  }, [me.role]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [me.role, grantable, updateMutate, removeMutate]);
 
   return (
     <>
@@ -88,7 +118,8 @@ function Members() {
       />
       {list.data && list.data.members.length === 0 && (
         <p className="mb-4 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
-          No members yet: anyone with the console password signs in as owner. Adding the first member ends this, and you are added as an owner too.
+          No members yet: anyone with the console password signs in as owner. Adding the first member ends this, and you are added as an
+          owner too.
         </p>
       )}
       <DataTable
@@ -123,8 +154,18 @@ function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => v
   );
   return (
     <>
-      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>Add member</button>
-      <Modal open={open} onOpenChange={(o) => { setOpen(o); add.reset(); }} title="Add a member" description="They sign in with the organization's console password and a code emailed to this address. Adding an existing address updates its role and reactivates it.">
+      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
+        Add member
+      </button>
+      <Modal
+        open={open}
+        onOpenChange={(o) => {
+          setOpen(o);
+          add.reset();
+        }}
+        title="Add a member"
+        description="They sign in with the organization's console password and a code emailed to this address. Adding an existing address updates its role and reactivates it."
+      >
         <form
           className="space-y-4"
           onSubmit={(e) => {
@@ -133,19 +174,35 @@ function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => v
           }}
         >
           <div>
-            <label htmlFor="member-email" className="label">Email</label>
+            <label htmlFor="member-email" className="label">
+              Email
+            </label>
             <input id="member-email" type="email" required className="field" value={email} onChange={(e) => setEmail(e.target.value)} />
           </div>
           <div>
-            <label htmlFor="member-role" className="label">Role</label>
+            <label htmlFor="member-role" className="label">
+              Role
+            </label>
             <select id="member-role" className="field" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {grantable.map((r) => <option key={r} value={r}>{roleLabel(r)}</option>)}
+              {grantable.map((r) => (
+                <option key={r} value={r}>
+                  {roleLabel(r)}
+                </option>
+              ))}
             </select>
           </div>
-          {add.error && <p role="alert" className="text-sm text-red-700">{errorMessage(add.error)}</p>}
+          {add.error && (
+            <p role="alert" className="text-sm text-red-700">
+              {errorMessage(add.error)}
+            </p>
+          )}
           <div className="flex justify-end gap-2">
-            <button type="button" className="btn-secondary" onClick={() => setOpen(false)}>Cancel</button>
-            <button type="submit" className="btn-primary" disabled={add.isPending}>{add.isPending ? "Adding…" : "Add member"}</button>
+            <button type="button" className="btn-secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+            <button type="submit" className="btn-primary" disabled={add.isPending}>
+              {add.isPending ? "Adding…" : "Add member"}
+            </button>
           </div>
         </form>
       </Modal>

@@ -2,13 +2,23 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useTRPC } from "@/trpc/react";
-import { DataTable, columnsFor } from "@/components/ui/data-table";
-import { Badge, PageHeader, ShortDid, fmtTime } from "@/components/ui/badge";
 import { RoleGate } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
+import { columnsFor, DataTable } from "@/components/ui/data-table";
+import { useTRPC } from "@/trpc/react";
 
 type KycStatus = "not_started" | "pending" | "in_review" | "approved" | "rejected" | "retry";
-type Person = { personDid: string; kycStatus: KycStatus; kycLevel: string; kycProvider: string | null; country: string | null; pepFlag: boolean; sanctionsFlag: boolean; riskScore: number; updatedAt: string };
+type Person = {
+  personDid: string;
+  kycStatus: KycStatus;
+  kycLevel: string;
+  kycProvider: string | null;
+  country: string | null;
+  pepFlag: boolean;
+  sanctionsFlag: boolean;
+  riskScore: number;
+  updatedAt: string;
+};
 const TONE = { not_started: "slate", pending: "amber", in_review: "amber", approved: "green", rejected: "red", retry: "amber" } as const;
 
 export default function PeoplePage() {
@@ -23,7 +33,9 @@ function People() {
   const trpc = useTRPC();
   const [kycStatus, setKycStatus] = useState<KycStatus | "">("");
   const [flagged, setFlagged] = useState(false);
-  const list = useQuery(trpc.people.list.queryOptions({ limit: 200, ...(kycStatus ? { kycStatus } : {}), ...(flagged ? { flagged: "true" as const } : {}) }));
+  const list = useQuery(
+    trpc.people.list.queryOptions({ limit: 200, ...(kycStatus ? { kycStatus } : {}), ...(flagged ? { flagged: "true" as const } : {}) }),
+  );
   const columns = useMemo(() => {
     const c = columnsFor<Person>();
     return [
@@ -31,27 +43,60 @@ function People() {
       c.accessor("kycStatus", { header: "KYC", cell: (i) => <Badge tone={TONE[i.getValue()]}>{i.getValue().replace("_", " ")}</Badge> }),
       c.accessor((p) => p.country ?? "", { id: "country", header: "Country", cell: (i) => i.getValue() || "—" }),
       c.accessor((p) => `${p.pepFlag ? "PEP " : ""}${p.sanctionsFlag ? "sanctions" : ""}`, {
-        id: "flags", header: "Flags",
-        cell: (i) => <div className="flex gap-1">{i.row.original.sanctionsFlag && <Badge tone="red">sanctions</Badge>}{i.row.original.pepFlag && <Badge tone="amber">PEP</Badge>}{!i.getValue() && "—"}</div>,
+        id: "flags",
+        header: "Flags",
+        cell: (i) => (
+          <div className="flex gap-1">
+            {i.row.original.sanctionsFlag && <Badge tone="red">sanctions</Badge>}
+            {i.row.original.pepFlag && <Badge tone="amber">PEP</Badge>}
+            {!i.getValue() && "—"}
+          </div>
+        ),
       }),
       c.accessor("riskScore", { header: "Risk" }),
-      c.accessor("updatedAt", { header: "Updated", sortFn: "datetime", cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span> }),
+      c.accessor("updatedAt", {
+        header: "Updated",
+        sortFn: "datetime",
+        cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span>,
+      }),
     ];
   }, []);
   return (
     <>
-      <PageHeader title="People" description="KYC subjects of this organization, newest first. No identity documents are held here, only the provider's verdict." />
+      <PageHeader
+        title="People"
+        description="KYC subjects of this organization, newest first. No identity documents are held here, only the provider's verdict."
+      />
       <DataTable
-        label="People" columns={columns} data={list.data?.people as Person[] | undefined} isLoading={list.isLoading} error={list.error} onRetry={() => void list.refetch()}
-        empty="No people yet. They appear when your backend starts KYC." filterPlaceholder="Filter by DID or country"
+        label="People"
+        columns={columns}
+        data={list.data?.people as Person[] | undefined}
+        isLoading={list.isLoading}
+        error={list.error}
+        onRetry={() => void list.refetch()}
+        empty="No people yet. They appear when your backend starts KYC."
+        filterPlaceholder="Filter by DID or country"
         toolbar={
           <>
-            <label htmlFor="kyc-status" className="sr-only">KYC status</label>
-            <select id="kyc-status" className="field w-auto py-1" value={kycStatus} onChange={(e) => setKycStatus(e.target.value as KycStatus | "")}>
+            <label htmlFor="kyc-status" className="sr-only">
+              KYC status
+            </label>
+            <select
+              id="kyc-status"
+              className="field w-auto py-1"
+              value={kycStatus}
+              onChange={(e) => setKycStatus(e.target.value as KycStatus | "")}
+            >
               <option value="">All KYC statuses</option>
-              {(["not_started", "pending", "in_review", "approved", "rejected", "retry"] as const).map((s) => <option key={s} value={s}>{s.replace("_", " ")}</option>)}
+              {(["not_started", "pending", "in_review", "approved", "rejected", "retry"] as const).map((s) => (
+                <option key={s} value={s}>
+                  {s.replace("_", " ")}
+                </option>
+              ))}
             </select>
-            <label className="flex items-center gap-2 text-sm"><input type="checkbox" checked={flagged} onChange={(e) => setFlagged(e.target.checked)} className="h-4 w-4" /> Flagged only</label>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="checkbox" checked={flagged} onChange={(e) => setFlagged(e.target.checked)} className="h-4 w-4" /> Flagged only
+            </label>
           </>
         }
       />

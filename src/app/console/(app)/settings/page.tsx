@@ -2,15 +2,15 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC, errorMessage } from "@/trpc/react";
-import { Confirm } from "@/components/ui/dialog";
-import { useToast } from "@/components/ui/toast";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { CopyButton } from "@/components/ui/copy-button";
-import { RoleGate, signOutNow, useMe } from "@/components/console/shell";
-import { atLeast } from "@/components/console/roles";
 import { cidrContains } from "@/components/console/cidr";
+import { atLeast } from "@/components/console/roles";
+import { RoleGate, signOutNow, useMe } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Confirm } from "@/components/ui/dialog";
+import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { errorMessage, useTRPC } from "@/trpc/react";
 
 const FLAGS = [
   ["requireEmailProofBeforeFreeCreate", "Require a verified email before free create"],
@@ -32,7 +32,11 @@ function useSaved() {
   const qc = useQueryClient();
   const toast = useToast();
   return {
-    ok: (title: string) => () => { toast({ tone: "ok", title }); void qc.invalidateQueries({ queryKey: trpc.tenant.settings.queryKey() }); void qc.invalidateQueries({ queryKey: trpc.tenant.get.queryKey() }); },
+    ok: (title: string) => () => {
+      toast({ tone: "ok", title });
+      void qc.invalidateQueries({ queryKey: trpc.tenant.settings.queryKey() });
+      void qc.invalidateQueries({ queryKey: trpc.tenant.get.queryKey() });
+    },
     fail: (title: string) => (err: unknown) => toast({ tone: "error", title, body: errorMessage(err) }),
   };
 }
@@ -46,7 +50,9 @@ function Settings() {
   return (
     <>
       <PageHeader title="Settings" description={s ? `${s.name} · ${s.environment} · organization ${s.organizationId}` : undefined} />
-      {!s ? <LoadingRows /> : (
+      {!s ? (
+        <LoadingRows />
+      ) : (
         <div className="grid gap-6 lg:grid-cols-2">
           <Policy policy={s.policy} />
           <Signing enabled={s.signingEnabled} />
@@ -63,7 +69,9 @@ function Settings() {
 function Section({ title, id, children, description }: { title: string; id: string; description?: string; children: React.ReactNode }) {
   return (
     <section className="card" aria-labelledby={id}>
-      <h2 id={id} className="font-semibold">{title}</h2>
+      <h2 id={id} className="font-semibold">
+        {title}
+      </h2>
       {description && <p className="mt-1 text-sm text-slate-600">{description}</p>}
       <div className="mt-4">{children}</div>
     </section>
@@ -79,8 +87,14 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
   const [policy, setPolicy] = useState(saved_);
   const update = useMutation(
     trpc.tenant.updatePolicy.mutationOptions({
-      onSuccess: (p) => { setPolicy(p); saved.ok("Policy saved")(); },
-      onError: (err) => { setPolicy(saved_); saved.fail("The policy was not saved")(err); },
+      onSuccess: (p) => {
+        setPolicy(p);
+        saved.ok("Policy saved")();
+      },
+      onError: (err) => {
+        setPolicy(saved_);
+        saved.fail("The policy was not saved")(err);
+      },
     }),
   );
   return (
@@ -89,7 +103,16 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
         {FLAGS.map(([flag, label]) => (
           <li key={flag}>
             <label className="flex items-start gap-3 text-sm">
-              <input type="checkbox" className="mt-0.5 h-4 w-4 rounded border-slate-300" checked={policy[flag]} disabled={update.isPending} onChange={(e) => { setPolicy({ ...policy, [flag]: e.target.checked }); update.mutate({ [flag]: e.target.checked }); }} />
+              <input
+                type="checkbox"
+                className="mt-0.5 h-4 w-4 rounded border-slate-300"
+                checked={policy[flag]}
+                disabled={update.isPending}
+                onChange={(e) => {
+                  setPolicy({ ...policy, [flag]: e.target.checked });
+                  update.mutate({ [flag]: e.target.checked });
+                }}
+              />
               <span>{label}</span>
             </label>
           </li>
@@ -102,27 +125,54 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
 function Signing({ enabled }: { enabled: boolean }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const enable = useMutation(trpc.tenant.enableSigning.mutationOptions({ onSuccess: saved.ok("Signing is on"), onError: saved.fail("Signing was not enabled") }));
-  const disable = useMutation(trpc.tenant.disableSigning.mutationOptions({ onSuccess: saved.ok("Signing is off"), onError: saved.fail("Signing was not disabled") }));
+  const enable = useMutation(
+    trpc.tenant.enableSigning.mutationOptions({ onSuccess: saved.ok("Signing is on"), onError: saved.fail("Signing was not enabled") }),
+  );
+  const disable = useMutation(
+    trpc.tenant.disableSigning.mutationOptions({ onSuccess: saved.ok("Signing is off"), onError: saved.fail("Signing was not disabled") }),
+  );
   return (
-    <Section title="Request signing" id="signing-h" description="When on, every /v1 call must carry X-BI-Timestamp and an HMAC X-BI-Signature made with the signing secret.">
-      <p className="mb-3 text-sm">Status: <Badge tone={enabled ? "green" : "slate"}>{enabled ? "on" : "off"}</Badge></p>
+    <Section
+      title="Request signing"
+      id="signing-h"
+      description="When on, every /v1 call must carry X-BI-Timestamp and an HMAC X-BI-Signature made with the signing secret."
+    >
+      <p className="mb-3 text-sm">
+        Status: <Badge tone={enabled ? "green" : "slate"}>{enabled ? "on" : "off"}</Badge>
+      </p>
       {enable.data && (
         <div className="mb-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm">
           <p className="font-medium text-amber-900">{enable.data.warning}</p>
-          <div className="mt-2 flex items-center gap-2"><code className="min-w-0 flex-1 break-all rounded bg-white p-2 text-xs">{enable.data.signingSecret}</code><CopyButton value={enable.data.signingSecret} label="Copy secret" /></div>
+          <div className="mt-2 flex items-center gap-2">
+            <code className="min-w-0 flex-1 break-all rounded bg-white p-2 text-xs">{enable.data.signingSecret}</code>
+            <CopyButton value={enable.data.signingSecret} label="Copy secret" />
+          </div>
         </div>
       )}
       <div className="flex flex-wrap gap-2">
         <Confirm
-          trigger={<button type="button" className="btn-primary">{enabled ? "Rotate secret" : "Turn signing on"}</button>}
+          trigger={
+            <button type="button" className="btn-primary">
+              {enabled ? "Rotate secret" : "Turn signing on"}
+            </button>
+          }
           title={enabled ? "Rotate the signing secret?" : "Turn request signing on?"}
           description="Unsigned calls, and calls signed with an older secret, answer 401 from the next request. Update your backends right after."
           confirmLabel={enabled ? "Rotate" : "Turn on"}
           onConfirm={() => enable.mutate()}
         />
         {enabled && (
-          <Confirm trigger={<button type="button" className="btn-secondary">Turn off</button>} title="Turn request signing off?" description="Calls are then accepted without a signature, and the secret is discarded." confirmLabel="Turn off" onConfirm={() => disable.mutate()} />
+          <Confirm
+            trigger={
+              <button type="button" className="btn-secondary">
+                Turn off
+              </button>
+            }
+            title="Turn request signing off?"
+            description="Calls are then accepted without a signature, and the secret is discarded."
+            confirmLabel="Turn off"
+            onConfirm={() => disable.mutate()}
+          />
         )}
       </div>
     </Section>
@@ -134,24 +184,67 @@ function Allowlist({ cidrs }: { cidrs: string[] }) {
   const saved = useSaved();
   const ip = useQuery(trpc.tenant.clientIp.queryOptions());
   const [text, setText] = useState(cidrs.join("\n"));
-  const save = useMutation(trpc.tenant.setIpAllowlist.mutationOptions({ onSuccess: saved.ok("Allowlist saved"), onError: saved.fail("The allowlist was not saved") }));
-  const list = text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+  const save = useMutation(
+    trpc.tenant.setIpAllowlist.mutationOptions({
+      onSuccess: saved.ok("Allowlist saved"),
+      onError: saved.fail("The allowlist was not saved"),
+    }),
+  );
+  const list = text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const mine = ip.data?.clientIp;
   // The page is not the API, but an admin who pastes only their office range usually also calls /v1 from here.
   const locksOut = !!mine && list.length > 0 && !list.some((c) => cidrContains(c, mine));
   const submit = () => save.mutate({ cidrs: list });
   return (
-    <Section title="IP allowlist" id="allowlist-h" description="When set, /v1 calls from other addresses answer 403. One CIDR or address per line; empty removes the allowlist.">
-      <p className="mb-2 text-sm text-slate-600">Your address as this service sees it: <code data-testid="client-ip">{mine ?? "…"}</code></p>
-      <label htmlFor="cidrs" className="sr-only">Allowed ranges</label>
-      <textarea id="cidrs" rows={4} className="field font-mono" value={text} onChange={(e) => setText(e.target.value)} placeholder={"203.0.113.0/24\n2001:db8::/32"} />
-      {locksOut && <p role="alert" className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-900">Your address {mine} is not on this list: calls from it would be refused.</p>}
-      {save.data?.warning && <p role="status" className="mt-2 text-sm text-amber-800">{save.data.warning}</p>}
+    <Section
+      title="IP allowlist"
+      id="allowlist-h"
+      description="When set, /v1 calls from other addresses answer 403. One CIDR or address per line; empty removes the allowlist."
+    >
+      <p className="mb-2 text-sm text-slate-600">
+        Your address as this service sees it: <code data-testid="client-ip">{mine ?? "…"}</code>
+      </p>
+      <label htmlFor="cidrs" className="sr-only">
+        Allowed ranges
+      </label>
+      <textarea
+        id="cidrs"
+        rows={4}
+        className="field font-mono"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder={"203.0.113.0/24\n2001:db8::/32"}
+      />
+      {locksOut && (
+        <p role="alert" className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-900">
+          Your address {mine} is not on this list: calls from it would be refused.
+        </p>
+      )}
+      {save.data?.warning && (
+        <p role="status" className="mt-2 text-sm text-amber-800">
+          {save.data.warning}
+        </p>
+      )}
       <div className="mt-3">
         {locksOut ? (
-          <Confirm trigger={<button type="button" className="btn-danger">Save anyway</button>} title="Lock out your own address?" description={`${mine} is outside the new list, so /v1 calls from it will answer 403.`} confirmLabel="Save" onConfirm={submit} />
+          <Confirm
+            trigger={
+              <button type="button" className="btn-danger">
+                Save anyway
+              </button>
+            }
+            title="Lock out your own address?"
+            description={`${mine} is outside the new list, so /v1 calls from it will answer 403.`}
+            confirmLabel="Save"
+            onConfirm={submit}
+          />
         ) : (
-          <button type="button" className="btn-primary" onClick={submit} disabled={save.isPending}>Save allowlist</button>
+          <button type="button" className="btn-primary" onClick={submit} disabled={save.isPending}>
+            Save allowlist
+          </button>
         )}
       </div>
     </Section>
@@ -163,15 +256,50 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
   const saved = useSaved();
   const [a, setA] = useState(allowed.join(", "));
   const [b, setB] = useState(blocked.join(", "));
-  const save = useMutation(trpc.tenant.setCountryPolicy.mutationOptions({ onSuccess: saved.ok("Country policy saved"), onError: saved.fail("The country policy was not saved") }));
-  const split = (s: string) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+  const save = useMutation(
+    trpc.tenant.setCountryPolicy.mutationOptions({
+      onSuccess: saved.ok("Country policy saved"),
+      onError: saved.fail("The country policy was not saved"),
+    }),
+  );
+  const split = (s: string) =>
+    s
+      .split(/[\s,]+/)
+      .map((x) => x.trim())
+      .filter(Boolean);
   return (
-    <Section title="Country policy" id="countries-h" description="Applied at bind. ISO 3166-1 alpha-2 codes; a code on both lists is blocked. Empty lists mean no restriction.">
-      <form className="space-y-3" onSubmit={(e) => { e.preventDefault(); save.mutate({ allowedCountries: split(a), blockedCountries: split(b) }); }}>
-        <div><label htmlFor="allowed" className="label">Allowed countries</label><input id="allowed" className="field font-mono" value={a} onChange={(e) => setA(e.target.value)} placeholder="GH, NG, KE" /></div>
-        <div><label htmlFor="blocked" className="label">Blocked countries</label><input id="blocked" className="field font-mono" value={b} onChange={(e) => setB(e.target.value)} placeholder="KP, IR" /></div>
-        {save.error && <p role="alert" className="text-sm text-red-700">{errorMessage(save.error)}</p>}
-        <button type="submit" className="btn-primary" disabled={save.isPending}>Save countries</button>
+    <Section
+      title="Country policy"
+      id="countries-h"
+      description="Applied at bind. ISO 3166-1 alpha-2 codes; a code on both lists is blocked. Empty lists mean no restriction."
+    >
+      <form
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate({ allowedCountries: split(a), blockedCountries: split(b) });
+        }}
+      >
+        <div>
+          <label htmlFor="allowed" className="label">
+            Allowed countries
+          </label>
+          <input id="allowed" className="field font-mono" value={a} onChange={(e) => setA(e.target.value)} placeholder="GH, NG, KE" />
+        </div>
+        <div>
+          <label htmlFor="blocked" className="label">
+            Blocked countries
+          </label>
+          <input id="blocked" className="field font-mono" value={b} onChange={(e) => setB(e.target.value)} placeholder="KP, IR" />
+        </div>
+        {save.error && (
+          <p role="alert" className="text-sm text-red-700">
+            {errorMessage(save.error)}
+          </p>
+        )}
+        <button type="submit" className="btn-primary" disabled={save.isPending}>
+          Save countries
+        </button>
       </form>
     </Section>
   );
@@ -180,13 +308,29 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
 function Dpa({ acceptedAt }: { acceptedAt: string | null }) {
   const trpc = useTRPC();
   const saved = useSaved();
-  const accept = useMutation(trpc.tenant.acceptDpa.mutationOptions({ onSuccess: saved.ok("Data processing agreement accepted"), onError: saved.fail("The DPA was not accepted") }));
+  const accept = useMutation(
+    trpc.tenant.acceptDpa.mutationOptions({
+      onSuccess: saved.ok("Data processing agreement accepted"),
+      onError: saved.fail("The DPA was not accepted"),
+    }),
+  );
   return (
     <Section title="Data processing agreement" id="dpa-h">
       {acceptedAt ? (
         <p className="text-sm">Accepted on {fmtTime(acceptedAt)}.</p>
       ) : (
-        <Confirm trigger={<button type="button" className="btn-primary">Accept the DPA</button>} title="Accept the data processing agreement?" description="This records acceptance for your organization, with the time and your address in the audit log." confirmLabel="Accept" destructive={false} onConfirm={() => accept.mutate()} />
+        <Confirm
+          trigger={
+            <button type="button" className="btn-primary">
+              Accept the DPA
+            </button>
+          }
+          title="Accept the data processing agreement?"
+          description="This records acceptance for your organization, with the time and your address in the audit log."
+          confirmLabel="Accept"
+          destructive={false}
+          onConfirm={() => accept.mutate()}
+        />
       )}
     </Section>
   );
@@ -199,16 +343,62 @@ function ConsolePassword() {
   const [next, setNext] = useState("");
   const change = useMutation(
     trpc.tenant.changePassword.mutationOptions({
-      onSuccess: async () => { toast({ tone: "ok", title: "Password changed", body: "Every session is signed out." }); await signOutNow("ended"); },
+      onSuccess: async () => {
+        toast({ tone: "ok", title: "Password changed", body: "Every session is signed out." });
+        await signOutNow("ended");
+      },
     }),
   );
   return (
-    <Section title="Console password" id="password-h" description="Shared by every member, with their own emailed code. Changing it signs everyone out, you included.">
-      <form className="space-y-3" onSubmit={(e) => { e.preventDefault(); change.mutate({ currentPassword: current, newPassword: next }); }}>
-        <div><label htmlFor="pw-current" className="label">Current password</label><input id="pw-current" type="password" autoComplete="current-password" className="field" value={current} onChange={(e) => setCurrent(e.target.value)} required /></div>
-        <div><label htmlFor="pw-new" className="label">New password (12 characters or more)</label><input id="pw-new" type="password" autoComplete="new-password" minLength={12} className="field" value={next} onChange={(e) => setNext(e.target.value)} required /></div>
-        {change.error && <p role="alert" className="text-sm text-red-700">{errorMessage(change.error)}</p>}
-        <button type="submit" className="btn-primary" disabled={change.isPending}>Change password</button>
+    <Section
+      title="Console password"
+      id="password-h"
+      description="Shared by every member, with their own emailed code. Changing it signs everyone out, you included."
+    >
+      <form
+        className="space-y-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          change.mutate({ currentPassword: current, newPassword: next });
+        }}
+      >
+        <div>
+          <label htmlFor="pw-current" className="label">
+            Current password
+          </label>
+          <input
+            id="pw-current"
+            type="password"
+            autoComplete="current-password"
+            className="field"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            required
+          />
+        </div>
+        <div>
+          <label htmlFor="pw-new" className="label">
+            New password (12 characters or more)
+          </label>
+          <input
+            id="pw-new"
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            className="field"
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            required
+          />
+        </div>
+        {change.error && (
+          <p role="alert" className="text-sm text-red-700">
+            {errorMessage(change.error)}
+          </p>
+        )}
+        <button type="submit" className="btn-primary" disabled={change.isPending}>
+          Change password
+        </button>
       </form>
     </Section>
   );

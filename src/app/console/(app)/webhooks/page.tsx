@@ -2,17 +2,28 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { useTRPC, errorMessage } from "@/trpc/react";
-import { DataTable, columnsFor } from "@/components/ui/data-table";
+import { atLeast } from "@/components/console/roles";
+import { RoleGate, useMe } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { CopyButton } from "@/components/ui/copy-button";
+import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
-import { Badge, PageHeader, fmtTime } from "@/components/ui/badge";
-import { CopyButton } from "@/components/ui/copy-button";
-import { RoleGate, useMe } from "@/components/console/shell";
-import { atLeast } from "@/components/console/roles";
+import { errorMessage, useTRPC } from "@/trpc/react";
 
 type Hook = { id: string; url: string; events: string[]; active: boolean; createdAt: string };
-type Delivery = { id: string; webhookId: string; event: string; status: "pending" | "failed" | "delivered" | "dead"; attempts: number; lastError: string | null; lastStatusCode: number | null; nextAttemptAt: string | null; createdAt: string; updatedAt: string };
+type Delivery = {
+  id: string;
+  webhookId: string;
+  event: string;
+  status: "pending" | "failed" | "delivered" | "dead";
+  attempts: number;
+  lastError: string | null;
+  lastStatusCode: number | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
 const STATUS_TONE = { pending: "amber", failed: "amber", delivered: "green", dead: "red" } as const;
 
 export default function WebhooksPage() {
@@ -33,30 +44,73 @@ function Webhooks() {
   const isAdmin = atLeast(me.role, "admin");
   const deactivate = useMutation(
     trpc.webhooks.deactivate.mutationOptions({
-      onSuccess: () => { toast({ tone: "ok", title: "Webhook deactivated" }); void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }); },
+      onSuccess: () => {
+        toast({ tone: "ok", title: "Webhook deactivated" });
+        void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+      },
       onError: (err) => toast({ tone: "error", title: "The webhook was not deactivated", body: errorMessage(err) }),
     }),
   );
+  const deactivateMutate = deactivate.mutate;
   const columns = useMemo(() => {
     const c = columnsFor<Hook>();
     return [
       c.accessor("url", { header: "URL", cell: (i) => <span className="break-all font-mono text-xs">{i.getValue()}</span> }),
-      c.accessor((h) => h.events.join(" "), { id: "events", header: "Events", enableSorting: false, cell: (i) => <div className="flex flex-wrap gap-1">{i.row.original.events.map((e) => <Badge key={e}>{e}</Badge>)}</div> }),
-      c.accessor((h) => (h.active ? "active" : "inactive"), { id: "status", header: "Status", cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge> }),
+      c.accessor((h) => h.events.join(" "), {
+        id: "events",
+        header: "Events",
+        enableSorting: false,
+        cell: (i) => (
+          <div className="flex flex-wrap gap-1">
+            {i.row.original.events.map((e) => (
+              <Badge key={e}>{e}</Badge>
+            ))}
+          </div>
+        ),
+      }),
+      c.accessor((h) => (h.active ? "active" : "inactive"), {
+        id: "status",
+        header: "Status",
+        cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge>,
+      }),
       c.accessor("createdAt", { header: "Registered", sortFn: "datetime", cell: (i) => fmtTime(i.getValue()) }),
       c.display({
         id: "actions",
         header: () => <span className="sr-only">Actions</span>,
-        cell: (i) => isAdmin && i.row.original.active ? (
-          <Confirm trigger={<button type="button" className="btn-secondary">Deactivate</button>} title="Deactivate this webhook?" description="No new deliveries are made to it. Deliveries already queued are not sent." confirmLabel="Deactivate" onConfirm={() => deactivate.mutate({ id: i.row.original.id })} />
-        ) : null,
+        cell: (i) =>
+          isAdmin && i.row.original.active ? (
+            <Confirm
+              trigger={
+                <button type="button" className="btn-secondary">
+                  Deactivate
+                </button>
+              }
+              title="Deactivate this webhook?"
+              description="No new deliveries are made to it. Deliveries already queued are not sent."
+              confirmLabel="Deactivate"
+              onConfirm={() => deactivateMutate({ id: i.row.original.id })}
+            />
+          ) : null,
       }),
     ];
-  }, [isAdmin]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [isAdmin, deactivateMutate]);
   return (
     <>
-      <PageHeader title="Webhooks" description="Signed event deliveries to your endpoints, retried with backoff; dead deliveries can be replayed." actions={isAdmin ? <Register /> : undefined} />
-      <DataTable label="Webhooks" columns={columns} data={list.data?.webhooks as Hook[] | undefined} isLoading={list.isLoading} error={list.error} onRetry={() => void list.refetch()} empty="No webhooks registered." filterPlaceholder="Filter by URL or event" />
+      <PageHeader
+        title="Webhooks"
+        description="Signed event deliveries to your endpoints, retried with backoff; dead deliveries can be replayed."
+        actions={isAdmin ? <Register /> : undefined}
+      />
+      <DataTable
+        label="Webhooks"
+        columns={columns}
+        data={list.data?.webhooks as Hook[] | undefined}
+        isLoading={list.isLoading}
+        error={list.error}
+        onRetry={() => void list.refetch()}
+        empty="No webhooks registered."
+        filterPlaceholder="Filter by URL or event"
+      />
     </>
   );
 }
@@ -67,23 +121,82 @@ function Register() {
   const [open, setOpen] = useState(false);
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState("*");
-  const register = useMutation(trpc.webhooks.register.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }) }));
-  const close = (o: boolean) => { setOpen(o); if (!o) { register.reset(); setUrl(""); setEvents("*"); } };
+  const register = useMutation(
+    trpc.webhooks.register.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }) }),
+  );
+  const close = (o: boolean) => {
+    setOpen(o);
+    if (!o) {
+      register.reset();
+      setUrl("");
+      setEvents("*");
+    }
+  };
   return (
     <>
-      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>Register webhook</button>
-      <Modal open={open} onOpenChange={close} title={register.data ? "Webhook registered" : "Register a webhook"} description={register.data ? register.data.warning : "An HTTPS endpoint of yours; every delivery is signed with a secret shown once."}>
+      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
+        Register webhook
+      </button>
+      <Modal
+        open={open}
+        onOpenChange={close}
+        title={register.data ? "Webhook registered" : "Register a webhook"}
+        description={
+          register.data ? register.data.warning : "An HTTPS endpoint of yours; every delivery is signed with a secret shown once."
+        }
+      >
         {register.data ? (
           <div className="space-y-4">
-            <div className="flex items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-3"><code className="min-w-0 flex-1 break-all text-xs">{register.data.secret}</code><CopyButton value={register.data.secret} label="Copy secret" /></div>
-            <div className="flex justify-end"><button type="button" className="btn-primary" onClick={() => close(false)}>Done</button></div>
+            <div className="flex items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-3">
+              <code className="min-w-0 flex-1 break-all text-xs">{register.data.secret}</code>
+              <CopyButton value={register.data.secret} label="Copy secret" />
+            </div>
+            <div className="flex justify-end">
+              <button type="button" className="btn-primary" onClick={() => close(false)}>
+                Done
+              </button>
+            </div>
           </div>
         ) : (
-          <form className="space-y-4" onSubmit={(e) => { e.preventDefault(); register.mutate({ url, events: events.split(/[\s,]+/).filter(Boolean) }); }}>
-            <div><label htmlFor="hook-url" className="label">URL</label><input id="hook-url" required className="field font-mono" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/bind-identity" /></div>
-            <div><label htmlFor="hook-events" className="label">Events (comma separated, * for all)</label><input id="hook-events" required className="field font-mono" value={events} onChange={(e) => setEvents(e.target.value)} /></div>
-            {register.error && <p role="alert" className="text-sm text-red-700">{errorMessage(register.error)}</p>}
-            <div className="flex justify-end gap-2"><button type="button" className="btn-secondary" onClick={() => close(false)}>Cancel</button><button type="submit" className="btn-primary" disabled={register.isPending}>Register</button></div>
+          <form
+            className="space-y-4"
+            onSubmit={(e) => {
+              e.preventDefault();
+              register.mutate({ url, events: events.split(/[\s,]+/).filter(Boolean) });
+            }}
+          >
+            <div>
+              <label htmlFor="hook-url" className="label">
+                URL
+              </label>
+              <input
+                id="hook-url"
+                required
+                className="field font-mono"
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                placeholder="https://example.com/bind-identity"
+              />
+            </div>
+            <div>
+              <label htmlFor="hook-events" className="label">
+                Events (comma separated, * for all)
+              </label>
+              <input id="hook-events" required className="field font-mono" value={events} onChange={(e) => setEvents(e.target.value)} />
+            </div>
+            {register.error && (
+              <p role="alert" className="text-sm text-red-700">
+                {errorMessage(register.error)}
+              </p>
+            )}
+            <div className="flex justify-end gap-2">
+              <button type="button" className="btn-secondary" onClick={() => close(false)}>
+                Cancel
+              </button>
+              <button type="submit" className="btn-primary" disabled={register.isPending}>
+                Register
+              </button>
+            </div>
           </form>
         )}
       </Modal>
@@ -96,33 +209,53 @@ function Deliveries() {
   const qc = useQueryClient();
   const toast = useToast();
   const [status, setStatus] = useState<Delivery["status"] | "">("");
-  const list = useQuery({ ...trpc.webhooks.deliveries.queryOptions({ limit: "100", ...(status ? { status } : {}) }), refetchInterval: 5000 });
+  const list = useQuery({
+    ...trpc.webhooks.deliveries.queryOptions({ limit: "100", ...(status ? { status } : {}) }),
+    refetchInterval: 5000,
+  });
   const replay = useMutation(
     trpc.webhooks.replay.mutationOptions({
-      onSuccess: () => { toast({ tone: "ok", title: "Delivery queued again", body: "Same body and delivery id, fresh signature." }); void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }); },
+      onSuccess: () => {
+        toast({ tone: "ok", title: "Delivery queued again", body: "Same body and delivery id, fresh signature." });
+        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() });
+      },
       onError: (err) => toast({ tone: "error", title: "The delivery was not replayed", body: errorMessage(err) }),
     }),
   );
+  const replayMutate = replay.mutate;
   const columns = useMemo(() => {
     const c = columnsFor<Delivery>();
     return [
       c.accessor("event", { header: "Event", cell: (i) => <code className="text-xs">{i.getValue()}</code> }),
       c.accessor("status", { header: "Status", cell: (i) => <Badge tone={STATUS_TONE[i.getValue()]}>{i.getValue()}</Badge> }),
       c.accessor("attempts", { header: "Attempts" }),
-      c.accessor((d) => d.lastError ?? (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : ""), { id: "lastError", header: "Last error", cell: (i) => <span className="text-slate-600">{i.getValue() || "—"}</span> }),
-      c.accessor("updatedAt", { header: "Updated", sortFn: "datetime", cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span> }),
+      c.accessor((d) => d.lastError ?? (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : ""), {
+        id: "lastError",
+        header: "Last error",
+        cell: (i) => <span className="text-slate-600">{i.getValue() || "—"}</span>,
+      }),
+      c.accessor("updatedAt", {
+        header: "Updated",
+        sortFn: "datetime",
+        cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span>,
+      }),
       c.display({
         id: "actions",
         header: () => <span className="sr-only">Actions</span>,
-        cell: (i) => (i.row.original.status === "dead" || i.row.original.status === "failed") ? (
-          <button type="button" className="btn-secondary" onClick={() => replay.mutate({ id: i.row.original.id })}>Replay</button>
-        ) : null,
+        cell: (i) =>
+          i.row.original.status === "dead" || i.row.original.status === "failed" ? (
+            <button type="button" className="btn-secondary" onClick={() => replayMutate({ id: i.row.original.id })}>
+              Replay
+            </button>
+          ) : null,
       }),
     ];
-  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [replayMutate]);
   return (
     <section className="mt-8" aria-labelledby="deliveries-h">
-      <h2 id="deliveries-h" className="mb-3 text-lg font-semibold">Deliveries</h2>
+      <h2 id="deliveries-h" className="mb-3 text-lg font-semibold">
+        Deliveries
+      </h2>
       <DataTable
         label="Deliveries"
         columns={columns}
@@ -134,10 +267,21 @@ function Deliveries() {
         filterPlaceholder="Filter by event or error"
         toolbar={
           <>
-            <label htmlFor="delivery-status" className="sr-only">Status</label>
-            <select id="delivery-status" className="field w-auto py-1" value={status} onChange={(e) => setStatus(e.target.value as Delivery["status"] | "")}>
+            <label htmlFor="delivery-status" className="sr-only">
+              Status
+            </label>
+            <select
+              id="delivery-status"
+              className="field w-auto py-1"
+              value={status}
+              onChange={(e) => setStatus(e.target.value as Delivery["status"] | "")}
+            >
               <option value="">All statuses</option>
-              {(["pending", "failed", "delivered", "dead"] as const).map((s) => <option key={s} value={s}>{s}</option>)}
+              {(["pending", "failed", "delivered", "dead"] as const).map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </select>
           </>
         }

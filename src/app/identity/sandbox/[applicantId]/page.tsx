@@ -14,8 +14,8 @@ export default async function SandboxVerificationPage({ params }: { params: Prom
       <p className="text-sm font-semibold uppercase tracking-wide text-amber-700">Sandbox · test identities only</p>
       <h1 className="mt-2 text-3xl font-bold tracking-tight">Verify your identity</h1>
       <p className="mt-3 text-slate-600">
-        In production this step is the identity provider&apos;s document and face check. In the sandbox you choose which test
-        document to submit, and the provider&apos;s review follows exactly as a real one would.
+        In production this step is the identity provider&apos;s document and face check. In the sandbox you choose which test document to
+        submit, and the provider&apos;s review follows exactly as a real one would.
       </p>
       <SandboxVerification applicantId={applicantId} />
     </main>
