@@ -33,8 +33,6 @@ export function Modal(props: {
   );
 }
 
-export const ModalClose = Dialog.Close;
-
 /**
  * Asks before a destructive action (Radix AlertDialog: Cancel has focus first, so Enter does not
  * destroy anything by accident).

@@ -69,11 +69,3 @@ export function issuerDid(): string {
 export const verificationMethodId = (key: IssuerKey) => `${issuerDid()}#${key.publicKeyMultibase}`;
 
 export const signEd25519 = (message: Uint8Array, key: SigningKey = issuerSigningKey()) => ed25519.sign(message, key.secretKey);
-
-export function verifyEd25519(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return ed25519.verify(signature, message, publicKey);
-  } catch {
-    return false;
-  }
-}

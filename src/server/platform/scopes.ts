@@ -10,5 +10,3 @@ export const SCOPES = [
   "webhook_manage",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
-
-export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);

@@ -3,7 +3,7 @@ import { phraseAdvice } from "./openai";
 import { type AdviceInput, recommendPlan } from "./rules";
 
 export { type AdvisorConfig, advisorConfig } from "./config";
-export { type Advice, type AdviceInput, recommendPlan } from "./rules";
+export { type AdviceInput, recommendPlan } from "./rules";
 
 let cached: { config: AdvisorConfig } | undefined;
 

@@ -5,11 +5,10 @@ import { type ChainConfig, chainConfigFromEnv } from "./config";
 import { createSimulatedChain } from "./simulated";
 import type { ChainAdapter } from "./types";
 
-export { createAntelopeChain } from "./antelope";
-export { type ChainConfig, chainConfigFromEnv } from "./config";
-export { generateAccountName, isValidAccountName, parsePublicKey, verifySignature } from "./keys";
-export { createSimulatedChain, SANDBOX_CHAIN_ID, SANDBOX_COSIGNER, SANDBOX_FAUCET, type SimulatedChain } from "./simulated";
-export type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
+export { chainConfigFromEnv } from "./config";
+export { generateAccountName, isValidAccountName, parsePublicKey } from "./keys";
+export { createSimulatedChain } from "./simulated";
+export type { ChainAdapter } from "./types";
 
 let realConfig: ChainConfig | undefined;
 

@@ -6,9 +6,7 @@ import { sumsubProvider } from "./sumsub";
 import type { KycProvider, ProviderName } from "./types";
 import { veriffProvider } from "./veriff";
 
-export { type KycConfig, kycConfigFromEnv } from "./config";
-export { type FailoverOptions, type RetryPolicy, runWithFailover } from "./failover";
-export { SANDBOX_IDENTITIES, type SandboxOutcome, sandboxCallback, sandboxKybStatus } from "./sandbox";
+export type { FailoverOptions } from "./failover";
 export * from "./types";
 
 let cached: { config: KycConfig; providers: KycProvider[] } | undefined;

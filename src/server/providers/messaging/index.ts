@@ -9,8 +9,7 @@ import { twilioSms } from "./twilio";
 import type { EmailChannel, Messaging, SmsChannel } from "./types";
 
 export { type MessagingConfig, messagingConfig } from "./config";
-export { listOutbox, type OutboxEntry, OutboxQuery } from "./dev-outbox";
-export type { EmailMessage, Messaging, Sent, SmsMessage } from "./types";
+export type { Messaging } from "./types";
 
 const EmailInput = z.object({
   to: z.email(),

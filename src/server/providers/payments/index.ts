@@ -3,10 +3,8 @@ import { createSandboxPayments } from "./sandbox";
 import { createStripePayments } from "./stripe";
 import type { PaymentProvider } from "./types";
 
-export { type ChainPaymentConfig, type PaymentsConfig, paymentsConfig, type StripeConfig } from "./config";
-export { createSandboxPayments } from "./sandbox";
-export { createStripePayments } from "./stripe";
-export type { CheckoutRequest, CreatedCheckout, PaymentNotification, PaymentProvider } from "./types";
+export type { PaymentsConfig } from "./config";
+export type { PaymentNotification, PaymentProvider } from "./types";
 
 let cached: { config: PaymentsConfig; provider: PaymentProvider } | undefined;
 

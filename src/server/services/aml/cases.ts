@@ -9,7 +9,6 @@ import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.sc
 import {
   caseClosed,
   caseNotFound,
-  caseView,
   closerOf,
   liftFlags,
   lockCase,
@@ -248,5 +247,3 @@ export async function listOpenCases(ctx: ServiceContext) {
   });
   return { cases: await withHits(ctx.db, ctx.org.id, cases) };
 }
-
-export { caseView };

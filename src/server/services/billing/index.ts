@@ -27,7 +27,7 @@ export {
 } from "./billing.schema";
 export { confirmChainPayment, sandboxChainTransfer } from "./chain-payment";
 export { listPlans } from "./plans";
-export { BILLING, type PublicContext } from "./public";
+export type { PublicContext } from "./public";
 export { checkoutStatus, completeSandboxCheckout, revealCheckout } from "./settle";
 export { checkout, confirmSignupEmail, startSignupEmail } from "./signup";
 export { portal, upgrade, usage } from "./subscription";
