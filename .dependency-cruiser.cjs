@@ -53,6 +53,13 @@ module.exports = {
       to: { path: "^src/server/", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "lib-is-self-contained",
+      severity: "error",
+      comment: "src/lib holds what browser and server share (roles, scopes): it imports nothing else of ours.",
+      from: { path: "^src/lib/" },
+      to: { path: "^src/", pathNot: "^src/lib/" },
+    },
+    {
       name: "no-test-code-in-production",
       severity: "error",
       comment: "Production code never loads test helpers, fakes or the test runner.",

@@ -1,4 +1,4 @@
-import type { Role } from "./roles";
+import type { Role } from "@/lib/roles";
 
 /** Console pages and the weakest role that can use each (the same minimum as their procedures). */
 export const NAV: { href: string; label: string; min: Role }[] = [

@@ -8,11 +8,13 @@ import { DropdownMenu } from "radix-ui";
 import { createContext, useContext, useEffect } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ToastProvider } from "@/components/ui/toast";
+import { atLeast, type Role, roleLabel } from "@/lib/roles";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { TRPCReactProvider, useTRPC } from "@/trpc/react";
 import { NAV } from "./nav";
-import { atLeast, type Role, roleLabel } from "./roles";
 
-export type Me = { email: string; role: Role; organizationName: string; organizationId: string; environment: string };
+/** The signed-in member as `session.me` returns them; the service types the role as any string, the shell needs a console role. */
+export type Me = Omit<RouterOutputs["session"]["me"], "role"> & { role: Role };
 
 const MeContext = createContext<Me | null>(null);
 export const useMe = () => useContext(MeContext)!;

@@ -1,12 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import type { MemberRole } from "@/generated/prisma/enums.ts";
+import { ROLES, roleRank } from "@/lib/roles";
 import type { ServiceContext } from "../context";
 import { getDb } from "../db/client";
 import { logger } from "../log";
 import { createTestOrg } from "../testing/harness";
 import { appRouter, createCaller } from "./root";
-import { type ConsoleMeta, ROLE_RANK } from "./trpc";
+import type { ConsoleMeta } from "./trpc";
 
 /**
  * The weakest role of every console procedure. A procedure missing here fails the test, so a new
@@ -56,8 +57,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "risk.overview": "compliance_officer",
 };
 
-const ROLES = Object.keys(ROLE_RANK) as MemberRole[];
-const below = (r: MemberRole) => ROLES.find((x) => ROLE_RANK[x] === ROLE_RANK[r] - 1);
+const below = (r: MemberRole) => ROLES[roleRank(r) - 1];
 
 type Proc = { _def: { meta?: ConsoleMeta; type: "query" | "mutation" | "subscription" } };
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, Proc>);

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
-import type { MemberRole } from "@/generated/prisma/enums.ts";
+import { atLeast, type Role } from "@/lib/roles";
 import type { ServiceContext } from "../context";
 import { ERRORS, isAppError } from "../errors";
 
@@ -12,11 +12,8 @@ import { ERRORS, isAppError } from "../errors";
  */
 export type ConsoleContext = { svc: ServiceContext | null };
 
-/** Roles weakest first (interface spec, Console member). */
-export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, compliance_officer: 2, admin: 3, owner: 4 };
-
 /** Each procedure records its weakest admitted role, so tests can walk every procedure and check it. */
-export type ConsoleMeta = { minRole: MemberRole };
+export type ConsoleMeta = { minRole: Role };
 
 const t = initTRPC
   .context<ConsoleContext>()
@@ -51,14 +48,14 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** A procedure for members holding at least `minRole`; the service sees the member as actor. */
-export function consoleProcedure(minRole: MemberRole) {
+export function consoleProcedure(minRole: Role) {
   return t.procedure
     .meta({ minRole })
     .use(mapErrors)
     .use(({ ctx, next }) => {
       const svc = ctx.svc;
       if (svc?.actor.type !== "member") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to the console." });
-      if (ROLE_RANK[svc.actor.role as MemberRole] < ROLE_RANK[minRole]) {
+      if (!atLeast(svc.actor.role, minRole)) {
         throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minRole} role or higher.` });
       }
       return next({ ctx: { svc } });

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import type { ZodType } from "zod";
 import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
+import type { Scope } from "@/lib/scopes";
 import type { ServiceContext } from "../context";
 import type { Db } from "../db/client";
 import type { ErrorCode } from "../errors";
-import type { Scope } from "../platform/scopes";
 
 /** A request as the pipeline sees it: already read off the socket, body as exact bytes. */
 export type HttpRequest = {

@@ -1,6 +1,7 @@
 import type { Account } from "@/generated/prisma/client.ts";
 import type { DbOrTx } from "../db/client";
 import { notFound } from "../errors";
+import { isUuid } from "./ids";
 
 const DID = /^did:antelope:([a-z0-9-]{1,32}):([a-z1-5.]{1,12})$/;
 
@@ -26,5 +27,5 @@ export function personIdFromDid(issuerDid: string, did: string): string | null {
   const prefix = `${issuerDid}:people:`;
   if (!did.startsWith(prefix)) return null;
   const id = did.slice(prefix.length);
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id.toLowerCase() : null;
+  return isUuid(id) ? id.toLowerCase() : null;
 }

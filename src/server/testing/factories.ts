@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
 import { getDb } from "../db/client";
-import { issueKycCreateToken } from "../services/kyc/create-tokens";
+import { liveCreateToken } from "../services/kyc/create-tokens";
 
 /** A wallet key pair as a user's wallet would hold it. */
 export function walletKey(type: "K1" | "R1" = "K1") {
@@ -20,7 +20,7 @@ export async function approvedPersonWithToken(orgId: string, opts: { verifiedPho
     const person = await tx.person.create({
       data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH", verifiedPhone: opts.verifiedPhone },
     });
-    const token = await issueKycCreateToken(tx, orgId, person.id);
+    const { token } = await liveCreateToken(tx, orgId, person.id);
     return { person, token };
   });
 }

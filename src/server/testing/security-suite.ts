@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
+import { SCOPES, type Scope } from "@/lib/scopes";
 import type { Db } from "../db/client";
 import { ErrorEnvelope, pathParamNames } from "../http/openapi";
 import type { RouteDef } from "../http/types";
-import { SCOPES, type Scope } from "../platform/scopes";
 import { insertApiKey } from "../services/org/api-keys";
 import { type ApiResponse, call, createTestOrg, testServer } from "./harness";
 import { type FixtureContext, fixtureKey, type RouteFixture, routeFixtures } from "./route-fixtures";

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
-import type { Role } from "@/components/console/roles";
 import { ConsoleShell } from "@/components/console/shell";
+import type { Role } from "@/lib/roles";
 import { consoleContextFrom } from "@/server/auth/session";
 
 export const metadata: Metadata = { title: "Console · Bind Identity" };

@@ -2,10 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { atLeast, roleLabel } from "@/components/console/roles";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { atLeast, roleLabel } from "@/lib/roles";
 import { useTRPC } from "@/trpc/react";
 
 const SEVERITIES = ["critical", "high", "medium", "low"] as const;
@@ -51,7 +51,7 @@ export default function DashboardPage() {
       </section>
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         <Card title="Accounts by lifecycle" link={{ href: "/console/accounts", label: "All accounts" }} loading={!d}>
-          <Counts entries={["provisional", "bound", "unlocked", "suspended"].map((l) => [l, d?.accounts.byLifecycle[l as "bound"] ?? 0])} />
+          <Counts entries={(["provisional", "bound", "unlocked", "suspended"] as const).map((l) => [l, d?.accounts.byLifecycle[l] ?? 0])} />
         </Card>
         <Card
           title="People by KYC status"

@@ -1,9 +1,9 @@
 import { issuerDid, issuerKeys, verificationMethodId } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
 import { notFound } from "../../errors";
+import { isUuid } from "../../platform/ids";
 
 const DID_CONTEXT = ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The issuer's did:web document: every issuer key (current first, then previous ones, so what
@@ -35,16 +35,14 @@ const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<str
 
 /** A person's document exposes the KYC status only: no name, country, flags or accounts. */
 export async function personDidDocument(db: Db, personId: string) {
-  const person = UUID.test(personId)
-    ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } })
-    : null;
+  const person = isUuid(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
   if (!person) throw notFound("Person");
   return subjectDocument("people", person.id, { kycStatus: person.kycStatus });
 }
 
 /** An organization's document exposes the KYB status only. */
 export async function orgDidDocument(db: Db, orgId: string) {
-  const org = UUID.test(orgId) ? await db.organization.findUnique({ where: { id: orgId }, select: { id: true, kybStatus: true } }) : null;
+  const org = isUuid(orgId) ? await db.organization.findUnique({ where: { id: orgId }, select: { id: true, kybStatus: true } }) : null;
   if (!org) throw notFound("Organization");
   return subjectDocument("orgs", org.id, { kybStatus: org.kybStatus });
 }

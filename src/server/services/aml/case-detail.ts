@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../../context";
 import { notFound } from "../../errors";
-import { UUID, withHits } from "./case-records";
+import { isUuid } from "../../platform/ids";
+import { withHits } from "./case-records";
 
 type StoredMatch = {
   list?: string;
@@ -24,10 +25,10 @@ type StoredDetail = {
  * A read only; hits reported by a KYC provider have no stored result and show none.
  */
 export async function getCaseDetail(ctx: ServiceContext, caseId: string) {
-  const row = UUID.test(caseId) ? await ctx.db.amlCase.findFirst({ where: { id: caseId, orgId: ctx.org.id } }) : null;
+  const row = isUuid(caseId) ? await ctx.db.amlCase.findFirst({ where: { id: caseId, orgId: ctx.org.id } }) : null;
   if (!row) throw notFound("AML case");
   const [view] = await withHits(ctx.db, ctx.org.id, [row]);
-  const resultIds = view!.hits.map((h) => h.resultId).filter((id): id is string => !!id && UUID.test(id));
+  const resultIds = view!.hits.map((h) => h.resultId).filter((id): id is string => !!id && isUuid(id));
   const results = resultIds.length
     ? await ctx.db.screeningResult.findMany({ where: { orgId: ctx.org.id, id: { in: resultIds } }, orderBy: { createdAt: "asc" } })
     : [];

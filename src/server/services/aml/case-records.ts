@@ -5,7 +5,6 @@ import { type AmlCaseView, SEVERITIES, type Severity } from "./aml.schema";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const OPEN_STATUSES = ["open", "pending_approval"] as const;
 
 export const worse = (a: Severity, b: Severity): Severity => (SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b);

@@ -4,6 +4,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
 import {
@@ -18,7 +19,6 @@ import {
   openCaseOf,
   priorityFromFlags,
   sameApprover,
-  UUID,
   withHits,
 } from "./case-records";
 
@@ -165,7 +165,7 @@ async function openByHand(
 /** Finds a case of the caller's organization and locks its person, then the case itself. */
 async function lockedCase(tx: Tx, ctx: ServiceContext, caseId: string) {
   const orgId = ctx.org.id;
-  const ref = UUID.test(caseId) ? await tx.amlCase.findFirst({ where: { id: caseId, orgId }, select: { personId: true } }) : null;
+  const ref = isUuid(caseId) ? await tx.amlCase.findFirst({ where: { id: caseId, orgId }, select: { personId: true } }) : null;
   if (!ref) throw caseNotFound();
   if (ref.personId) await lockPerson(tx, orgId, ref.personId);
   const c = await lockCase(tx, orgId, caseId);

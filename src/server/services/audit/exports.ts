@@ -3,6 +3,7 @@ import { actorId, type ServiceContext } from "../../context";
 import type { Db, Prisma } from "../../db/client";
 import { notFound } from "../../errors";
 import { logger } from "../../log";
+import { isUuid } from "../../platform/ids";
 import type { ExportRequestInput } from "./audit.schema";
 import { appendAudit } from "./chain";
 import { buildExportArtifact, ExportFailure } from "./export-artifact";
@@ -12,7 +13,6 @@ export { verifyExportArtifact } from "./export-verify";
 /** Runs of one job (crashes and unexpected errors) before it is marked failed. */
 export const MAX_EXPORT_ATTEMPTS = 3;
 const RUNNER_ACTOR = "system:export-runner";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type JobSummaryRow = Pick<ExportJob, "id" | "status" | "from" | "to" | "createdAt" | "completedAt" | "error">;
 const summarySelect = { id: true, status: true, from: true, to: true, createdAt: true, completedAt: true, error: true } as const;
@@ -60,7 +60,7 @@ export async function listExports(ctx: ServiceContext, query: { limit: number })
 
 /** One job with its artifact once completed. An id that is not a uuid cannot exist, so it is 404 like any other. */
 export async function getExport(ctx: ServiceContext, jobId: string) {
-  const job = UUID.test(jobId)
+  const job = isUuid(jobId)
     ? await ctx.db.exportJob.findFirst({ where: { id: jobId, orgId: ctx.org.id }, select: { ...summarySelect, artifact: true } })
     : null;
   if (!job) throw notFound("The export job");

@@ -4,6 +4,7 @@ import { Prisma, type Tx } from "../../db/client";
 import { conflict, notFound } from "../../errors";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
+import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
 import { provisionOrganization } from "../org";
 import type { PublicContext } from "./public";
@@ -28,7 +29,6 @@ export type Settled = {
 };
 
 const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 export async function findSession(db: PublicContext["db"] | Tx, sessionId: string): Promise<CheckoutSession> {
   const session = isUuid(sessionId) ? await db.checkoutSession.findUnique({ where: { id: sessionId } }) : null;

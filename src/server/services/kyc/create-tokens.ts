@@ -1,17 +1,26 @@
 import { randomToken, sha256Hex } from "../../crypto/hash";
-import type { Tx } from "../../db/client";
+import { open, seal } from "../../crypto/secret-box";
+import type { DbOrTx, Tx } from "../../db/client";
 import { forbidden } from "../../errors";
 
-/** decisions.md §4: single use, valid 24 hours. */
-export const KYC_CREATE_TOKEN_TTL_SEC = 24 * 60 * 60;
+/** Single use, valid 24 hours (docs/decisions.md, KYC create token). */
+const KYC_CREATE_TOKEN_TTL_SEC = 24 * 60 * 60;
 
-/** Issued to an approved person (GET /v1/kyc/status); only the hash is kept. */
-export async function issueKycCreateToken(tx: Tx, orgId: string, personId: string) {
-  const token = `kct_${randomToken(32)}`;
-  await tx.kycCreateToken.create({
-    data: { orgId, personId, tokenHash: sha256Hex(token), expiresAt: new Date(Date.now() + KYC_CREATE_TOKEN_TTL_SEC * 1000) },
+/**
+ * An approved person's create token, as GET /v1/kyc/status hands it out: the live one when there
+ * is one (sealed at rest beside its hash, so polling hands back the same token instead of minting
+ * more), else a new one. The only place tokens are minted, tests included.
+ */
+export async function liveCreateToken(db: DbOrTx, orgId: string, personId: string) {
+  const live = await db.kycCreateToken.findFirst({
+    where: { orgId, personId, usedAt: null, expiresAt: { gt: new Date() }, tokenEnc: { not: null } },
+    orderBy: { createdAt: "desc" },
   });
-  return token;
+  if (live?.tokenEnc) return { token: open(live.tokenEnc), expiresAt: live.expiresAt };
+  const token = `kct_${randomToken(32)}`;
+  const expiresAt = new Date(Date.now() + KYC_CREATE_TOKEN_TTL_SEC * 1000);
+  await db.kycCreateToken.create({ data: { orgId, personId, tokenHash: sha256Hex(token), tokenEnc: seal(token), expiresAt } });
+  return { token, expiresAt };
 }
 
 /**

@@ -7,14 +7,13 @@ import type { Db, Tx } from "../../db/client";
 import { notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
+import { isUuid } from "../../platform/ids";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../../providers/kyc/types";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { onKycReviewed } from "./approval";
 import { applyKybReview } from "./kyb";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The applicant id hash of contract's `screen-applicant`: an HMAC (keyed per deployment, so names
@@ -50,7 +49,7 @@ const providerActor = (provider: ProviderName) => `system:kyc-provider:${provide
  * audit entry, and on approval the `kyc.approved` event and screening. Returns the person after.
  */
 export async function applyKycReview(tx: Tx, review: KycReview, actor?: string): Promise<Person | null> {
-  if (!UUID.test(review.externalId)) return null;
+  if (!isUuid(review.externalId)) return null;
   // Lock the person so two deliveries of different events for one applicant apply in turn.
   const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM people WHERE id = ${review.externalId}::uuid FOR UPDATE`;
   if (!locked.length) return null;
@@ -146,12 +145,12 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
 }
 
 async function personOrg(tx: Tx, id: string) {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   return (await tx.person.findUnique({ where: { id }, select: { orgId: true } }))?.orgId ?? null;
 }
 
 async function orgOf(tx: Tx, id: string) {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   return (await tx.organization.findUnique({ where: { id }, select: { id: true } }))?.id ?? null;
 }
 

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
-import { randomToken, sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { open, seal } from "../../crypto/secret-box";
 import type { Db } from "../../db/client";
 import { conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
@@ -13,7 +11,7 @@ import { sandboxCallback } from "../../providers/kyc/sandbox";
 import type { ProviderName } from "../../providers/kyc/types";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "../screening";
-import { KYC_CREATE_TOKEN_TTL_SEC } from "./create-tokens";
+import { liveCreateToken } from "./create-tokens";
 import type { KycStartInput } from "./kyc.schema";
 import { applyKycReview, handleProviderCallback } from "./review";
 
@@ -143,22 +141,6 @@ async function refreshFromProvider(ctx: ServiceContext, personId: string) {
     timeout: 30_000,
     maxWait: 10_000,
   });
-}
-
-/**
- * An approved person's create token: the live one when there is one (sealed at rest, so polling
- * hands back the same token instead of minting more), else a new one.
- */
-async function liveCreateToken(db: Db, orgId: string, personId: string) {
-  const live = await db.kycCreateToken.findFirst({
-    where: { orgId, personId, usedAt: null, expiresAt: { gt: new Date() }, tokenEnc: { not: null } },
-    orderBy: { createdAt: "desc" },
-  });
-  if (live?.tokenEnc) return { token: open(live.tokenEnc), expiresAt: live.expiresAt };
-  const token = `kct_${randomToken(32)}`;
-  const expiresAt = new Date(Date.now() + KYC_CREATE_TOKEN_TTL_SEC * 1000);
-  await db.kycCreateToken.create({ data: { orgId, personId, tokenHash: sha256Hex(token), tokenEnc: seal(token), expiresAt } });
-  return { token, expiresAt };
 }
 
 /** GET /v1/kyc/status. `refresh` asks the provider only while the person is not yet approved. */

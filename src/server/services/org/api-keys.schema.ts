@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCOPES } from "../../platform/scopes";
+import { SCOPES } from "@/lib/scopes";
 
 export const Scope = z.enum(SCOPES);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SCOPES } from "@/lib/scopes";
 import { sha256Hex } from "../../crypto/hash";
-import { SCOPES } from "../../platform/scopes";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/chain";
 

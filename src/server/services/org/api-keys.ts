@@ -1,12 +1,12 @@
 import { env } from "@/env";
 import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
 import type { Environment } from "@/generated/prisma/enums.ts";
+import { SCOPES, type Scope } from "@/lib/scopes";
 import { actorId, type ServiceContext } from "../../context";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../crypto/hash";
 import type { Db, Tx } from "../../db/client";
 import { notFound, unauthorized } from "../../errors";
 import { type AuthCache, apiKeyChanged } from "../../platform/auth-cache";
-import { SCOPES, type Scope } from "../../platform/scopes";
 import { appendAudit } from "../audit";
 
 const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };

@@ -6,6 +6,7 @@ import type { Db } from "../../db/client";
 import { AppError, forbidden, isAppError, rateLimited } from "../../errors";
 import { logger } from "../../log";
 import { normalizeEmail } from "../../platform/contact-address";
+import { isUuid } from "../../platform/ids";
 import { hitWindow } from "../../platform/rate-limit";
 import { appendAudit } from "../audit";
 import { confirmChallenge, startChallenge } from "../contacts";
@@ -23,7 +24,6 @@ export type ConsoleSessionClaims = { orgId: string; email: string; bootstrap: bo
 export const signInFailed = () =>
   new AppError("UNAUTHORIZED", "Sign-in failed: check the organization ID, email, password and code.", { reason: "sign_in_failed" });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A wrong organization costs the same scrypt work as a wrong password, so timing does not tell them apart.
 let decoyHash: Promise<string> | undefined;
 
@@ -54,7 +54,7 @@ async function countAttempt(db: Db, orgId: string, email: string) {
 async function checkPassword(db: Db, creds: SignInCredentials) {
   const email = normalizeEmail(creds.email);
   await countAttempt(db, creds.organizationId, email);
-  const org = UUID.test(creds.organizationId) ? await db.organization.findUnique({ where: { id: creds.organizationId } }) : null;
+  const org = isUuid(creds.organizationId) ? await db.organization.findUnique({ where: { id: creds.organizationId } }) : null;
   if (!org?.consolePasswordHash) {
     decoyHash ??= hashPassword("decoy");
     await verifyPassword(creds.password, await decoyHash);
@@ -98,7 +98,7 @@ export async function completeConsoleSignIn(
 ): Promise<ConsoleSessionClaims & { role: MemberRole }> {
   const who = await checkPassword(db, input);
   if (!who.bootstrap) {
-    if (!input.challengeId || !UUID.test(input.challengeId) || !input.code) throw signInFailed();
+    if (!input.challengeId || !isUuid(input.challengeId) || !input.code) throw signInFailed();
     try {
       const challenge = await confirmChallenge(db, {
         orgId: who.org.id,
@@ -138,7 +138,7 @@ export async function resolveConsoleSession(
   claims: Partial<ConsoleSessionClaims> | null | undefined,
   request: { clientIp: string; correlationId: string },
 ): Promise<ServiceContext | null> {
-  if (!claims?.orgId || !claims.email || !UUID.test(claims.orgId)) return null;
+  if (!claims?.orgId || !claims.email || !isUuid(claims.orgId)) return null;
   const org = await db.organization.findUnique({ where: { id: claims.orgId } });
   if (!org || claims.pwf !== passwordFingerprint(org)) return null;
   const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email: claims.email } } });

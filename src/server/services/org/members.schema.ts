@@ -1,9 +1,13 @@
 import { z } from "zod";
+import type { MemberRole as DbMemberRole } from "@/generated/prisma/enums.ts";
+import { ROLES } from "@/lib/roles";
 
-/** Weakest first (interface spec, Console member). */
-export const MEMBER_ROLES = ["viewer", "operator", "compliance_officer", "admin", "owner"] as const;
-export const MemberRole = z.enum(MEMBER_ROLES);
+export const MemberRole = z.enum(ROLES);
 export type MemberRole = z.output<typeof MemberRole>;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The database enum and the shared role list must name the same roles: this line stops compiling if they drift.
+true satisfies Same<MemberRole, DbMemberRole>;
 
 /** Stored lower case: one person, one membership, however they type their address. */
 const Email = z

@@ -1,13 +1,11 @@
 import type { ConsoleMember } from "@/generated/prisma/client.ts";
+import { roleRank } from "@/lib/roles";
 import type { ServiceContext } from "../../context";
 import type { Prisma, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
 import { normalizeEmail } from "../../platform/contact-address";
 import { appendAudit } from "../audit";
 import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
-
-/** Weakest first (interface spec): a member may act on roles up to their own. */
-export const ROLE_RANK: Record<MemberRole, number> = { viewer: 0, operator: 1, compliance_officer: 2, admin: 3, owner: 4 };
 
 export const memberView = (m: ConsoleMember) => ({
   email: m.email,
@@ -29,9 +27,9 @@ export async function listMembers(ctx: ServiceContext) {
  */
 function assertCeiling(ctx: ServiceContext, roles: (MemberRole | undefined)[]) {
   if (ctx.actor.type !== "member") return;
-  const own = ROLE_RANK[ctx.actor.role as MemberRole] ?? -1;
+  const own = roleRank(ctx.actor.role);
   for (const r of roles) {
-    if (r && ROLE_RANK[r] > own) throw forbidden("console_role", `A ${ctx.actor.role} cannot act on the ${r} role.`);
+    if (r && roleRank(r) > own) throw forbidden("console_role", `A ${ctx.actor.role} cannot act on the ${r} role.`);
   }
 }
 

@@ -1,9 +1,9 @@
 import { env } from "@/env";
 import type { Plan } from "@/generated/prisma/enums.ts";
+import { SCOPES } from "@/lib/scopes";
 import type { Actor } from "../../context";
 import { generatePassword, hashPassword } from "../../crypto/password";
 import type { Db, Tx } from "../../db/client";
-import { SCOPES } from "../../platform/scopes";
 import { appendAudit } from "../audit";
 import { insertApiKey } from "./api-keys";
 

@@ -2,23 +2,17 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { atLeast } from "@/components/console/roles";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { atLeast } from "@/lib/roles";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
-type Lifecycle = "provisional" | "bound" | "unlocked" | "suspended";
-type Account = {
-  accountDid: string;
-  name: string;
-  chain: string;
-  lifecycle: Lifecycle;
-  contacts: { email: string | null; emailVerified: boolean; phone: string | null; phoneVerified: boolean };
-  createdAt: string;
-};
+type Account = RouterOutputs["accounts"]["list"]["accounts"][number];
+type Lifecycle = Account["lifecycle"];
 const TONE = { provisional: "amber", bound: "indigo", unlocked: "green", suspended: "red" } as const;
 
 export default function AccountsPage() {
@@ -89,7 +83,7 @@ export default function AccountsPage() {
       <DataTable
         label="Accounts"
         columns={columns}
-        data={list.data?.accounts as Account[] | undefined}
+        data={list.data?.accounts}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

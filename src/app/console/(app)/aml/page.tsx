@@ -7,22 +7,10 @@ import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
-type Hit = { resultId: string | null; severity: string; sanctions: boolean; pep: boolean; score: number; createdAt: string };
-type Case = {
-  caseId: string;
-  status: "open" | "pending_approval" | "cleared" | "confirmed";
-  priority: "low" | "medium" | "high" | "critical";
-  subjectDid: string;
-  reason: string;
-  openedBy: string;
-  openedAt: string;
-  proposedBy: string | null;
-  proposedAt: string | null;
-  proposeReason: string | null;
-  hits: Hit[];
-};
+type Case = RouterOutputs["aml"]["queue"]["cases"][number];
 const PRIORITY_TONE = { low: "slate", medium: "amber", high: "red", critical: "red" } as const;
 const PRIORITY_RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
 
@@ -38,7 +26,7 @@ function Queue() {
   const trpc = useTRPC();
   const queue = useQuery(trpc.aml.queue.queryOptions());
   const [selected, setSelected] = useState<string | null>(null);
-  const cases = queue.data?.cases as Case[] | undefined;
+  const cases = queue.data?.cases;
   const current = cases?.find((c) => c.caseId === selected) ?? null;
   const columns = useMemo(() => {
     const c = columnsFor<Case>();
@@ -154,7 +142,7 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
           <ul className="mt-1 divide-y divide-slate-100 text-sm">
             {c.hits.map((h, i) => (
               <li key={h.resultId ?? i} className="flex flex-wrap items-center gap-2 py-1.5">
-                <Badge tone={PRIORITY_TONE[h.severity as Case["priority"]] ?? "slate"}>{h.severity}</Badge>
+                <Badge tone={PRIORITY_TONE[h.severity] ?? "slate"}>{h.severity}</Badge>
                 {h.sanctions && <Badge tone="red">sanctions</Badge>}
                 {h.pep && <Badge tone="amber">PEP</Badge>}
                 <span>score {h.score}</span>

@@ -8,28 +8,11 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { SCOPES, type Scope } from "@/lib/scopes";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
-const SCOPES = [
-  "read",
-  "accounts_write",
-  "kyc_write",
-  "bind_write",
-  "unlock_write",
-  "admin",
-  "compliance_export",
-  "webhook_manage",
-] as const;
-type Scope = (typeof SCOPES)[number];
-type Key = {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-};
+type Key = RouterOutputs["apiKeys"]["list"]["keys"][number];
 
 export default function ApiKeysPage() {
   return (
@@ -111,7 +94,7 @@ function ApiKeys() {
       <DataTable
         label="API keys"
         columns={columns}
-        data={list.data?.keys as Key[] | undefined}
+        data={list.data?.keys}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

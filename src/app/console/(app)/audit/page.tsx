@@ -6,19 +6,10 @@ import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { useToast } from "@/components/ui/toast";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC, useTRPCClient } from "@/trpc/react";
 
-type Entry = {
-  id: string;
-  seq: number;
-  actor: string;
-  action: string;
-  subjectType: string | null;
-  subject: string | null;
-  data: Record<string, unknown>;
-  createdAt: string;
-  hash: string;
-};
+type Entry = RouterOutputs["audit"]["list"]["entries"][number];
 
 export default function AuditPage() {
   return (
@@ -69,7 +60,7 @@ function Entries() {
     queryFn: ({ pageParam }) => client.audit.list.query({ limit: String(PAGE), ...(pageParam ? { before: String(pageParam) } : {}) }),
     getNextPageParam: (last) => last.nextBefore ?? undefined,
   });
-  const entries = useMemo(() => pages.data?.pages.flatMap((p) => p.entries) as Entry[] | undefined, [pages.data]);
+  const entries = useMemo(() => pages.data?.pages.flatMap((p) => p.entries), [pages.data]);
   const actions = useMemo(() => [...new Set((entries ?? []).map((e) => e.action))].sort(), [entries]);
   const shown = useMemo(() => (action ? entries?.filter((e) => e.action === action) : entries), [entries, action]);
   const columns = useMemo(() => {

@@ -2,15 +2,16 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { atLeast, ROLES, type Role, roleLabel } from "@/components/console/roles";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { atLeast, ROLES, type Role, roleLabel } from "@/lib/roles";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
-type Member = { email: string; role: Role; active: boolean; createdAt: string; updatedAt: string };
+type Member = RouterOutputs["members"]["list"]["members"][number];
 
 export default function MembersPage() {
   return (
@@ -125,7 +126,7 @@ function Members() {
       <DataTable
         label="Members"
         columns={columns}
-        data={list.data?.members as Member[] | undefined}
+        data={list.data?.members}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

@@ -5,18 +5,10 @@ import { useMemo } from "react";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
 
-type Business = {
-  sessionId: string;
-  legalName: string | null;
-  registrationNumber: string | null;
-  country: string | null;
-  provider: string;
-  status: string;
-  labels: string[];
-  createdAt: string;
-};
+type Business = RouterOutputs["organizations"]["list"]["businesses"][number];
 const TONE: Record<string, "green" | "red" | "amber" | "slate"> = {
   approved: "green",
   rejected: "red",
@@ -76,7 +68,7 @@ function Organizations() {
       <DataTable
         label="KYB businesses"
         columns={columns}
-        data={list.data?.businesses as Business[] | undefined}
+        data={list.data?.businesses}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

@@ -5,20 +5,11 @@ import { useMemo, useState } from "react";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
 
-type KycStatus = "not_started" | "pending" | "in_review" | "approved" | "rejected" | "retry";
-type Person = {
-  personDid: string;
-  kycStatus: KycStatus;
-  kycLevel: string;
-  kycProvider: string | null;
-  country: string | null;
-  pepFlag: boolean;
-  sanctionsFlag: boolean;
-  riskScore: number;
-  updatedAt: string;
-};
+type Person = RouterOutputs["people"]["list"]["people"][number];
+type KycStatus = Person["kycStatus"];
 const TONE = { not_started: "slate", pending: "amber", in_review: "amber", approved: "green", rejected: "red", retry: "amber" } as const;
 
 export default function PeoplePage() {
@@ -70,7 +61,7 @@ function People() {
       <DataTable
         label="People"
         columns={columns}
-        data={list.data?.people as Person[] | undefined}
+        data={list.data?.people}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

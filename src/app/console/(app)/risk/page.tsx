@@ -6,19 +6,10 @@ import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { ErrorState } from "@/components/ui/states";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
 
-type RiskEvent = {
-  id: string;
-  kind: string;
-  subjectRef: string | null;
-  deviceHash: string | null;
-  clientIp: string | null;
-  score: number;
-  decision: string;
-  reasons: string[];
-  createdAt: string;
-};
+type RiskEvent = RouterOutputs["risk"]["overview"]["recentEvents"][number];
 const TONE: Record<string, "green" | "amber" | "red"> = { allow: "green", review: "amber", deny: "red" };
 
 export default function RiskPage() {
@@ -92,7 +83,7 @@ function Risk() {
       <DataTable
         label="Risk events"
         columns={columns}
-        data={risk.data?.recentEvents as RiskEvent[] | undefined}
+        data={risk.data?.recentEvents}
         isLoading={risk.isLoading}
         empty="No risk events yet."
         filterPlaceholder="Filter by kind, decision or reason"

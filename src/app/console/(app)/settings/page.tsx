@@ -3,13 +3,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { cidrContains } from "@/components/console/cidr";
-import { atLeast } from "@/components/console/roles";
 import { RoleGate, signOutNow, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Confirm } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { atLeast } from "@/lib/roles";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
 const FLAGS = [
@@ -78,7 +79,7 @@ function Section({ title, id, children, description }: { title: string; id: stri
   );
 }
 
-type Flags = Record<(typeof FLAGS)[number][0], boolean>;
+type Flags = RouterOutputs["tenant"]["settings"]["policy"];
 
 function Policy({ policy: saved_ }: { policy: Flags }) {
   const trpc = useTRPC();

@@ -2,28 +2,18 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { atLeast } from "@/components/console/roles";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { atLeast } from "@/lib/roles";
+import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
 
-type Hook = { id: string; url: string; events: string[]; active: boolean; createdAt: string };
-type Delivery = {
-  id: string;
-  webhookId: string;
-  event: string;
-  status: "pending" | "failed" | "delivered" | "dead";
-  attempts: number;
-  lastError: string | null;
-  lastStatusCode: number | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+type Hook = RouterOutputs["webhooks"]["list"]["webhooks"][number];
+type Delivery = RouterOutputs["webhooks"]["deliveries"]["deliveries"][number];
 const STATUS_TONE = { pending: "amber", failed: "amber", delivered: "green", dead: "red" } as const;
 
 export default function WebhooksPage() {
@@ -104,7 +94,7 @@ function Webhooks() {
       <DataTable
         label="Webhooks"
         columns={columns}
-        data={list.data?.webhooks as Hook[] | undefined}
+        data={list.data?.webhooks}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}
@@ -259,7 +249,7 @@ function Deliveries() {
       <DataTable
         label="Deliveries"
         columns={columns}
-        data={list.data?.deliveries as Delivery[] | undefined}
+        data={list.data?.deliveries}
         isLoading={list.isLoading}
         error={list.error}
         onRetry={() => void list.refetch()}

@@ -1,4 +1,4 @@
-/** API key scopes (interface spec, Scopes table). */
+/** API key scopes, in the order the API lists them. Browser and server code both import this file, so it imports nothing. */
 export const SCOPES = [
   "read",
   "accounts_write",
