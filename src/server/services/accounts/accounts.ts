@@ -161,7 +161,7 @@ async function contactGate(tx: Tx, ctx: ServiceContext, channel: "email" | "phon
     }
     return null;
   }
-  const address = await spendProofToken(tx, ctx.org.id, channel, token);
+  const { address } = await spendProofToken(tx, { orgId: ctx.org.id, channel }, token);
   const taken = await tx.account.findFirst({ where: { orgId: ctx.org.id, [channel]: address }, select: { id: true } });
   if (taken)
     throw conflict(`${channel}_taken`, `This ${channel === "email" ? "email address" : "phone number"} is already bound to an account.`);

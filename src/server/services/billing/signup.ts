@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { Plan } from "@/generated/prisma/enums.ts";
-import { randomToken, sha256Hex } from "../../crypto/hash";
-import type { Tx } from "../../db/client";
-import { forbidden } from "../../errors";
+import { randomToken } from "../../crypto/hash";
 import { maskEmail } from "../../platform/contact-address";
 import { PLANS } from "../../platform/plans";
 import { paymentSettings, payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
-import { confirmChallenge, issueProofToken, OTP, startChallenge } from "../contacts";
+import { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge, usableProofToken } from "../contacts";
 import { provisionOrganization } from "../org";
 import { BILLING, limitPublicCall, type PublicContext, workEmail } from "./public";
 import { KEY_WARNING, SIGNUP_ACTOR } from "./settle";
@@ -44,36 +42,8 @@ export async function confirmSignupEmail(pub: PublicContext, input: { challengeI
   return { emailProofToken: proof.token, expiresInSec: proof.expiresInSec, emailMasked: maskEmail(challenge.address) };
 }
 
-const notVerified = () =>
-  forbidden("email_not_verified", "The email proof token is invalid, expired or already used; verify the email again.");
-
-/** A signup proof that is usable now (read only: nothing is spent). */
-async function usableProof(db: PublicContext["db"] | Tx, token: string) {
-  const row = await db.proofToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
-  if (
-    !row ||
-    row.orgId !== null ||
-    row.purpose !== "billing_signup" ||
-    row.channel !== "email" ||
-    row.usedAt ||
-    row.expiresAt <= new Date()
-  ) {
-    throw notVerified();
-  }
-  return row;
-}
-
-/**
- * Spends the proof inside the checkout's transaction: one conditional UPDATE (parallel spends of
- * one token serialise on its row and only the first matches), then the checkout row claims the
- * proof's id under a unique constraint, so one proof can never open two checkouts.
- */
-async function spendProof(tx: Tx, token: string): Promise<{ id: string; email: string }> {
-  const row = await usableProof(tx, token);
-  const spent = await tx.proofToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
-  if (spent.count === 0) throw notVerified();
-  return { id: row.id, email: row.address };
-}
+/** A public signup's email proof: no organization yet, and minted for signup only. */
+const SIGNUP_PROOF = { orgId: null, channel: "email", purpose: "billing_signup" } as const;
 
 export type CheckoutInput = {
   emailProofToken: string;
@@ -114,16 +84,16 @@ export async function checkout(pub: PublicContext, input: CheckoutInput) {
 
   // The provider is called before anything is written, so a provider failure leaves the proof
   // unspent for a retry; an abandoned provider session just expires there.
-  const proof = await usableProof(pub.db, input.emailProofToken);
+  const proof = await usableProofToken(pub.db, SIGNUP_PROOF, input.emailProofToken);
   const sessionId = randomUUID();
   const card = await payments().createCheckout({ checkoutId: sessionId, email: proof.address, ...returnUrls(sessionId) });
   const chain = chainTerms();
   await pub.db.$transaction(async (tx) => {
-    const spent = await spendProof(tx, input.emailProofToken);
+    const spent = await spendProofToken(tx, SIGNUP_PROOF, input.emailProofToken);
     await tx.checkoutSession.create({
       data: {
         id: sessionId,
-        email: spent.email,
+        email: spent.address,
         plan: "growth",
         organizationName: input.organizationName,
         status: "awaiting_payment",
@@ -142,16 +112,16 @@ export async function checkout(pub: PublicContext, input: CheckoutInput) {
 
 async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
   const out = await pub.db.$transaction(async (tx) => {
-    const spent = await spendProof(tx, input.emailProofToken);
+    const spent = await spendProofToken(tx, SIGNUP_PROOF, input.emailProofToken);
     const provisioned = await provisionOrganization(
       tx as never,
-      { name: input.organizationName, email: spent.email, plan: "builder" },
+      { name: input.organizationName, email: spent.address, plan: "builder" },
       SIGNUP_ACTOR,
       tx,
     );
     const session = await tx.checkoutSession.create({
       data: {
-        email: spent.email,
+        email: spent.address,
         plan: "builder",
         organizationName: input.organizationName,
         status: "provisioned",
@@ -188,10 +158,10 @@ async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
 
 async function checkoutSalesLead(pub: PublicContext, input: CheckoutInput) {
   const session = await pub.db.$transaction(async (tx) => {
-    const spent = await spendProof(tx, input.emailProofToken);
+    const spent = await spendProofToken(tx, SIGNUP_PROOF, input.emailProofToken);
     const created = await tx.checkoutSession.create({
       data: {
-        email: spent.email,
+        email: spent.address,
         plan: "institutional",
         organizationName: input.organizationName,
         status: "sales_lead",
@@ -202,7 +172,7 @@ async function checkoutSalesLead(pub: PublicContext, input: CheckoutInput) {
     await tx.salesLead.create({
       data: {
         sessionId: created.id,
-        email: spent.email,
+        email: spent.address,
         organizationName: input.organizationName,
         expectedMonthlyVerifications: input.expectedMonthlyVerifications,
         message: input.message,

@@ -22,4 +22,4 @@ export {
   PhoneOtpStartInput,
   PhoneProof,
 } from "./contacts.schema";
-export { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge } from "./otp";
+export { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge, usableProofToken } from "./otp";

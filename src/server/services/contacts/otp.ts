@@ -124,18 +124,36 @@ export async function issueProofToken(db: DbOrTx, c: Pick<OtpChallenge, "id" | "
   return { token, expiresInSec: OTP.proofTtlSec };
 }
 
-/**
- * Spends a proof token inside the caller's transaction (so a failed create leaves it unspent).
- * Unknown, expired, spent or other-channel tokens all mean the address is not verified.
- */
-export async function spendProofToken(tx: Tx, orgId: string | null, channel: ContactChannel, token: string): Promise<string> {
-  const reason = channel === "email" ? "email_not_verified" : "phone_not_verified";
-  const row = await tx.proofToken.findUnique({ where: { tokenHash: tokenHash(token) } });
-  const now = new Date();
-  if (!row || row.orgId !== orgId || row.channel !== channel || row.usedAt || row.expiresAt <= now) {
-    throw forbidden(reason, `The ${channel} proof token is invalid, expired or already used; verify the ${channel} again.`);
-  }
-  const spent = await tx.proofToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: now } });
-  if (spent.count === 0) throw forbidden(reason, `The ${channel} proof token was already used; verify the ${channel} again.`);
-  return row.address;
+/** Who may spend a proof: its organization (null for public signup), channel and, when given, purpose. */
+export type ProofHolder = { orgId: string | null; channel: ContactChannel; purpose?: OtpPurpose };
+
+/** A proof token that is usable now for `holder`: read only, nothing is spent. */
+export async function usableProofToken(db: DbOrTx, holder: ProofHolder, token: string) {
+  const row = await db.proofToken.findUnique({ where: { tokenHash: tokenHash(token) } });
+  const usable =
+    row &&
+    row.orgId === holder.orgId &&
+    row.channel === holder.channel &&
+    (holder.purpose === undefined || row.purpose === holder.purpose) &&
+    !row.usedAt &&
+    row.expiresAt > new Date();
+  if (!usable) throw proofRefused(holder.channel);
+  return row;
 }
+
+/**
+ * Spends a proof token inside the caller's transaction: one conditional UPDATE, so of parallel
+ * spends of one token only the first matches. A rollback leaves it unspent.
+ */
+export async function spendProofToken(tx: Tx, holder: ProofHolder, token: string): Promise<{ id: string; address: string }> {
+  const row = await usableProofToken(tx, holder, token);
+  const spent = await tx.proofToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
+  if (spent.count === 0) throw proofRefused(holder.channel);
+  return { id: row.id, address: row.address };
+}
+
+const proofRefused = (channel: ContactChannel) =>
+  forbidden(
+    channel === "email" ? "email_not_verified" : "phone_not_verified",
+    `The ${channel} proof token is invalid, expired or already used; verify the ${channel} again.`,
+  );
