@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 11): the /v1 pipeline and the audit chain on PostgreSQL, ratios measured
+ * `npm run bench`: the /v1 pipeline and the audit chain on PostgreSQL, ratios measured
  * side by side in one run. Not part of `npm test`. Flags:
  *   --quick            shorter runs and 10× less audit data (about a minute)
  *   --dir <path>       serve from another checkout (e.g. the code before a change; see bench/before.sh)

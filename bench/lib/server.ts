@@ -41,7 +41,7 @@ export async function startServer(opts: {
       BI_RUN_JOBS: "false",
       LOG_LEVEL: opts.logLevel,
       NODE_ENV: "production",
-      // Plan and per-IP limits lifted, so every answer is a 200 (the code before issue 11 is patched instead: bench/before.sh).
+      // Plan and per-IP limits lifted, so every answer is a 200 (the older code is patched instead: bench/before.sh).
       BI_RATE_LIMIT_FACTOR: "100000",
       ...opts.env,
     },

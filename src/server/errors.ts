@@ -59,7 +59,7 @@ export const unauthorized = (reason: string, message: string) => new AppError("U
 export const rateLimited = (retryAfterSec: number, message = "Too many requests; retry later.", extraHeaders?: Record<string, string>) =>
   new AppError("RATE_LIMITED", message, { retryAfterSec }, { "Retry-After": String(retryAfterSec), ...extraHeaders });
 
-/** The JSON envelope of decisions.md §2. */
+/** The JSON envelope of docs/api/contract-decisions.md §2. */
 export function errorEnvelope(err: AppError, correlationId: string) {
   return {
     error: {

@@ -3,7 +3,7 @@ import { createTestOrg } from "./testing/harness";
 import { startInstance, stopInstance } from "./testing/instance";
 
 /**
- * Issue 11: the access log is written asynchronously; a normal stop (SIGTERM) must still write
+ * The access log is written asynchronously; a normal stop (SIGTERM) must still write
  * every line. The server runs in its own process with stdout piped, as under a supervisor.
  */
 describe("asynchronous access log", () => {

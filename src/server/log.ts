@@ -60,7 +60,7 @@ export function createLogger(
 }
 
 /**
- * Standard output through pino's asynchronous destination (issue 11): a line is queued and
+ * Standard output through pino's asynchronous destination (docs/performance.md): a line is queued and
  * written by the event loop in batches, not by one write(2) per line on the request's path.
  * minLength 0 keeps a quiet server's lines immediate; shutdown calls `flushLogs` (and pino's own
  * exit hook flushes too), so a normal exit loses nothing.
@@ -78,7 +78,7 @@ export function logger(): pino.Logger {
  * The access log: one line per request of a fixed shape (method, route template, status,
  * duration, organization id, client IP, correlation id), never anything from the request's
  * headers or body. It skips the redaction pass, which with our wildcard paths costs about 25
- * times the line itself (issue 11: the main cost of LOG_LEVEL=info). Same level and destination.
+ * times the line itself (the main cost of LOG_LEVEL=info, docs/performance.md). Same level and destination.
  */
 export function accessLogger(): pino.Logger {
   if (!g.__biAccessLog) {

@@ -31,7 +31,7 @@ type NotificationHandler = (channel: string, payload: string) => void;
 const notificationHandlers = new Set<NotificationHandler>();
 
 /**
- * Notifications received by this process's pooled PostgreSQL sessions (the auth cache, issue 11).
+ * Notifications received by this process's pooled PostgreSQL sessions (the auth cache).
  * Each pooled session LISTENs on "bi_auth": PostgreSQL hands a session the notifications of its
  * own transaction before the COMMIT's answer, so a change written through this process is known
  * to its caches before the writer's await returns (other instances: auth-cache-listener.ts).

@@ -8,7 +8,7 @@ export const API_VERSION = "0.2.0";
 
 type Json = Record<string, unknown>;
 
-/** decisions.md §2, as a zod schema so tests can check real answers against what is documented. */
+/** docs/api/contract-decisions.md §2, as a zod schema so tests can check real answers against what is documented. */
 export const ErrorEnvelope = z
   .object({
     error: z.object({

@@ -20,7 +20,7 @@ import { errorResponse, jsonResponse } from "./respond";
 import { isReply } from "./route";
 import type { HttpRequest, HttpResponse, Middleware, PipelineState, RouteDef } from "./types";
 
-/** Per-client-IP backstop (decisions.md §4). */
+/** Per-client-IP backstop (docs/api/contract-decisions.md §4). */
 export const IP_BACKSTOP_PER_MINUTE = 6000;
 
 export function compose(middleware: Middleware[], final: (s: PipelineState) => Promise<HttpResponse>) {

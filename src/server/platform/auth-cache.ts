@@ -3,7 +3,7 @@ import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
 /**
  * In-process cache of API key look-ups (key hash → key row with its scopes, and the
  * organization's posture: plan, allowlist, signing, policy), so that an authenticated request
- * costs no database round trip in the steady state (issue 11).
+ * costs no database round trip in the steady state (docs/performance.md).
  *
  * Invalidation, strongest first:
  * 1. Services call `orgChanged` / `apiKeyChanged` after their change commits: the instance that

@@ -3,7 +3,7 @@ import type { WindowHit } from "./rate-limit";
 
 /**
  * Fixed windows counted in process and reconciled with the shared `rate_limit_windows` rows in
- * one batched upsert every FLUSH_INTERVAL_MS (issue 11): the hot per-request limits (plan quota,
+ * one batched upsert every FLUSH_INTERVAL_MS (docs/performance.md): the hot per-request limits (plan quota,
  * per-IP backstop) no longer take a row lock on every request. `services/rate-limit.ts` keeps the
  * exact per-hit windows for the low-volume limits (OTP sends, KYC starts, sign-in).
  *

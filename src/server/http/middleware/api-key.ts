@@ -35,7 +35,7 @@ export function requireScope(): Middleware {
 }
 
 /**
- * BI_AUTH_CACHE=off reads every key from the database (as before issue 11), for deployments whose
+ * BI_AUTH_CACHE=off reads every key from the database on every request (no cache), for deployments whose
  * sessions cannot LISTEN (PgBouncer in transaction mode) or to rule the cache out. Read here
  * rather than in src/env.ts only because that shared file had others' uncommitted edits.
  */

@@ -58,7 +58,7 @@ describe("plan rate limit across two instances", () => {
     return { status: res.status, headers: res.headers, body: await res.json(), instance: i % 2 };
   };
 
-  // Adapted for issue 11: the plan quota is counted in process and written in batches, so two
+  // The plan quota is counted in process and written in batches, so two
   // instances no longer agree on every single hit (the old test asserted exactly 120 and a
   // shared 119…0 countdown, which only a write per request gives). What stays exact: one
   // instance's own countdown, at least the quota admitted, at most the documented overshoot,

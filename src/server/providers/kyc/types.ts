@@ -8,7 +8,7 @@
 
 export type ProviderName = "sandbox" | "sumsub" | "veriff";
 
-/** Our view of a review (decisions §3 KYC statuses, without `not_started`). */
+/** Our view of a review (docs/api/contract-decisions.md §3 KYC statuses, without `not_started`). */
 export type ReviewStatus = "pending" | "in_review" | "approved" | "rejected" | "retry";
 
 /** Identity attributes as the provider extracted them. Used in memory for screening; only hashed at rest. */

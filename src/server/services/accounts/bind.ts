@@ -13,7 +13,7 @@ import { payloadToSign } from "../contacts";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 
-/** contract-decisions §4: a bind nonce is valid 10 minutes, single use. */
+/** docs/api/contract-decisions.md §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;
 
 export type CountryDecision = { allowed: true } | { allowed: false; rule: 1 | 2 | 3; message: string };

@@ -6,7 +6,7 @@ import { jcs } from "../../crypto/jcs";
 export const VC_CONTEXT_V2 = "https://www.w3.org/ns/credentials/v2";
 
 /**
- * The AccountBinding credential (contract-decisions §5): VC Data Model 2.0, issued by this
+ * The AccountBinding credential (docs/api/contract-decisions.md §5): VC Data Model 2.0, issued by this
  * deployment's did:web, secured with eddsa-jcs-2022 by the current issuer key. `bindingVcHash`
  * is the hex SHA-256 of the JCS form of the signed credential.
  */

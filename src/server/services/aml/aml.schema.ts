@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Severity and case priority, weakest first (contract-decisions §3). */
+/** Severity and case priority, weakest first (docs/api/contract-decisions.md §3). */
 export const SEVERITIES = ["low", "medium", "high", "critical"] as const;
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;

@@ -9,7 +9,7 @@ export const OPEN_STATUSES = ["open", "pending_approval"] as const;
 
 export const worse = (a: Severity, b: Severity): Severity => (SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b);
 
-/** Priority of a case from what is flagged (contract-decisions §3: sanctions critical, PEP high). */
+/** Priority of a case from what is flagged (docs/api/contract-decisions.md §3: sanctions critical, PEP high). */
 export const priorityFromFlags = (f: { sanctions: boolean; pep: boolean }, fallback: Severity = "low"): Severity =>
   f.sanctions ? "critical" : f.pep ? worse("high", fallback) : fallback;
 

@@ -1,4 +1,4 @@
-/** Billing and self-service signup (issue 9): one module per flow, re-exported for the doors. */
+/** Billing and self-service signup: one module per flow, re-exported for the doors. */
 
 export { advisePlan } from "./advise";
 export {

@@ -9,7 +9,7 @@ import { isDisposableEmail } from "../aml";
 export type PublicContext = { db: Db; clientIp: string; correlationId: string; log: Logger; now: () => Date };
 
 export const BILLING = {
-  /** decisions §4: OTP, checkout, reveal, advise (and settlement) share 10 per minute per client IP. */
+  /** docs/api/contract-decisions.md §4: OTP, checkout, reveal, advise (and settlement) share 10 per minute per client IP. */
   callsPerMinutePerIp: 10,
   /** Status polls and chain confirms are retried by design (425 says "retry shortly"), so they get their own budget. */
   pollsPerMinutePerIp: 60,

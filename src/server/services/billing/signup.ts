@@ -11,7 +11,7 @@ import { provisionOrganization } from "../org";
 import { BILLING, limitPublicCall, type PublicContext, workEmail } from "./public";
 import { KEY_WARNING, SIGNUP_ACTOR } from "./settle";
 
-/** POST /v1/billing/email/otp/start: a code to a work address (sends capped per address and per IP, decisions §4). */
+/** POST /v1/billing/email/otp/start: a code to a work address (sends capped per address and per IP, docs/api/contract-decisions.md §4). */
 export async function startSignupEmail(pub: PublicContext, input: { email: string }) {
   await limitPublicCall(pub);
   const email = workEmail(input.email);

@@ -17,7 +17,7 @@ const field = (channel: ContactChannel) => (channel === "email" ? "emailMasked" 
 
 /**
  * The text a wallet shows and signs: service, action, account, subject, nonce and expiry, one per
- * line (decisions.md §5), so a person can read what they authorise.
+ * line (docs/api/contract-decisions.md §5), so a person can read what they authorise.
  */
 export function payloadToSign(p: { action: string; accountDid: string; subject: string; nonce: string; expiresAt: Date }) {
   return [

@@ -9,7 +9,7 @@ import { AppError, forbidden, rateLimited } from "../../errors";
 import { hitWindow } from "../../platform/rate-limit";
 import { messaging } from "../../providers/messaging";
 
-/** decisions.md §4 */
+/** docs/api/contract-decisions.md §4 */
 export const OTP = {
   digits: 6,
   ttlSec: 10 * 60,

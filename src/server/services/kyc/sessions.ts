@@ -16,7 +16,7 @@ import type { KycStartInput } from "./kyc.schema";
 import { applyKycReview, handleProviderCallback } from "./review";
 
 export const DEFAULT_KYC_LEVEL = "basic-kyc";
-/** contract-decisions §4: KYC starts per organization and per client IP, per hour. */
+/** docs/api/contract-decisions.md §4: KYC starts per organization and per client IP, per hour. */
 export const KYC_START_BUDGET = { perOrg: 100, perIp: 20, windowSec: 3600 };
 
 /**
@@ -190,7 +190,7 @@ export async function completeSandboxHosted(db: Db, applicantId: string, outcome
   return { personDid: personDidOf(issuerDid(), person.id), status: person.kycStatus, redirectUrl: session.redirectUrl };
 }
 
-/** POST /v1/sandbox/kyc/complete (contract-decisions §8): what the hosted page does, for tenants' tests. */
+/** POST /v1/sandbox/kyc/complete (docs/api/contract-decisions.md §8): what the hosted page does, for tenants' tests. */
 export async function completeSandboxKyc(ctx: ServiceContext, input: { personDid: string; outcome: SandboxOutcome }) {
   const person = await findPerson(ctx.db, ctx.org.id, input.personDid);
   const session = await ctx.db.kycSession.findFirst({

@@ -46,7 +46,7 @@ export async function authenticateApiKey(
     const { org, ...key } = row;
     return { key, org };
   };
-  // The cache (issue 11) only saves the read: every check below runs on every request.
+  // The key cache (platform/auth-cache.ts) only saves the read: every check below runs on every request.
   const found = cache ? await cache.lookup(hash, load) : await load();
   if (!found || !constantTimeEqual(found.key.keyHash, hash) || found.key.revokedAt || found.key.environment !== deployment) {
     throw unauthorized("invalid_key", "The API key is not valid, or has been revoked.");

@@ -100,7 +100,7 @@ export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versio
   return { matches, versions, candidates: rows.length };
 }
 
-/** Contract decisions §3: a sanctions hit is critical, a PEP high; any other listed topic medium. */
+/** Contract docs/api/contract-decisions.md §3: a sanctions hit is critical, a PEP high; any other listed topic medium. */
 export function severityOf(matches: readonly ScreenMatch[]): { sanctions: boolean; pep: boolean; severity: Severity | null } {
   const sanctions = matches.some((m) => m.topics.some((t) => t === "sanction" || t.startsWith("sanction.")));
   const pep = matches.some((m) => m.topics.includes("role.pep"));
@@ -152,7 +152,7 @@ export type AccountOutcome = { score: number; labels: string[]; severity: Severi
 
 /**
  * Looks a chain account up in every active account-labels list and stores the result. Any label
- * is adverse (the lists hold only risky accounts), hence severity medium (contract decisions §3).
+ * is adverse (the lists hold only risky accounts), hence severity medium (docs/api/contract-decisions.md §3).
  */
 export async function screenAccount(db: DbOrTx, input: { orgId: string; chainAccount: string }): Promise<AccountOutcome> {
   await ensureSandboxLists(db);
