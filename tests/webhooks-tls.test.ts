@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import https from "node:https";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/server/crypto/secret-box";
 import { type Db, getDb } from "@/server/db/client";
 import { emitEvent } from "@/server/platform/outbox";
+import { type FakeServer, listenOnLoopback } from "@/server/testing/fake-http";
 import { createTestOrg } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { verifyWebhook } from "@/webhooks/verify";
@@ -18,7 +18,7 @@ import { verifyWebhook } from "@/webhooks/verify";
  */
 const HOST = "hooks.example.test";
 let db: Db;
-let server: https.Server;
+let server: FakeServer;
 let port: number;
 let cert: string;
 const seen: Array<{ servername: string | false | null; host: string; raw: Buffer; headers: Record<string, string> }> = [];
@@ -52,7 +52,7 @@ beforeAll(async () => {
     { stdio: "ignore" },
   );
   cert = fs.readFileSync(path.join(dir, "cert.pem"), "utf8");
-  server = https.createServer({ key: fs.readFileSync(path.join(dir, "key.pem")), cert }, (req, res) => {
+  const tls = https.createServer({ key: fs.readFileSync(path.join(dir, "key.pem")), cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -66,12 +66,12 @@ beforeAll(async () => {
       res.writeHead(204).end();
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  port = (server.address() as AddressInfo).port;
+  server = await listenOnLoopback(tls);
+  port = server.port;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 async function oneEvent() {
   const org = await createTestOrg();

@@ -1,33 +1,20 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import pg from "pg";
-import { applyMigrations } from "../../src/server/db/migrate";
-import { createDatabase, dropDatabase, findPostgres } from "../../src/server/testing/postgres";
+import { throwawayDatabase as testingDatabase } from "../../src/server/testing/throwaway-db";
 
 export type BenchDb = { url: string; dataDir: string; admin: pg.Client; drop(): Promise<void> };
 
-/** A throwaway database on the machine's PostgreSQL (as the tests find one), migrated, dropped at the end. */
+/** The tests' throwaway database, named for the bench, with a connection open for seeding. */
 export async function throwawayDatabase(): Promise<BenchDb> {
-  const server = await findPostgres();
-  const name = `bi_bench_${process.pid}_${Date.now().toString(36)}`;
-  const url = await createDatabase(server.adminUrl, name);
-  const admin = new pg.Client({ connectionString: url });
+  const db = await testingDatabase({ database: "bi_bench", dataDir: "bi-bench-" });
+  const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
-  await applyMigrations({
-    query: async (text, params) => (await admin.query(text, params as unknown[])).rows,
-    exec: async (text) => void (await admin.query(text)),
-  });
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-"));
   return {
-    url,
-    dataDir,
+    url: db.url,
+    dataDir: db.dataDir,
     admin,
     async drop() {
       await admin.end().catch(() => undefined);
-      await dropDatabase(server.adminUrl, name);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      await server.stop();
+      await db.drop();
     },
   };
 }

@@ -1,10 +1,8 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
-import { client } from "../testing/harness";
-import { MAX_BODY_BYTES, nodeHandler } from "./node-adapter";
-import { createPipeline } from "./pipeline";
+import type { FakeServer } from "../testing/fake-http";
+import { client, servePipeline } from "../testing/harness";
+import { MAX_BODY_BYTES } from "./node-adapter";
 import { route } from "./route";
 import { routes } from "./routes";
 
@@ -30,14 +28,13 @@ const failing = [
   }),
 ];
 
-let server: http.Server;
+let server: FakeServer;
 let url: string;
 beforeAll(async () => {
-  server = http.createServer(nodeHandler(createPipeline([...routes, ...failing], await getDb())));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await servePipeline(await getDb(), [...routes, ...failing]);
+  url = server.url;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 describe("errors the pipeline renders", () => {
   it("turns an unexpected exception into a 500 that leaks nothing", async () => {

@@ -1,11 +1,7 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
-import { nodeHandler } from "../http/node-adapter";
-import { createPipeline } from "../http/pipeline";
 import { routes } from "../http/routes";
-import { call, client, createTestOrg, testServer } from "../testing/harness";
+import { call, client, createTestOrg, servePipeline, testServer } from "../testing/harness";
 import { type Instance, startInstance, stopInstance, within } from "../testing/instance";
 import { AuthCache, orgChanged } from "./auth-cache";
 import { createAuthCache, startInvalidationFeed } from "./auth-cache-listener";
@@ -107,9 +103,8 @@ describe("the key cache itself", () => {
     await within(5_000, async () => cache.enabled);
     expect(cache.enabled).toBe(true);
     const db = await getDb();
-    const server = http.createServer(nodeHandler(createPipeline(routes, db, { authCache: cache })));
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await servePipeline(db, routes, { authCache: cache });
+    const base = server.url;
     try {
       const org = await createTestOrg();
       expect((await tenant(base, org.apiKey)).status).toBe(200);
@@ -136,8 +131,7 @@ describe("the key cache itself", () => {
         await stopInstance(other);
       }
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await server.close();
       await (await feed).stop();
       cache.dispose();
     }

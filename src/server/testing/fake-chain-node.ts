@@ -1,8 +1,7 @@
 import crypto from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { PackedTransaction, PublicKey, Serializer, Signature, type Transaction } from "@wharfkit/antelope";
 import { type AuthorityJson, SYSTEM_ABI, TOKEN_ABI } from "../providers/chain/abi";
+import { startFakeServer } from "./fake-http";
 
 export type FakePermission = { parent: string; auth: AuthorityJson };
 export type FakeAccount = {
@@ -407,29 +406,22 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
     }
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body: unknown;
-      try {
-        body = raw ? JSON.parse(raw) : {};
-      } catch {
-        body = undefined;
-      }
-      const path = (req.url ?? "/").split("?")[0]!;
-      requests.push({ path, body });
-      const out = answer(path, body);
-      const text = typeof out.json === "string" ? out.json : JSON.stringify(out.json);
-      res.writeHead(out.status, { "content-type": typeof out.json === "string" ? "text/plain" : "application/json" });
-      res.end(text);
-    });
+  const server = await startFakeServer((r) => {
+    let body: unknown;
+    try {
+      body = r.raw ? JSON.parse(r.raw) : {};
+    } catch {
+      body = undefined;
+    }
+    const path = r.path.split("?")[0]!;
+    requests.push({ path, body });
+    const out = answer(path, body);
+    // A string is what a load balancer answers in front of the node: plain text, not JSON.
+    return typeof out.json === "string" ? { status: out.status, body: out.json, headers: { "content-type": "text/plain" } } : out;
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     chainId,
     accounts,
     received,
@@ -443,10 +435,6 @@ export async function startFakeChainNode(opts: { chainId?: string } = {}): Promi
     setMode(m) {
       mode = m;
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: server.close,
   };
 }

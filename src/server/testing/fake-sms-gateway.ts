@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startFakeServer } from "./fake-http";
 
 /** One message the gateway accepted, as Twilio would have queued it. */
 export type FakeSms = { sid: string; to: string; from?: string; messagingServiceSid?: string; body: string };
@@ -86,38 +85,30 @@ export async function startFakeSmsGateway(opts: { accountSid?: string; authToken
     };
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      const isForm = (req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
-      const form = isForm ? Object.fromEntries(new URLSearchParams(raw)) : {};
-      const path = (req.url ?? "/").split("?")[0] ?? "/";
-      const method = req.method ?? "";
-      const record = (status: number) =>
-        requests.push({ method, path, authorization: req.headers.authorization, contentType: req.headers["content-type"], form, status });
-      // A gateway that accepted the connection and never answers: the adapter's timeout must end it.
-      if (mode === "hang" && req.headers.authorization === expectedAuth) return void record(0);
-      const out = answer(method, path, req.headers.authorization, form);
-      record(out.status);
-      res.writeHead(out.status, { "content-type": "application/json", ...(out.status === 429 ? { "retry-after": "7" } : {}) });
-      res.end(JSON.stringify(out.json));
-    });
+  const server = await startFakeServer((r) => {
+    const isForm = (r.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
+    const form = isForm ? Object.fromEntries(new URLSearchParams(r.raw)) : {};
+    const path = r.path.split("?")[0] ?? "/";
+    const { method, headers } = r;
+    const record = (status: number) =>
+      requests.push({ method, path, authorization: headers.authorization, contentType: headers["content-type"], form, status });
+    // A gateway that accepted the connection and never answers: the adapter's timeout must end it.
+    if (mode === "hang" && headers.authorization === expectedAuth) {
+      record(0);
+      return null;
+    }
+    const out = answer(method, path, headers.authorization, form);
+    record(out.status);
+    return out.status === 429 ? { ...out, headers: { "retry-after": "7" } } : out;
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: server.url,
     accountSid,
     authToken,
     messages,
     requests,
     setMode: (m) => void (mode = m),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: server.close,
   };
 }

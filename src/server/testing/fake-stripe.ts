@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
+import { type FakeAnswer, type FakeRequest, startFakeServer } from "./fake-http";
 
 export type RecordedStripeRequest = {
   method: string;
@@ -48,63 +47,60 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const idempotent = new Map<string, { body: string; status: number; answer: string }>();
   let failure: { status: number; type: string; times: number } | null = null;
 
-  const error = (res: http.ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}) => {
-    res.writeHead(status, { "content-type": "application/json", "request-id": rid("req") });
-    res.end(JSON.stringify({ error: { type, message, ...extra } }));
-  };
+  const error = (status: number, type: string, message: string, extra: Record<string, string> = {}): FakeAnswer => ({
+    status,
+    json: { error: { type, message, ...extra } },
+    headers: { "request-id": rid("req") },
+  });
 
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string) => {
-    const path = (req.url ?? "/").split("?")[0]!;
+  const handle = ({ method, path: url, headers, raw }: FakeRequest): FakeAnswer => {
+    const path = url.split("?")[0]!;
     const params = Object.fromEntries(new URLSearchParams(raw));
     const rec: RecordedStripeRequest = {
-      method: req.method ?? "",
+      method,
       path,
-      authorization: req.headers.authorization,
-      contentType: req.headers["content-type"],
-      idempotencyKey: req.headers["idempotency-key"] as string | undefined,
-      stripeVersion: req.headers["stripe-version"] as string | undefined,
+      authorization: headers.authorization,
+      contentType: headers["content-type"],
+      idempotencyKey: headers["idempotency-key"] as string | undefined,
+      stripeVersion: headers["stripe-version"] as string | undefined,
       params,
     };
     requests.push(rec);
-    if (rec.authorization !== `Bearer ${secretKey}`) return error(res, 401, "invalid_request_error", "Invalid API Key provided.");
+    if (rec.authorization !== `Bearer ${secretKey}`) return error(401, "invalid_request_error", "Invalid API Key provided.");
     if (failure) {
       const f = failure;
       if (--f.times <= 0) failure = null;
-      return error(res, f.status, f.type, "Injected failure.");
+      return error(f.status, f.type, "Injected failure.");
     }
-    if (req.method !== "POST") return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
+    if (method !== "POST") return error(404, "invalid_request_error", "Unrecognized request URL.");
     if (!rec.contentType?.startsWith("application/x-www-form-urlencoded")) {
-      return error(res, 400, "invalid_request_error", "Bodies must be form-encoded.");
+      return error(400, "invalid_request_error", "Bodies must be form-encoded.");
     }
     const idemKey = rec.idempotencyKey;
     if (idemKey) {
       const seen = idempotent.get(`${path} ${idemKey}`);
       if (seen && seen.body !== raw) {
         return error(
-          res,
           400,
           "idempotency_error",
           "Keys for idempotent requests can only be used with the same parameters they were first used with.",
         );
       }
-      if (seen) {
-        res.writeHead(seen.status, { "content-type": "application/json", "idempotent-replayed": "true" });
-        return res.end(seen.answer);
-      }
+      if (seen)
+        return { status: seen.status, body: seen.answer, headers: { "content-type": "application/json", "idempotent-replayed": "true" } };
     }
     let answer: Record<string, unknown>;
     if (path === "/v1/checkout/sessions") {
       // Our adapter must always send a key: a retried create would otherwise charge twice.
-      if (!idemKey) return error(res, 400, "invalid_request_error", "This fake requires an Idempotency-Key on checkout creation.");
+      if (!idemKey) return error(400, "invalid_request_error", "This fake requires an Idempotency-Key on checkout creation.");
       const missing = ["mode", "success_url", "line_items[0][price]", "line_items[0][quantity]"].find((k) => !params[k]);
-      if (missing) return error(res, 400, "invalid_request_error", `Missing required param: ${missing}.`, { param: missing });
+      if (missing) return error(400, "invalid_request_error", `Missing required param: ${missing}.`, { param: missing });
       if (params.mode !== "subscription")
-        return error(res, 400, "invalid_request_error", "A recurring price needs mode=subscription.", { param: "mode" });
+        return error(400, "invalid_request_error", "A recurring price needs mode=subscription.", { param: "mode" });
       if (params["line_items[0][price]"] !== priceGrowth) {
-        return error(res, 400, "invalid_request_error", "No such price.", { code: "resource_missing", param: "line_items[0][price]" });
+        return error(400, "invalid_request_error", "No such price.", { code: "resource_missing", param: "line_items[0][price]" });
       }
-      if (params.customer_email === "")
-        return error(res, 400, "invalid_request_error", "Invalid email address: ", { param: "customer_email" });
+      if (params.customer_email === "") return error(400, "invalid_request_error", "Invalid email address: ", { param: "customer_email" });
       const id = rid("cs");
       answer = {
         id,
@@ -123,7 +119,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       };
     } else if (path === "/v1/billing_portal/sessions") {
       if (!params.customer?.startsWith("cus_"))
-        return error(res, 400, "invalid_request_error", "No such customer.", { code: "resource_missing", param: "customer" });
+        return error(400, "invalid_request_error", "No such customer.", { code: "resource_missing", param: "customer" });
       const id = rid("bps");
       answer = {
         id,
@@ -133,25 +129,18 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         url: `https://billing.stripe.test/p/session/${id}`,
       };
     } else {
-      return error(res, 404, "invalid_request_error", "Unrecognized request URL.");
+      return error(404, "invalid_request_error", "Unrecognized request URL.");
     }
     const body = JSON.stringify(answer);
     if (idemKey) idempotent.set(`${path} ${idemKey}`, { body: raw, status: 200, answer: body });
-    res.writeHead(200, { "content-type": "application/json", "request-id": rid("req") });
-    res.end(body);
+    return { status: 200, body, headers: { "content-type": "application/json", "request-id": rid("req") } };
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8")));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startFakeServer(handle);
   const sdk = new Stripe(secretKey);
 
   return {
-    url,
+    url: server.url,
     secretKey,
     webhookSecret,
     priceGrowth,
@@ -175,10 +164,6 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const header = sdk.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? webhookSecret });
       return { id, payload, header };
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: server.close,
   };
 }

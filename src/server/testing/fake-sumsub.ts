@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { payloadDigest } from "../providers/kyc/sumsub-review";
-import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, postCallback, startFakeServer } from "./fake-http";
+import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, fakeControls, startFakeServer } from "./fake-http";
 
 /** One applicant as the fake keeps it, in Sumsub's own shape. */
 export type FakeSumsubApplicant = {
@@ -185,15 +185,13 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
   }
 
   return {
-    url: server.url,
+    ...fakeControls(server, failures),
     appToken,
     secretKey,
     webhookSecret,
     levels,
     applicants,
     requests,
-    setMode: (m) => failures.set(m),
-    failNext: (m, n) => failures.times(m, n),
     review(applicantId, r) {
       const a = applicants.get(applicantId);
       if (!a) throw new Error(`fake sumsub: no applicant ${applicantId}`);
@@ -214,7 +212,5 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     reviewedCallback: (applicantId, alg) => sign(reviewedBody(applicantId), webhookSecret, alg),
     signedCallback: (body, alg) => sign(body, webhookSecret, alg),
     forgedCallback: (applicantId) => sign(reviewedBody(applicantId), hex(16)),
-    send: postCallback,
-    close: server.close,
   };
 }

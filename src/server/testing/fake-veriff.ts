@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, postCallback, startFakeServer } from "./fake-http";
+import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, fakeControls, startFakeServer } from "./fake-http";
 import type { FakeCallback } from "./fake-sumsub";
 
 export type FakeVeriffDecision = {
@@ -173,13 +173,11 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
   });
 
   return {
-    url: server.url,
+    ...fakeControls(server, failures),
     apiKey,
     sharedSecret,
     sessions,
     requests,
-    setMode: (m) => failures.set(m),
-    failNext: (m, n) => failures.times(m, n),
     decide: (id, d) => void (session(id).decision = d),
     decisionWebhook: (id) => sign(decisionBody(id), sharedSecret),
     eventWebhook: (id, action) =>
@@ -196,7 +194,5 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
         sharedSecret,
       ),
     forgedWebhook: (id) => sign(decisionBody(id), crypto.randomBytes(16).toString("hex")),
-    send: postCallback,
-    close: server.close,
   };
 }

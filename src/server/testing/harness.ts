@@ -1,38 +1,33 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll } from "vitest";
 import type { Plan } from "@/generated/prisma/enums.ts";
 import { hmacSha256Hex } from "../crypto/hash";
 import { type Db, getDb } from "../db/client";
 import { canonicalString } from "../http/middleware/signing";
 import { nodeHandler } from "../http/node-adapter";
-import { createPipeline } from "../http/pipeline";
+import { createPipeline, type PipelineOptions } from "../http/pipeline";
 import { routes } from "../http/routes";
+import type { RouteDef } from "../http/types";
 import { provisionOrganization } from "../services/org";
+import { type FakeServer, listenOnLoopback } from "./fake-http";
 
-export type TestServer = { url: string; db: Db; close: () => Promise<void> };
+export type TestServer = FakeServer & { db: Db };
 
 let shared: Promise<TestServer> | undefined;
 
+/** The real /v1 pipeline over `routeList` behind a real HTTP server on a free loopback port. */
+export async function servePipeline(db: Db, routeList: RouteDef[] = routes, opts?: PipelineOptions): Promise<FakeServer> {
+  return listenOnLoopback(http.createServer(nodeHandler(createPipeline(routeList, db, opts))));
+}
+
 /**
- * The real /v1 pipeline behind a real HTTP server on a free loopback port, against the run's
- * PostgreSQL database. One per test file; closed after the file.
+ * The real /v1 pipeline against the run's PostgreSQL database, served as servePipeline does.
+ * One per test file; closed after the file.
  */
 export function testServer(): Promise<TestServer> {
   shared ??= (async () => {
     const db = await getDb();
-    const server = http.createServer(nodeHandler(createPipeline(routes, db)));
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return {
-      url,
-      db,
-      close: () =>
-        new Promise<void>((r) => {
-          server.closeAllConnections();
-          server.close(() => r());
-        }),
-    };
+    return { ...(await servePipeline(db)), db };
   })();
   return shared;
 }

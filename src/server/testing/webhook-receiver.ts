@@ -1,6 +1,6 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import { afterAll } from "vitest";
+import { startFakeServer } from "./fake-http";
 
 export type ReceivedDelivery = {
   at: number;
@@ -36,34 +36,27 @@ afterAll(async () => {
 export async function startReceiver(behaviour: ReceiverBehaviour = () => 200, host = "127.0.0.1"): Promise<Receiver> {
   const received: ReceivedDelivery[] = [];
   const waiters: Array<() => void> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const rec: ReceivedDelivery = {
-        at: Date.now(),
-        method: req.method ?? "",
-        path: req.url ?? "",
-        headers: req.headers,
-        raw: Buffer.concat(chunks),
-        deliveryId: String(req.headers["x-bi-delivery-id"] ?? ""),
-      };
-      const n = received.length;
-      received.push(rec);
-      for (const w of waiters.splice(0)) w();
-      const answer = behaviour(n, rec);
-      if (answer === "hang") return;
-      const { status, headers, delayMs } = typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0 } : answer;
-      const reply = () => res.writeHead(status, headers).end("ok");
-      if (delayMs) setTimeout(reply, delayMs);
-      else reply();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  const port = (server.address() as AddressInfo).port;
+  const server = await startFakeServer((r) => {
+    const rec: ReceivedDelivery = {
+      at: Date.now(),
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      raw: r.bytes,
+      deliveryId: String(r.headers["x-bi-delivery-id"] ?? ""),
+    };
+    const n = received.length;
+    received.push(rec);
+    for (const w of waiters.splice(0)) w();
+    const answer = behaviour(n, rec);
+    if (answer === "hang") return null;
+    const { status, headers, delayMs } = typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0 } : answer;
+    const reply = { status, headers, body: "ok" };
+    return delayMs ? new Promise<typeof reply>((done) => setTimeout(() => done(reply), delayMs)) : reply;
+  }, host);
   const receiver: Receiver = {
-    url: `http://${host}:${port}/hook`,
-    port,
+    url: `${server.url}/hook`,
+    port: server.port,
     received,
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
@@ -76,11 +69,7 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 200, ho
       }
       return received.slice(0, count);
     },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: server.close,
   };
   open.push(receiver);
   return receiver;
