@@ -6,13 +6,9 @@
  */
 
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
-import { applyMigrations } from "../src/server/db/migrate";
-import { createDatabase, dropDatabase, findPostgres } from "../src/server/testing/postgres";
+import { throwawayDatabase } from "./lib/db";
 
 const argv = process.argv.slice(2);
 const screensArg = argv.indexOf("--screens");
@@ -73,17 +69,8 @@ function syntheticList(size: number, seed: number): { text: string; names: strin
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function main() {
-  const server = await findPostgres();
-  const dbName = `bi_bench_screening_${process.pid}_${Date.now().toString(36)}`;
-  const url = await createDatabase(server.adminUrl, dbName);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-screening-"));
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
+  const { url, dataDir, admin, drop } = await throwawayDatabase();
   try {
-    await applyMigrations({
-      query: async (text, params) => (await admin.query(text, params as unknown[])).rows,
-      exec: async (text) => void (await admin.query(text)),
-    });
     // The service code reads its database from the environment; point it at the throwaway one.
     process.env.DATABASE_URL = url;
     process.env.BI_DATA_DIR = dataDir;
@@ -143,10 +130,7 @@ async function main() {
     for (const r of rows) console.log(line(r));
     await disconnectDb();
   } finally {
-    await admin.end().catch(() => undefined);
-    await dropDatabase(server.adminUrl, dbName);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    await server.stop();
+    await drop();
   }
 }
 

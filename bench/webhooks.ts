@@ -8,14 +8,11 @@
  *   --quick             fewer events
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { applyMigrations } from "../src/server/db/migrate";
-import { createDatabase, dropDatabase, findPostgres } from "../src/server/testing/postgres";
+import { throwawayDatabase } from "./lib/db";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const argv = process.argv.slice(2);
@@ -77,17 +74,8 @@ const stop = (c: ChildProcess) => {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 async function main() {
-  const server = await findPostgres();
-  const name = `bi_bench_wh_${process.pid}_${Date.now().toString(36)}`;
-  const url = await createDatabase(server.adminUrl, name);
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await applyMigrations({
-    query: async (t, p) => (await admin.query(t, p as unknown[])).rows,
-    exec: async (t) => void (await admin.query(t)),
-  });
+  const { url, dataDir, admin, drop } = await throwawayDatabase();
   await admin.end();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-bench-wh-"));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: url,
@@ -150,9 +138,7 @@ async function main() {
     receiver.close();
     await disconnectDb();
     await new Promise((r) => setTimeout(r, 500));
-    await dropDatabase(server.adminUrl, name).catch(() => undefined);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    await server.stop();
+    await drop().catch(() => undefined);
   }
   console.log(`\nWebhook deliveries to a local receiver (${RECEIVER_MS} ms answer), ${os.cpus().length} CPUs, ${EVENTS} events per run`);
   console.log("workers | deliveries | seconds | deliveries/s | duplicates | event→delivered p50 / p95 (ms)");
