@@ -4,6 +4,7 @@ import { ZodError } from "zod";
 import { atLeast, type Role } from "@/lib/roles";
 import type { ServiceContext } from "../context";
 import { ERRORS, isAppError } from "../errors";
+import { REFUSED_TEXT_MESSAGE, refusedTextAt } from "../platform/input-text";
 
 /**
  * The console's door. Its context is the same ServiceContext the /v1 pipeline builds, with the
@@ -44,6 +45,13 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Text PostgreSQL would refuse (NUL, unpaired surrogates) is a bad request, as on /v1. */
+const acceptText = t.middleware(async ({ getRawInput, next }) => {
+  const at = refusedTextAt(await getRawInput(), "input");
+  if (at) throw new TRPCError({ code: "BAD_REQUEST", message: `${at}: ${REFUSED_TEXT_MESSAGE}` });
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
@@ -59,5 +67,6 @@ export function consoleProcedure(minRole: Role) {
         throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minRole} role or higher.` });
       }
       return next({ ctx: { svc } });
-    });
+    })
+    .use(acceptText);
 }
