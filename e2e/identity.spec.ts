@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { PrivateKey } from "@wharfkit/antelope";
-import { verifyCredentialWithDidDocument } from "../src/server/services/accounts";
+import { verifyCredentialWithDidDocument } from "../src/server/crypto/verify-credential";
 
 // The whole path a tenant and an applicant walk, in a real browser against the service as
 // `npm run serve` runs it: person-first KYC, the sandbox's hosted page, free create, wallet-signed

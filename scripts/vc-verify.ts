@@ -3,7 +3,7 @@
 // document comes from the given file, or is resolved over did:web when none is given.
 import fs from "node:fs";
 import { didWebUrl } from "../src/server/crypto/did-web";
-import { verifyCredentialWithDidDocument } from "../src/server/services/accounts";
+import { verifyCredentialWithDidDocument } from "../src/server/crypto/verify-credential";
 
 function usage(): never {
   console.error("usage: npm run vc:verify -- credential.json [--did-document did.json]");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { verifyCredentialWithDidDocument } from "@/server/crypto/verify-credential";
 import { sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox";
-import { verifyCredentialWithDidDocument } from "@/server/services/accounts";
 import { walletKey, walletSign } from "@/server/testing/factories";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
 import { verifyWithDigitalBazaar } from "@/server/testing/independent-vc-verifier";

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
+import { verifyCredentialWithDidDocument } from "../../crypto/verify-credential";
 import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
-import { bindingVcHash, issueAccountBindingCredential, verifyCredentialWithDidDocument } from "./credentials";
+import { bindingVcHash, issueAccountBindingCredential } from "./credentials";
 import { issuerDidDocument } from "./did-documents";
 
 const issue = () =>

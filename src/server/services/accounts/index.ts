@@ -11,5 +11,5 @@ export {
 } from "./accounts.schema";
 export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
-export { verifyCredentialWithDidDocument } from "./credentials";
+
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
