@@ -6,6 +6,7 @@ import { notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
+import { samePerson } from "../org";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
 import {
   caseClosed,
@@ -180,7 +181,9 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
   return ctx.db.$transaction(async (tx) => {
     const c = await lockedCase(tx, ctx, caseId);
     if (c.status !== "pending_approval") throw notAwaitingApproval();
-    if (c.proposedBy === me) throw sameApprover();
+    // The same person through another door (a key they minted, a second console address while
+    // the organization has no members) is still the proposer.
+    if (c.proposedBy && (await samePerson(tx, orgId, c.proposedBy, me))) throw sameApprover();
     const now = ctx.now();
     const done = await tx.amlCase.updateMany({
       where: { id: c.id, orgId, status: "pending_approval", proposedBy: { not: me } },

@@ -5,9 +5,10 @@ import { SCOPES, type Scope } from "@/lib/scopes";
 import { actorId, type ServiceContext } from "../../context";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../crypto/hash";
 import type { Db, Tx } from "../../db/client";
-import { notFound, unauthorized } from "../../errors";
+import { forbidden, notFound, unauthorized } from "../../errors";
 import { type AuthCache, apiKeyChanged } from "../../platform/auth-cache";
 import { appendAudit } from "../audit";
+import { actingRole } from "./acting-person";
 
 const PREFIX: Record<Environment, string> = { sandbox: "bi_test_", production: "bi_" };
 /** Characters of the key shown in lists: the environment prefix plus 8 random characters. */
@@ -123,6 +124,9 @@ export async function mintApiKey(ctx: ServiceContext, input: { name: string; sco
     }
     // Stored in the canonical order, once each, whatever order the caller listed them in.
     const scopes = input.scopes ? SCOPES.filter((s) => input.scopes!.includes(s)) : [...SCOPES];
+    // An admin-scope key can manage members and keys: a member (or a member's key) mints one only as an owner.
+    const acting = scopes.includes("admin") ? await actingRole(ctx, tx) : null;
+    if (acting !== null && acting !== "owner") throw forbidden("owner_required", "Only an owner can mint a key with the admin scope.");
     const { key, raw } = await insertApiKey(tx, ctx.org.id, { name: input.name, scopes, createdBy: actorId(ctx.actor) });
     let revokedKeyId: string | null = null;
     let revokedNow = false;

@@ -1,3 +1,4 @@
+export { samePerson } from "./acting-person";
 export { authenticateApiKey, listApiKeys, mintApiKey, revokeApiKey } from "./api-keys";
 export { ApiKeyIdParams, ApiKeyList, MintApiKeyInput, MintedApiKey, RevokedApiKey } from "./api-keys.schema";
 export {

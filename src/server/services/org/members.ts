@@ -5,6 +5,7 @@ import type { Prisma, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
 import { normalizeEmail } from "../../platform/contact-address";
 import { appendAudit } from "../audit";
+import { actingRole } from "./acting-person";
 import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
 
 export const memberView = (m: ConsoleMember) => ({
@@ -22,14 +23,17 @@ export async function listMembers(ctx: ServiceContext) {
 
 /**
  * A console member cannot grant a role above their own, nor change someone who holds a higher
- * one. An API key with the admin scope is the tenant's backend acting for the whole organization,
- * so it has no ceiling (it is how an organization recovers when nobody can sign in).
+ * one; nor can a key a member minted, which acts with that member's current role. The tenant's
+ * backend keys act for the whole organization and have no ceiling (it is how an organization
+ * recovers when nobody can sign in).
  */
-function assertCeiling(ctx: ServiceContext, roles: (MemberRole | undefined)[]) {
-  if (ctx.actor.type !== "member") return;
-  const own = roleRank(ctx.actor.role);
+async function assertCeiling(tx: Tx, ctx: ServiceContext, roles: (MemberRole | undefined)[]) {
+  const acting = await actingRole(ctx, tx);
+  if (acting === null) return;
+  const own = acting === "none" ? -1 : roleRank(acting);
   for (const r of roles) {
-    if (r && roleRank(r) > own) throw forbidden("console_role", `A ${ctx.actor.role} cannot act on the ${r} role.`);
+    if (r && roleRank(r) > own)
+      throw forbidden("console_role", `A ${acting === "none" ? "former member" : acting} cannot act on the ${r} role.`);
   }
 }
 
@@ -62,7 +66,7 @@ export async function addMember(ctx: ServiceContext, input: AddMemberInput) {
   return ctx.db.$transaction(async (tx) => {
     await lockOrg(tx, ctx.org.id);
     const existing = await tx.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email } } });
-    assertCeiling(ctx, [input.role, existing?.role]);
+    await assertCeiling(tx, ctx, [input.role, existing?.role]);
     if (!existing && ctx.actor.type === "member" && ctx.actor.email !== email) {
       const count = await tx.consoleMember.count({ where: { orgId: ctx.org.id } });
       if (count === 0) {
@@ -98,7 +102,7 @@ export async function updateMember(ctx: ServiceContext, rawEmail: string, input:
     await lockOrg(tx, ctx.org.id);
     const member = await findMember(tx, ctx.org.id, rawEmail);
     const after = { role: input.role ?? member.role, active: input.active ?? member.active };
-    assertCeiling(ctx, [member.role, after.role]);
+    await assertCeiling(tx, ctx, [member.role, after.role]);
     if (after.role === member.role && after.active === member.active) return memberView(member);
     await assertNotLastOwner(tx, ctx.org.id, member, after);
     const updated = await tx.consoleMember.update({ where: { id: member.id }, data: after });
@@ -112,7 +116,7 @@ export async function removeMember(ctx: ServiceContext, rawEmail: string) {
   return ctx.db.$transaction(async (tx) => {
     await lockOrg(tx, ctx.org.id);
     const member = await findMember(tx, ctx.org.id, rawEmail);
-    assertCeiling(ctx, [member.role]);
+    await assertCeiling(tx, ctx, [member.role]);
     if (!member.active) return memberView(member);
     await assertNotLastOwner(tx, ctx.org.id, member, { role: member.role, active: false });
     const updated = await tx.consoleMember.update({ where: { id: member.id }, data: { active: false } });
