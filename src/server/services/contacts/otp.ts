@@ -34,12 +34,15 @@ export type StartInput = {
 };
 
 /**
- * Issues a one-time code and sends it. Sends are capped per address and per client IP (across
- * instances); the code is stored only as a keyed hash. If the send fails nothing is kept.
+ * Issues a one-time code and sends it. Sends are capped per address (for each purpose and
+ * organization) and per client IP (across instances); the code is stored only as a keyed hash. If the send fails nothing is kept.
  */
 export async function startChallenge(db: DbOrTx, input: StartInput) {
   const now = new Date();
-  const perAddress = await hitWindow(db, `otp-send:${input.channel}:${sha256Hex(input.address)}`, OTP.sendsPerAddressPerHour, 3600, now);
+  // Per purpose and organization: codes someone makes us send for a public signup (or another
+  // tenant) must not use up the codes a member needs to sign in.
+  const addressBucket = `otp-send:${input.purpose}:${input.orgId ?? "public"}:${input.channel}:${sha256Hex(input.address)}`;
+  const perAddress = await hitWindow(db, addressBucket, OTP.sendsPerAddressPerHour, 3600, now);
   if (perAddress.exceeded) throw rateLimited(perAddress.resetSec, "Too many codes were sent to this address; retry later.");
   // Counted per organization too: tenants behind one NAT or proxy must not share a budget.
   const perIp = await hitWindow(db, `otp-send:ip:${input.orgId ?? "public"}:${input.clientIp}`, OTP.sendsPerIpPerHour, 3600, now);

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { listOutbox } from "../../providers/messaging/dev-outbox";
 import { createTestOrg, type TestOrg } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
+import { OTP, startChallenge } from "../contacts";
 import { CONSOLE_SIGN_IN, changeConsolePassword, completeConsoleSignIn, resolveConsoleSession, startConsoleSignIn } from "./console-auth";
 import { addMember, removeMember } from "./members";
 
@@ -14,13 +16,24 @@ async function latestCode(email: string) {
   return /\b(\d{6})\b/.exec(msg!.body)![1]!;
 }
 
-async function signInMember(org: TestOrg, email: string) {
+async function signInMember(org: TestOrg, email: string, ip = IP) {
   const db = await getDb();
   const creds = { organizationId: org.orgId, email, password: org.consolePassword };
-  const started = await startConsoleSignIn(db, creds, IP);
+  const started = await startConsoleSignIn(db, creds, ip);
   expect(started.codeRequired).toBe(true);
   const challengeId = (started as { challengeId: string }).challengeId;
-  return completeConsoleSignIn(db, { ...creds, challengeId, code: await latestCode(email) }, IP);
+  return completeConsoleSignIn(db, { ...creds, challengeId, code: await latestCode(email) }, ip);
+}
+
+/** The bootstrap owner's context (no members yet: the password alone signs in as owner). */
+async function ownerCtx(org: TestOrg) {
+  const db = await getDb();
+  const claims = await completeConsoleSignIn(
+    db,
+    { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
+    IP,
+  );
+  return (await resolveConsoleSession(db, claims, req))!;
 }
 
 describe("console sign-in", () => {
@@ -114,41 +127,65 @@ describe("console sign-in", () => {
     ).toBe(1);
   });
 
-  it("rate limits attempts per address, whatever the organization, without saying which part was wrong", async () => {
+  it("wrong passwords slow the client address that sends them, and never keep a member out from their own", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const email = `limited-${org.orgId.slice(0, 8)}@example.com`;
-    for (let i = 0; i < CONSOLE_SIGN_IN.perAddress; i++) {
-      expect((await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: "wrong" }, IP))).code).toBe(
-        "UNAUTHORIZED",
-      );
+    await addMember(await ownerCtx(org), { email: "co@example.com", role: "compliance_officer" });
+    const attacker = "198.51.100.7";
+    const victim = { organizationId: org.orgId, email: "co@example.com" };
+    for (let i = 0; i < CONSOLE_SIGN_IN.failuresPerClientIp; i++) {
+      expect((await appErrorOf(startConsoleSignIn(db, { ...victim, password: `guess-${i}` }, attacker))).code).toBe("UNAUTHORIZED");
     }
-    const limited = await appErrorOf(startConsoleSignIn(db, { organizationId: org.orgId, email, password: org.consolePassword }, IP));
+    // The attacker's address is refused whatever it sends, without saying which part was wrong.
+    const limited = await appErrorOf(startConsoleSignIn(db, { ...victim, password: org.consolePassword }, attacker));
     expect(limited.code).toBe("RATE_LIMITED");
     expect(limited.message).not.toMatch(/password|organization|email/i);
+    // The officer, from their own address, signs in as usual.
+    expect(await signInMember(org, "co@example.com", "192.0.2.44")).toMatchObject({ email: "co@example.com", role: "compliance_officer" });
   });
 
-  it("rate limits attempts per organization, whichever addresses are tried", async () => {
+  it("after the right password, failed codes are limited per member of the organization", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    for (let i = 0; i < CONSOLE_SIGN_IN.perOrganization; i++) {
-      await appErrorOf(
-        startConsoleSignIn(
-          db,
-          { organizationId: org.orgId, email: `spray-${i}-${org.orgId.slice(0, 8)}@example.com`, password: "wrong" },
-          IP,
-        ),
-      );
+    await addMember(await ownerCtx(org), { email: "co@example.com", role: "compliance_officer" });
+    const creds = { organizationId: org.orgId, email: "co@example.com", password: org.consolePassword };
+    const ip = "192.0.2.45";
+    const { challengeId } = (await startConsoleSignIn(db, creds, ip)) as { challengeId: string };
+    for (let i = 0; i < CONSOLE_SIGN_IN.failuresPerMember; i++) {
+      // A wrong code for the real challenge, then guesses at challenges that do not exist.
+      const guess = { ...creds, challengeId: i === 0 ? challengeId : randomUUID(), code: String(100000 + i) };
+      expect((await appErrorOf(completeConsoleSignIn(db, guess, ip))).code).toBe("UNAUTHORIZED");
     }
-    const limited = await appErrorOf(
-      completeConsoleSignIn(
-        db,
-        { organizationId: org.orgId, email: `fresh-${org.orgId.slice(0, 8)}@example.com`, password: org.consolePassword },
-        IP,
-      ),
+    expect((await appErrorOf(startConsoleSignIn(db, creds, "192.0.2.46"))).code).toBe("RATE_LIMITED");
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console.signed_in", subject: "co@example.com" } })).toBe(0);
+  });
+
+  it("codes sent to an address for another purpose do not use up its console sign-in codes", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    await addMember(await ownerCtx(org), { email: "co@example.com", role: "compliance_officer" });
+    for (let i = 0; i < OTP.sendsPerAddressPerHour; i++) {
+      await startChallenge(db, {
+        orgId: null,
+        purpose: "billing_signup",
+        channel: "email",
+        address: "co@example.com",
+        clientIp: `192.0.2.${100 + i}`,
+        message: (code) => ({ subject: "Your code", text: `Your code is ${code}.` }),
+      });
+    }
+    const refused = await appErrorOf(
+      startChallenge(db, {
+        orgId: null,
+        purpose: "billing_signup",
+        channel: "email",
+        address: "co@example.com",
+        clientIp: "192.0.2.99",
+        message: (code) => ({ subject: "Your code", text: `Your code is ${code}.` }),
+      }),
     );
-    expect(limited.code).toBe("RATE_LIMITED");
-    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "console.signed_in" } })).toBe(0);
+    expect(refused.code).toBe("RATE_LIMITED");
+    expect(await signInMember(org, "co@example.com", "192.0.2.47")).toMatchObject({ email: "co@example.com" });
   });
 
   it("rejects an unknown organization and a malformed id like a wrong password", async () => {

@@ -7,13 +7,17 @@ import { AppError, forbidden, isAppError, rateLimited } from "../../errors";
 import { logger } from "../../log";
 import { normalizeEmail } from "../../platform/contact-address";
 import { isUuid } from "../../platform/ids";
-import { hitWindow } from "../../platform/rate-limit";
+import { hitWindow, peekWindow } from "../../platform/rate-limit";
 import { appendAudit } from "../audit";
 import { confirmChallenge, startChallenge } from "../contacts";
 import type { MemberRole } from "./members.schema";
 
-/** Sign-in attempts per address (across organizations) and per organization in a 15-minute window; both steps count, so 20 is 10 sign-ins. */
-export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, perAddress: 20, perOrganization: 60 } as const;
+/**
+ * Failed sign-ins in a 15-minute window. Wrong organization or password counts against the client
+ * address that sent it; once the password is right, a wrong code counts against that member of that
+ * organization. Nobody without the password can use up a member's budget.
+ */
+export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, failuresPerClientIp: 20, failuresPerMember: 10 } as const;
 
 export type SignInCredentials = { organizationId: string; email: string; password: string };
 
@@ -30,41 +34,45 @@ let decoyHash: Promise<string> | undefined;
 /** Sessions carry a fingerprint of the password hash: changing the password ends every session. */
 export const passwordFingerprint = (org: Organization) => sha256Hex(`console-session:${org.consolePasswordHash ?? ""}`).slice(0, 16);
 
-async function countAttempt(db: Db, orgId: string, email: string) {
-  const perAddress = await hitWindow(
-    db,
-    `console-sign-in:address:${sha256Hex(email)}`,
-    CONSOLE_SIGN_IN.perAddress,
-    CONSOLE_SIGN_IN.windowSec,
+const ipFailures = (clientIp: string) => `console-sign-in:failed:ip:${clientIp}`;
+const memberFailures = (orgId: string, email: string) => `console-sign-in:failed:member:${orgId.toLowerCase()}:${sha256Hex(email)}`;
+
+/** 429 while `bucket` holds `limit` failures in the current window (nothing is counted here). */
+async function refuseWhileLimited(db: Db, bucket: string, limit: number) {
+  const now = new Date();
+  if ((await peekWindow(db, bucket, CONSOLE_SIGN_IN.windowSec, now)) < limit) return;
+  const windowMs = CONSOLE_SIGN_IN.windowSec * 1000;
+  throw rateLimited(
+    Math.ceil((windowMs - (now.getTime() % windowMs)) / 1000),
+    "Too many failed sign-ins; wait a few minutes and try again.",
   );
-  const perOrg = await hitWindow(
-    db,
-    `console-sign-in:org:${orgId.toLowerCase()}`,
-    CONSOLE_SIGN_IN.perOrganization,
-    CONSOLE_SIGN_IN.windowSec,
-  );
-  const hit = perAddress.exceeded ? perAddress : perOrg.exceeded ? perOrg : null;
-  if (hit) throw rateLimited(hit.resetSec, "Too many sign-in attempts; wait a few minutes and try again.");
 }
+
+const countFailure = (db: Db, bucket: string) => hitWindow(db, bucket, Number.MAX_SAFE_INTEGER, CONSOLE_SIGN_IN.windowSec);
 
 /**
  * Checks the organization's console password and who may use it: while the organization has no
  * members any address is its owner (bootstrap); after that only an active member's address.
  */
-async function checkPassword(db: Db, creds: SignInCredentials) {
+async function checkPassword(db: Db, creds: SignInCredentials, clientIp: string) {
   const email = normalizeEmail(creds.email);
-  await countAttempt(db, creds.organizationId, email);
+  await refuseWhileLimited(db, ipFailures(clientIp), CONSOLE_SIGN_IN.failuresPerClientIp);
+  const failed = async () => {
+    await countFailure(db, ipFailures(clientIp));
+    return signInFailed();
+  };
   const org = isUuid(creds.organizationId) ? await db.organization.findUnique({ where: { id: creds.organizationId } }) : null;
   if (!org?.consolePasswordHash) {
     decoyHash ??= hashPassword("decoy");
     await verifyPassword(creds.password, await decoyHash);
-    throw signInFailed();
+    throw await failed();
   }
-  if (!(await verifyPassword(creds.password, org.consolePasswordHash))) throw signInFailed();
+  if (!(await verifyPassword(creds.password, org.consolePasswordHash))) throw await failed();
   const members = await db.consoleMember.count({ where: { orgId: org.id } });
   if (members === 0) return { org, email, bootstrap: true as const, role: "owner" as MemberRole };
   const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email } } });
-  if (!member?.active) throw signInFailed();
+  if (!member?.active) throw await failed();
+  await refuseWhileLimited(db, memberFailures(org.id, email), CONSOLE_SIGN_IN.failuresPerMember);
   return { org, email, bootstrap: false as const, role: member.role as MemberRole };
 }
 
@@ -74,7 +82,7 @@ async function checkPassword(db: Db, creds: SignInCredentials) {
  * person behind the address, which the four-eyes check relies on.
  */
 export async function startConsoleSignIn(db: Db, creds: SignInCredentials, clientIp: string) {
-  const who = await checkPassword(db, creds);
+  const who = await checkPassword(db, creds, clientIp);
   if (who.bootstrap) return { codeRequired: false as const };
   const { challenge } = await startChallenge(db, {
     orgId: who.org.id,
@@ -96,9 +104,13 @@ export async function completeConsoleSignIn(
   input: SignInCredentials & { challengeId?: string; code?: string },
   clientIp: string,
 ): Promise<ConsoleSessionClaims & { role: MemberRole }> {
-  const who = await checkPassword(db, input);
+  const who = await checkPassword(db, input, clientIp);
   if (!who.bootstrap) {
-    if (!input.challengeId || !isUuid(input.challengeId) || !input.code) throw signInFailed();
+    const codeFailed = async () => {
+      await countFailure(db, memberFailures(who.org.id, who.email));
+      return signInFailed();
+    };
+    if (!input.challengeId || !isUuid(input.challengeId) || !input.code) throw await codeFailed();
     try {
       const challenge = await confirmChallenge(db, {
         orgId: who.org.id,
@@ -110,7 +122,7 @@ export async function completeConsoleSignIn(
       if (challenge.address !== who.email) throw signInFailed();
     } catch (err) {
       if (isAppError(err) && err.code === "RATE_LIMITED") throw err;
-      throw signInFailed();
+      throw await codeFailed();
     }
   }
   await db.$transaction((tx) =>
