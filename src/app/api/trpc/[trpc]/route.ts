@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { NextRequest } from "next/server";
+import { refuseNonJsonPost } from "@/server/api/json-only";
 import { appRouter } from "@/server/api/root";
 import { consoleContextFrom } from "@/server/auth/session";
 import { logger } from "@/server/log";
@@ -8,6 +9,8 @@ export const dynamic = "force-dynamic";
 
 /** The console's tRPC door over HTTP: the session becomes the member's ServiceContext, checked per request. */
 function handler(req: NextRequest) {
+  const refused = refuseNonJsonPost(req);
+  if (refused) return refused;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
     req,
