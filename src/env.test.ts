@@ -33,6 +33,13 @@ describe("the environment", () => {
     expect(parseEnv(prod).BI_DEV_CODES).toBe(false);
   });
 
+  it("turns dev codes on by default only for local development: a sandbox on a public host sends codes only by email", () => {
+    expect(parseEnv({ BI_PUBLIC_URL: "http://127.0.0.1:3107" }).BI_DEV_CODES).toBe(true);
+    expect(parseEnv({ BI_PUBLIC_URL: "http://[::1]:3000" }).BI_DEV_CODES).toBe(true);
+    expect(parseEnv({ BI_PUBLIC_URL: "https://sandbox.example.com" }).BI_DEV_CODES).toBe(false);
+    expect(parseEnv({ BI_PUBLIC_URL: "https://sandbox.example.com", BI_DEV_CODES: "true" }).BI_DEV_CODES).toBe(true);
+  });
+
   it("requires the database, encryption key and issuer key in production", () => {
     const message = problemsOf({ BI_ENV: "production" });
     for (const v of ["DATABASE_URL", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"]) expect(message).toContain(v);

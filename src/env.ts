@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { isValidCidr } from "./server/net/cidr";
 
+const isLoopbackOrigin = (url: string) =>
+  ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname) || /^127\./.test(new URL(url).hostname);
+
 const bool = (fallback: boolean) =>
   z
     .enum(["true", "false", "1", "0", ""])
@@ -51,8 +54,12 @@ const EnvSchema = z
   })
   .transform((e) => ({
     ...e,
+    // On by default only in non-hosted local development (a sandbox on a loopback origin): the
+    // contract allows dev codes nowhere else, and a hosted sandbox's codes go by email only.
     BI_DEV_CODES:
-      e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === "" ? e.BI_ENV === "sandbox" : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
+      e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === ""
+        ? e.BI_ENV === "sandbox" && isLoopbackOrigin(e.BI_PUBLIC_URL)
+        : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
   }))
   .superRefine((e, ctx) => {
     const badProxies = e.TRUSTED_PROXIES.split(",")
