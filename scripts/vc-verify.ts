@@ -2,8 +2,11 @@
 // Verifies an AccountBinding credential (eddsa-jcs-2022) without the service: the issuer's DID
 // document comes from the given file, or is resolved over did:web when none is given.
 import fs from "node:fs";
+import { parseArgs } from "node:util";
 import { didWebUrl } from "../src/server/crypto/did-web";
 import { verifyCredentialWithDidDocument } from "../src/server/crypto/verify-credential";
+
+const parse = () => parseArgs({ options: { "did-document": { type: "string" } }, allowPositionals: true });
 
 function usage(): never {
   console.error("usage: npm run vc:verify -- credential.json [--did-document did.json]");
@@ -11,12 +14,15 @@ function usage(): never {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
-  const docIdx = args.indexOf("--did-document");
-  const docPath = docIdx >= 0 ? args[docIdx + 1] : undefined;
-  if (docIdx >= 0 && !docPath) usage();
-  const file = args.find((a, i) => !a.startsWith("--") && i !== docIdx + 1);
-  if (!file) usage();
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse();
+  } catch {
+    usage();
+  }
+  const docPath = args.values["did-document"];
+  const [file, ...extra] = args.positionals;
+  if (!file || extra.length) usage();
   const credential = JSON.parse(fs.readFileSync(file, "utf8"));
   const issuer = typeof credential.issuer === "object" ? credential.issuer?.id : credential.issuer;
   let didDocument: unknown;

@@ -4,9 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
 import { didWebUrl } from "@/server/crypto/did-web";
 import { issuerDidDocument } from "@/server/services/accounts";
 import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
+import { startFakeServer } from "@/server/testing/fake-http";
 
 const run = promisify(execFile);
 
@@ -40,6 +42,33 @@ describe("npm run vc:verify (offline)", () => {
     fs.writeFileSync(path.join(dir, "changed.json"), JSON.stringify(changed));
     const bad = await vcVerify([path.join(dir, "changed.json"), "--did-document", path.join(dir, "did.json")]);
     expect(bad).toEqual({ code: 1, out: { verified: false, reason: "the signature does not match the credential's contents" } });
+  }, 60_000);
+});
+
+describe("npm run vc:verify (resolving the issuer)", () => {
+  it("with only the credential, as the README shows it, resolves the issuer's document over did:web", async () => {
+    const server = await startFakeServer((req) =>
+      req.path === "/.well-known/did.json" ? { status: 200, json: issuerDidDocument() } : { status: 404, json: {} },
+    );
+    const publicUrl = process.env.BI_PUBLIC_URL;
+    process.env.BI_PUBLIC_URL = server.url;
+    resetEnvCache();
+    try {
+      const { credential } = issueAccountBindingCredential({
+        bindingId: crypto.randomUUID(),
+        personDid: `${issuerDidDocument().id}:people:${crypto.randomUUID()}`,
+        accountDid: "did:antelope:sandbox:resolveme123",
+        kycLevel: "basic-kyc",
+        issuedAt: new Date(),
+      });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vc-"));
+      fs.writeFileSync(path.join(dir, "vc.json"), JSON.stringify(credential));
+      expect(await vcVerify([path.join(dir, "vc.json")])).toEqual({ code: 0, out: expect.objectContaining({ verified: true }) });
+    } finally {
+      process.env.BI_PUBLIC_URL = publicUrl;
+      resetEnvCache();
+      await server.close();
+    }
   }, 60_000);
 });
 
