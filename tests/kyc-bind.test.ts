@@ -484,8 +484,8 @@ describe("bind refusals", () => {
 });
 
 describe("unlock", () => {
-  it("is 409 unless the account is bound, and safe to retry after a crash between chain and commit", async () => {
-    const { url, db, api } = await setup();
+  it("is 409 unless the account is bound or unlocked, and safe to retry after a crash between chain and commit", async () => {
+    const { url, db, api, org } = await setup();
     const s = await boundReadyAccount(url, api);
     const early = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
     expect(early.status).toBe(409);
@@ -502,8 +502,30 @@ describe("unlock", () => {
     const retried = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.body).toMatchObject({ lifecycle: "unlocked", transactionId: null });
+    // A retry after the answer was lost gets the same answer, and nothing happens twice.
+    const events = await db.outboxEvent.count({ where: { orgId: org.orgId, event: "account.unlocked" } });
     const twice = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
-    expect(twice.status).toBe(409);
-    expect(twice.body.error.details.reason).toBe("already_unlocked");
+    expect(twice.status, twice.text).toBe(200);
+    expect(twice.body).toEqual(retried.body);
+    expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "account.unlocked" } })).toBe(events);
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "account.unlocked", subject: s.accountDid } })).toBe(1);
+  });
+
+  it("a retry of a completed unlock answers with the original transaction id", async () => {
+    const { url, api } = await setup();
+    const s = await boundReadyAccount(url, api);
+    const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
+    await api.post("/v1/bind/confirm", {
+      accountDid: s.accountDid,
+      personDid: s.personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
+    });
+    const first = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.transactionId).toEqual(expect.any(String));
+    const again = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
   });
 });

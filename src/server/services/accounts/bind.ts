@@ -3,7 +3,7 @@ import type { Account, Organization, Person, SignatureNonce } from "@/generated/
 import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { Prisma } from "../../db/client";
+import { Prisma, type Tx } from "../../db/client";
 import { AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
@@ -232,6 +232,16 @@ export async function bindConfirm(
  * retry after a crash between the chain and our commit: the chain then has no cosigner left and
  * the adapter sends nothing.
  */
+async function unlockedBefore(tx: Tx, orgId: string, accountDid: string) {
+  const entry = await tx.auditEntry.findFirst({
+    where: { orgId, action: "account.unlocked", subject: accountDid },
+    orderBy: { seq: "desc" },
+    select: { data: true },
+  });
+  const transactionId = (entry?.data as { transactionId?: string | null } | null)?.transactionId ?? null;
+  return { accountDid, lifecycle: "unlocked" as const, transactionId };
+}
+
 export async function unlockAccount(ctx: ServiceContext, accountDid: string) {
   return ctx.db.$transaction(
     async (tx) => {
@@ -239,7 +249,8 @@ export async function unlockAccount(ctx: ServiceContext, accountDid: string) {
       const [row] = await tx.$queryRaw<
         { lifecycle: string }[]
       >`SELECT lifecycle::text FROM accounts WHERE id = ${found.id}::uuid FOR UPDATE`;
-      if (row!.lifecycle === "unlocked") throw conflict("already_unlocked", "This account is already unlocked.");
+      // Safe to retry: a lost answer is given again, from the unlock's own audit entry, and nothing happens twice.
+      if (row!.lifecycle === "unlocked") return unlockedBefore(tx, ctx.org.id, found.did);
       if (row!.lifecycle !== "bound") throw conflict("not_bound", "Only a bound account can be unlocked.");
       const { transactionId } = await chainAdapter(tx).removeCosigner(found.name);
       await tx.account.update({ where: { id: found.id }, data: { lifecycle: "unlocked" } });
