@@ -12,9 +12,9 @@ import { correlationId } from "./middleware/correlation-id";
 import { idempotency } from "./middleware/idempotency";
 import { ipAllowlist } from "./middleware/ip-allowlist";
 import { requestMetrics } from "./middleware/metrics";
-import { ipBackstop, planLimit, rateLimitFactor } from "./middleware/rate-limit";
+import { ipBackstop, planLimit, planQuotaHeaders, rateLimitFactor } from "./middleware/rate-limit";
 import { routeMatch } from "./middleware/route-match";
-import { requestSigning } from "./middleware/signing";
+import { requestSigning, spendSignature } from "./middleware/signing";
 import { validateInput } from "./middleware/validate";
 import { errorResponse, jsonResponse } from "./respond";
 import { isReply } from "./route";
@@ -66,8 +66,8 @@ async function invoke(state: PipelineState): Promise<HttpResponse> {
 
 /**
  * The /v1 pipeline, in order: correlation id and error envelope; metrics; client IP; route;
- * per-IP backstop; API key; IP allowlist; request signing; plan quota; scope; input validation;
- * idempotency; the route's one service call.
+ * per-IP backstop; API key; IP allowlist; request signature checked; scope; signature spent and
+ * plan quota counted; input validation; idempotency; the route's one service call.
  */
 export type PipelineOptions = {
   /** The instance's key cache (default: the process's, with its invalidation feed). */
@@ -81,6 +81,7 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
   const factor = rateLimitFactor();
   const windows = opts.windows ?? batchedWindows();
   const authCache = opts.authCache ?? (authCacheEnabled() ? defaultAuthCache() : undefined);
+  const planQuota = (plan: Parameters<typeof planLimitPerMinute>[0]) => planLimitPerMinute(plan) * factor;
   const chain = compose(
     [
       correlationId(),
@@ -95,8 +96,10 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
       apiKeyAuth(authCache),
       ipAllowlist(),
       requestSigning(),
-      planLimit(windows, (plan) => planLimitPerMinute(plan) * factor),
+      planQuotaHeaders(windows, planQuota),
       requireScope(),
+      spendSignature(),
+      planLimit(windows, planQuota),
       validateInput(),
       idempotency(),
     ],

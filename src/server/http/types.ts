@@ -89,6 +89,8 @@ export type PipelineState = {
   params: Record<string, string>;
   org?: Organization;
   apiKey?: ApiKey;
+  /** A checked request signature, recorded as used once the request is authorised. */
+  signature?: { value: string; expiresAt: Date };
   body?: unknown;
   query?: unknown;
   parsedParams?: unknown;

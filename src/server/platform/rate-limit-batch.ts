@@ -90,6 +90,17 @@ export class BatchedWindows {
     return { count, limit, remaining: Math.max(0, limit - count), resetAt: e.resetAt, resetSec, exceeded: count > limit };
   }
 
+  /**
+   * This instance's current count of `bucket`'s window, without counting a hit: for a quota header
+   * on an answer that must not spend quota. 0 for a window this instance has not seen yet.
+   */
+  peek(bucket: string, limit: number, windowSec: number, now = new Date()): { remaining: number } {
+    const windowMs = windowSec * 1000;
+    const e = this.entries.get(`${bucket}\u0000${Math.floor(now.getTime() / windowMs) * windowMs}`);
+    const count = e ? e.known + e.inflight + e.pending : 0;
+    return { remaining: Math.max(0, limit - count) };
+  }
+
   /** Writes every pending hit in one statement; concurrent callers share the flush under way (then one more). */
   flush(): Promise<void> {
     if (this.flushing) {

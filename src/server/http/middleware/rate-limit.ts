@@ -22,6 +22,24 @@ export function ipBackstop(limitPerMinute: number, windows: BatchedWindows = bat
   };
 }
 
+/**
+ * The plan quota headers as they stand, without counting: every authenticated answer carries
+ * them, including a scope refusal, which must not spend quota (planLimit counts after the scope check).
+ */
+export function planQuotaHeaders(
+  windows: BatchedWindows = batchedWindows(),
+  limitFor: (plan: Parameters<typeof planLimitPerMinute>[0]) => number = planLimitPerMinute,
+): Middleware {
+  return async (state, next) => {
+    const org = state.org;
+    if (!org) return next();
+    const limit = limitFor(org.plan);
+    state.headers["x-ratelimit-plan-limit"] = String(limit);
+    state.headers["x-ratelimit-plan-remaining"] = String(windows.peek(`plan:${org.id}`, limit, 60).remaining);
+    return next();
+  };
+}
+
 /** The organization's plan quota per minute, counted across instances. */
 export function planLimit(
   windows: BatchedWindows = batchedWindows(),

@@ -155,3 +155,32 @@ describe("POST /v1/admin/signing/disable", () => {
     expect(await audits(org, "signing.disabled")).toHaveLength(1);
   });
 });
+
+describe("a key without the route's scope", () => {
+  it("is refused before any side effect: its signature stays unspent and its plan quota untouched", async () => {
+    const { url, org, api, secret } = await withSigning();
+    const minted = await api.post(
+      "/v1/admin/api-keys",
+      { name: "reader", scopes: ["read"] },
+      { headers: signedHeaders(secret, "POST", "/v1/admin/api-keys", JSON.stringify({ name: "reader", scopes: ["read"] })) },
+    );
+    expect(minted.status, minted.text).toBe(201);
+    const reader = minted.body.apiKey as string;
+    const read = await call(url, "GET", "/v1/tenant", { key: reader, headers: signedHeaders(secret, "GET", "/v1/tenant", "") });
+    expect(read.status).toBe(200);
+    const remaining = Number(read.headers.get("x-ratelimit-plan-remaining"));
+    const used = await org.db.usedSignature.count({ where: { orgId: org.orgId } });
+
+    const headers = signedHeaders(secret, "POST", "/v1/admin/dpa/accept", "");
+    for (let i = 0; i < 2; i++) {
+      // The same signed request twice: 403 both times, never 401 signature_replayed.
+      const refused = await call(url, "POST", "/v1/admin/dpa/accept", { key: reader, headers });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.details.reason).toBe("missing_scope");
+      expect(Number(refused.headers.get("x-ratelimit-plan-remaining"))).toBe(remaining);
+    }
+    expect(await org.db.usedSignature.count({ where: { orgId: org.orgId } })).toBe(used);
+    const next = await call(url, "GET", "/v1/tenant", { key: reader, headers: signedHeaders(secret, "GET", "/v1/tenant", "") });
+    expect(Number(next.headers.get("x-ratelimit-plan-remaining"))).toBe(remaining - 1);
+  });
+});

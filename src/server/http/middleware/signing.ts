@@ -10,8 +10,9 @@ export const canonicalString = (timestampMs: string, method: string, path: strin
   `${timestampMs}.${method.toUpperCase()}.${path}.${sha256Hex(rawBody)}`;
 
 /**
- * HMAC request signing, when the organization has enabled it. Each accepted signature is recorded
- * under a unique key, so a replay is refused on every instance.
+ * HMAC request signing, when the organization has enabled it: checks the signature (part of
+ * authentication, so before the scope check) without spending it; `spendSignature` records it
+ * once the request is authorised.
  */
 export function requestSigning(now: () => number = Date.now): Middleware {
   return async (state, next) => {
@@ -30,9 +31,21 @@ export function requestSigning(now: () => number = Date.now): Middleware {
     }
     const expected = hmacSha256Hex(open(org.signingSecretEnc), canonicalString(ts, state.req.method, state.req.path, state.req.body));
     if (!constantTimeEqual(expected, sig.trim().toLowerCase())) throw unauthorized("invalid_signature", "Invalid request signature.");
+    state.signature = { value: expected, expiresAt: new Date(Number(ts) + 2 * SIGNATURE_SKEW_MS) };
+    return next();
+  };
+}
+
+/**
+ * Records the checked signature under a unique key, so a replay is refused on every instance.
+ * Runs after the scope check: a request refused for its scope has spent nothing.
+ */
+export function spendSignature(): Middleware {
+  return async (state, next) => {
+    if (!state.signature || !state.org) return next();
     const inserted = await state.db.$executeRaw`
       INSERT INTO used_signatures ("orgId", signature, "expiresAt")
-      VALUES (${org.id}::uuid, ${expected}, ${new Date(Number(ts) + 2 * SIGNATURE_SKEW_MS)})
+      VALUES (${state.org.id}::uuid, ${state.signature.value}, ${state.signature.expiresAt})
       ON CONFLICT DO NOTHING`;
     if (inserted === 0) throw unauthorized("signature_replayed", "This request signature was already used; sign each request afresh.");
     return next();
