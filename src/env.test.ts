@@ -15,6 +15,7 @@ const prod = {
   BI_ENV: "production",
   DATABASE_URL: "postgresql://x@db/y",
   BI_ENCRYPTION_KEY: `k1:${Buffer.alloc(32).toString("base64")}`,
+  BI_HASH_KEY: Buffer.alloc(32, 1).toString("base64"),
   BI_ISSUER_SIGNING_KEY: "seed-value-123",
   NEXTAUTH_SECRET: "x".repeat(32),
 };
@@ -42,7 +43,8 @@ describe("the environment", () => {
 
   it("requires the database, encryption key and issuer key in production", () => {
     const message = problemsOf({ BI_ENV: "production" });
-    for (const v of ["DATABASE_URL", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"]) expect(message).toContain(v);
+    for (const v of ["DATABASE_URL", "BI_ENCRYPTION_KEY", "BI_HASH_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"])
+      expect(message).toContain(v);
   });
 
   it("refuses TRUSTED_PROXIES entries that are not CIDRs, without echoing them", () => {

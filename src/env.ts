@@ -38,6 +38,8 @@ const EnvSchema = z
     TRUSTED_PROXIES: z.string().default(""),
     /** base64 of 32 bytes; may list several "id:key" pairs, the first encrypts. */
     BI_ENCRYPTION_KEY: z.string().optional(),
+    /** base64 of 32 bytes: the root of keyed hashes (identifiers), kept when the encryption key rotates. */
+    BI_HASH_KEY: z.string().optional(),
     /** base64url Ed25519 seed of the issuer; previous public keys stay resolvable. */
     BI_ISSUER_SIGNING_KEY: z.string().optional(),
     BI_ISSUER_PREVIOUS_KEYS: z.string().default(""),
@@ -72,6 +74,7 @@ const EnvSchema = z
     if (e.WEBHOOK_ALLOW_PRIVATE_URLS)
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_ALLOW_PRIVATE_URLS"], message: "is refused when BI_ENV=production" });
     if (!e.BI_ENCRYPTION_KEY) ctx.addIssue({ code: "custom", path: ["BI_ENCRYPTION_KEY"], message: "is required in production" });
+    if (!e.BI_HASH_KEY) ctx.addIssue({ code: "custom", path: ["BI_HASH_KEY"], message: "is required in production" });
     if (!e.BI_ISSUER_SIGNING_KEY) ctx.addIssue({ code: "custom", path: ["BI_ISSUER_SIGNING_KEY"], message: "is required in production" });
     if (!e.DATABASE_URL) ctx.addIssue({ code: "custom", path: ["DATABASE_URL"], message: "is required in production" });
     if (!e.NEXTAUTH_SECRET) ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production" });

@@ -47,10 +47,33 @@ export function open(envelope: string): string {
   return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
 }
 
+let hashKey: Buffer | undefined;
+
 /**
- * A 32-byte key for one purpose (e.g. "otp-pepper"), derived with HKDF from the encryption key, so
- * hashes of low-entropy values (6-digit codes) cannot be brute-forced from a database dump alone.
+ * BI_HASH_KEY: the root of every keyed hash (applicant id hashes, OTP code hashes). It is not an
+ * encryption key, so rotating BI_ENCRYPTION_KEY never changes an identifier already stored (a
+ * denylist entry keeps matching). Without it (local use only) one is generated under BI_DATA_DIR/keys.
+ */
+function loadHashKey(): Buffer {
+  if (!hashKey) {
+    const b64 = env().BI_HASH_KEY ?? localSecretFile("hash.key", () => randomBytes(32).toString("base64"));
+    const key = Buffer.from(b64, "base64");
+    if (key.length !== 32) throw new Error("BI_HASH_KEY must be 32 bytes of base64");
+    hashKey = key;
+  }
+  return hashKey;
+}
+
+/**
+ * A 32-byte key for one purpose (e.g. "otp-code"), derived with HKDF from BI_HASH_KEY, so hashes of
+ * low-entropy values (6-digit codes, names) cannot be brute-forced from a database dump alone.
  */
 export function deriveKey(label: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", loadKeys()[0]!.key, Buffer.alloc(0), `bind-identity:${label}`, 32));
+  return Buffer.from(hkdfSync("sha256", loadHashKey(), Buffer.alloc(0), `bind-identity:${label}`, 32));
+}
+
+/** Tests change the keys between cases; production code never calls this. */
+export function resetSecretBoxKeys(): void {
+  keys = undefined;
+  hashKey = undefined;
 }

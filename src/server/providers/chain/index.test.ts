@@ -13,7 +13,7 @@ const CHAIN_VARS = {
   CHAIN_CPU_STAKE: "0.10000000 WAX",
 };
 
-const touched = [...Object.keys(CHAIN_VARS), "BI_ENV", "BI_ENCRYPTION_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"];
+const touched = [...Object.keys(CHAIN_VARS), "BI_ENV", "BI_ENCRYPTION_KEY", "BI_HASH_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET"];
 const saved = Object.fromEntries(touched.map((k) => [k, process.env[k]]));
 
 afterEach(() => {
@@ -39,6 +39,7 @@ describe("chainAdapter", () => {
     Object.assign(process.env, {
       BI_ENV: "production",
       BI_ENCRYPTION_KEY: "present",
+      BI_HASH_KEY: "present",
       BI_ISSUER_SIGNING_KEY: "present",
       NEXTAUTH_SECRET: "x".repeat(32),
     });

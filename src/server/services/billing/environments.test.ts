@@ -10,6 +10,7 @@ trustLoopbackProxy();
 const PROD = {
   BI_ENV: "production",
   BI_ENCRYPTION_KEY: `k1:${randomBytes(32).toString("base64")}`,
+  BI_HASH_KEY: randomBytes(32).toString("base64"),
   BI_ISSUER_SIGNING_KEY: "present-for-env-validation",
   NEXTAUTH_SECRET: randomBytes(32).toString("base64"),
 };
