@@ -32,7 +32,8 @@ describe("the service as the README starts it", () => {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output.slice(-3000)}`);
       try {
-        if ((await fetch(`${base}/v1/health`)).ok) break;
+        // Ready, not just alive: on a busy machine the database may still be opening when /v1/health answers.
+        if ((await fetch(`${base}/v1/health`)).ok && (await fetch(`${base}/v1/ready`)).ok) break;
       } catch {
         // not listening yet
       }

@@ -8,20 +8,26 @@ import { type ProvisionInput, provisionOrganization } from "./services/org";
 
 /**
  * The embedded database can be opened by one process only. While the service runs on it, operator
- * commands (org:create) reach the running process over a Unix socket in BI_DATA_DIR (mode 0600,
- * so only the same OS user can use it) instead of opening the database a second time.
+ * commands (org:create) reach the running process over a Unix socket instead of opening the
+ * database a second time. The socket sits in a folder of its own with mode 0700, so only the same
+ * OS user can reach it, from the moment it exists (its own 0600 is set only once it listens).
  */
-export const operatorSocketPath = () => path.resolve(env().BI_DATA_DIR, "operator.sock");
+export const operatorSocketPath = () => path.resolve(env().BI_DATA_DIR, "operator", "operator.sock");
 
 export function listenOperatorSocket(db: Db): () => void {
   const file = operatorSocketPath();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.chmodSync(path.dirname(file), 0o700);
   fs.rmSync(file, { force: true });
   const server = net.createServer((sock) => {
     let buf = "";
+    let taken = false;
     sock.on("data", async (chunk) => {
+      if (taken) return;
       buf += chunk.toString("utf8");
       if (!buf.includes("\n")) return;
+      // One command per connection: bytes after its line never run it again.
+      taken = true;
       try {
         const msg = JSON.parse(buf.slice(0, buf.indexOf("\n"))) as { cmd: string; input: unknown };
         let result: unknown;
