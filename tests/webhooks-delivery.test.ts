@@ -5,7 +5,7 @@ import { createDeliveryWorker, dispatchOutboxEvents } from "@/server/services/we
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { type Receiver, type ReceiverBehaviour, startReceiver } from "@/server/testing/webhook-receiver";
-import { verifyWebhook } from "@/webhooks/verify";
+import { verifyWebhook, WebhookVerificationError } from "@/webhooks/verify";
 
 const BASE_MS = 50;
 const TIMEOUT_MS = 800;
@@ -44,6 +44,17 @@ const settled =
   async () =>
     (await rows(orgId)).filter((d) => d.status === status).length >= n;
 
+/** Why verifyWebhook refused, or "accepted". */
+function refusal(verify: () => unknown): string {
+  try {
+    verify();
+    return "accepted";
+  } catch (e) {
+    if (e instanceof WebhookVerificationError) return e.reason;
+    throw e;
+  }
+}
+
 async function oneDelivery(behaviour: ReceiverBehaviour, until: string, timeoutMs = 20_000) {
   const receiver = await startReceiver(behaviour);
   const { org, api, hook } = await orgWithHook(receiver);
@@ -60,12 +71,14 @@ describe("webhook delivery to real receivers on loopback", () => {
     expect(got!.raw.toString("utf8")).toBe(row.body);
     const verified = verifyWebhook(got!.raw, got!.headers as Record<string, string>, hook.secret);
     expect(verified).toMatchObject({
+      id: row.id,
       event: "account.created",
       tenantId: org.orgId,
       payload: { accountDid: "did:antelope:sandbox:alice", lifecycle: "provisional" },
       deliveryId: row.id,
     });
-    expect(Object.keys(JSON.parse(row.body!))).toEqual(["event", "tenantId", "payload", "createdAt"]);
+    expect(Object.keys(JSON.parse(row.body!))).toEqual(["id", "event", "tenantId", "payload", "createdAt"]);
+    expect(JSON.parse(got!.raw.toString("utf8")).id).toBe(row.id);
     expect(got!.headers["x-bi-event"]).toBe("account.created");
     expect(Math.abs(Number(got!.headers["x-bi-timestamp"]) - Date.now())).toBeLessThan(10_000);
     // One changed byte, or the wrong secret, and the signature no longer verifies.
@@ -73,6 +86,9 @@ describe("webhook delivery to real receivers on loopback", () => {
     tampered[tampered.length - 3]! ^= 1;
     expect(() => verifyWebhook(tampered, got!.headers as Record<string, string>, hook.secret)).toThrow(/signature/i);
     expect(() => verifyWebhook(got!.raw, got!.headers as Record<string, string>, "whsec_other")).toThrow(/signature/i);
+    // The captured request sent again under a new delivery id: the signed body still names the old one.
+    const asNew = { ...(got!.headers as Record<string, string>), "x-bi-delivery-id": "0b6f8c1e-2f4d-4c61-9d0e-5a1b2c3d4e5f" };
+    expect(refusal(() => verifyWebhook(got!.raw, asNew, hook.secret))).toBe("delivery_id_mismatch");
     expect(row).toMatchObject({ status: "delivered", attempts: 1, lastError: null, lastStatusCode: 200 });
     expect(row.deliveredAt).toBeInstanceOf(Date);
   });
@@ -156,6 +172,57 @@ describe("webhook delivery to real receivers on loopback", () => {
     expect(again.status).toBe(409);
     expect(again.body.error.details.reason).toBe("already_delivered");
   }, 60_000);
+
+  it("one event to two webhooks: each delivery's body carries that delivery's own id", async () => {
+    const first = await startReceiver();
+    const second = await startReceiver();
+    const { org, api, hook } = await orgWithHook(first);
+    const other = await api.post("/v1/admin/webhooks", { url: second.url, events: ["*"] });
+    expect(other.status, other.text).toBe(201);
+    await emit(org.orgId, "account.unlocked", { accountDid: "did:antelope:sandbox:twice" });
+    await driveWebhooks(db, org.orgId, settled(org.orgId, "delivered", 2));
+    const byHook = new Map((await rows(org.orgId)).map((d) => [d.webhookId, d]));
+    const a = byHook.get(hook.id)!;
+    const b = byHook.get(other.body.id)!;
+    expect(a.eventId).toBe(b.eventId);
+    expect(a.id).not.toBe(b.id);
+    const gotA = verifyWebhook(first.received[0]!.raw, first.received[0]!.headers as Record<string, string>, hook.secret);
+    const gotB = verifyWebhook(second.received[0]!.raw, second.received[0]!.headers as Record<string, string>, other.body.secret);
+    expect([gotA.id, gotA.deliveryId, JSON.parse(a.body!).id]).toEqual([a.id, a.id, a.id]);
+    expect([gotB.id, gotB.deliveryId, JSON.parse(b.body!).id]).toEqual([b.id, b.id, b.id]);
+    const { id: _a, ...restA } = JSON.parse(a.body!);
+    const { id: _b, ...restB } = JSON.parse(b.body!);
+    expect(restA).toEqual(restB);
+  });
+
+  it("a delivery stored without an id in its body is sent with its id put in front, the same bytes on retry and on replay", async () => {
+    noRetry();
+    const receiver = await startReceiver((n) => (n === 0 ? 500 : 200));
+    const { org, api, hook } = await orgWithHook(receiver);
+    await emit(org.orgId, "account.unlocked", { accountDid: "did:antelope:sandbox:legacy" });
+    await dispatchOutboxEvents(db, { orgId: org.orgId });
+    const [created] = await rows(org.orgId);
+    // The row as the dispatcher wrote it before bodies carried the delivery id.
+    const { id: _id, ...envelope } = JSON.parse(created!.body!);
+    const legacy = JSON.stringify(envelope);
+    await db.webhookDelivery.update({ where: { id: created!.id }, data: { body: legacy } });
+    await driveWebhooks(db, org.orgId, settled(org.orgId, "failed"));
+    const res = await api.post(`/v1/admin/webhooks/deliveries/${created!.id}/replay`);
+    expect(res.status, res.text).toBe(200);
+    await driveWebhooks(db, org.orgId, settled(org.orgId, "delivered"));
+    expect(receiver.received).toHaveLength(2);
+    const sent = `{"id":"${created!.id}",${legacy.slice(1)}`;
+    for (const got of receiver.received) {
+      expect(got.raw.toString("utf8")).toBe(sent);
+      expect(verifyWebhook(got.raw, got.headers as Record<string, string>, hook.secret)).toMatchObject({
+        id: created!.id,
+        deliveryId: created!.id,
+        payload: { accountDid: "did:antelope:sandbox:legacy" },
+      });
+    }
+    // The stored body is left as it was: the id is put in front at every send, the same way.
+    expect((await rows(org.orgId))[0]).toMatchObject({ status: "delivered", body: legacy });
+  });
 
   it("one slow receiver does not hold up another tenant's deliveries", async () => {
     const slow = await startReceiver(() => "hang");

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "./verify";
 
 const secret = "whsec_test-secret";
+const deliveryId = "3f1c2a9e-0000-4000-8000-000000000001";
 const body = JSON.stringify({
+  id: deliveryId,
   event: "kyc.approved",
   tenantId: "org-1",
   payload: { personDid: "did:web:x:people:1", level: "basic-kyc" },
@@ -16,7 +18,7 @@ function headers(overrides: Record<string, string> = {}, signedBody = body, ts =
     "X-BI-Event": "kyc.approved",
     "X-BI-Timestamp": ts,
     "X-BI-Signature": createHmac("sha256", secret).update(`${ts}.${signedBody}`).digest("hex"),
-    "X-BI-Delivery-Id": "3f1c2a9e-0000-4000-8000-000000000001",
+    "X-BI-Delivery-Id": deliveryId,
     ...overrides,
   };
 }
@@ -33,7 +35,7 @@ const reasonOf = (fn: () => unknown) => {
 
 describe("verifyWebhook", () => {
   it("accepts a genuine delivery from a string, bytes, a header record or a Headers object", () => {
-    const expected = { event: "kyc.approved", tenantId: "org-1", deliveryId: "3f1c2a9e-0000-4000-8000-000000000001", timestampMs: now };
+    const expected = { id: deliveryId, event: "kyc.approved", tenantId: "org-1", deliveryId, timestampMs: now };
     expect(verifyWebhook(body, headers(), secret, { now })).toMatchObject(expected);
     expect(verifyWebhook(new TextEncoder().encode(body), headers(), secret, { now })).toMatchObject(expected);
     expect(verifyWebhook(body, new Headers(headers()), secret, { now })).toMatchObject(expected);
@@ -64,6 +66,22 @@ describe("verifyWebhook", () => {
     const { "X-BI-Delivery-Id": _omit, ...noId } = headers();
     expect(reasonOf(() => verifyWebhook(body, noId, secret, { now }))).toBe("missing_header");
     expect(reasonOf(() => verifyWebhook(body, headers({ "X-BI-Event": "account.created" }), secret, { now }))).toBe("event_mismatch");
+  });
+
+  it("refuses a captured delivery sent again under another X-BI-Delivery-Id", () => {
+    const captured = headers();
+    expect(verifyWebhook(body, captured, secret, { now }).deliveryId).toBe(deliveryId);
+    // Same bytes, timestamp and signature, inside the tolerance: only the unsigned header is new.
+    const replayed = { ...captured, "X-BI-Delivery-Id": "3f1c2a9e-0000-4000-8000-000000000002" };
+    expect(reasonOf(() => verifyWebhook(body, replayed, secret, { now }))).toBe("delivery_id_mismatch");
+    expect(reasonOf(() => verifyWebhook(body, new Headers(replayed), secret, { now }))).toBe("delivery_id_mismatch");
+  });
+
+  it("refuses a correctly signed body that carries no delivery id, or one that is not a string", () => {
+    const { id: _id, ...rest } = JSON.parse(body) as Record<string, unknown>;
+    for (const unsigned of [JSON.stringify(rest), JSON.stringify({ ...rest, id: 1 }), JSON.stringify({ id: null, ...rest })]) {
+      expect(reasonOf(() => verifyWebhook(unsigned, headers({}, unsigned), secret, { now }))).toBe("invalid_body");
+    }
   });
 
   it("imports nothing but node:crypto, so receivers can copy the file", async () => {

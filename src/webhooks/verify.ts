@@ -10,9 +10,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  *   X-BI-Signature    hex HMAC-SHA256 of `${timestamp}.${rawBody}`, keyed with the signing secret
  *                     (the whole string returned at registration, as UTF-8)
  *   X-BI-Delivery-Id  stable id of the delivery: deduplicate on it (delivery is at-least-once)
+ *
+ * The headers are not signed, the body is. The body's `id` is the delivery id and `event` the
+ * event name, so both headers are checked against the signed body: otherwise a captured delivery
+ * sent again with a new X-BI-Delivery-Id would pass deduplication as a new delivery.
  */
 
-export type WebhookEnvelope = { event: string; tenantId: string; payload: Record<string, unknown>; createdAt: string };
+export type WebhookEnvelope = { id: string; event: string; tenantId: string; payload: Record<string, unknown>; createdAt: string };
 
 export type VerifiedWebhook = WebhookEnvelope & { deliveryId: string; timestampMs: number };
 
@@ -22,7 +26,8 @@ export type VerifyFailure =
   | "timestamp_out_of_tolerance"
   | "invalid_signature"
   | "invalid_body"
-  | "event_mismatch";
+  | "event_mismatch"
+  | "delivery_id_mismatch";
 
 export class WebhookVerificationError extends Error {
   constructor(
@@ -47,7 +52,8 @@ function header(headers: HeaderSource, name: string): string | undefined {
 /**
  * Checks a delivery and returns its envelope with the delivery id. `rawBody` must be the exact
  * bytes received (not re-serialised JSON). Throws WebhookVerificationError when the signature,
- * the timestamp (more than `toleranceSec` from `now`, default 300 s) or the body is wrong.
+ * the timestamp (more than `toleranceSec` from `now`, default 300 s) or the body is wrong, or when
+ * X-BI-Event or X-BI-Delivery-Id differs from the signed body's `event` or `id`.
  */
 export function verifyWebhook(
   rawBody: string | Uint8Array,
@@ -83,7 +89,12 @@ export function verifyWebhook(
   if (!envelope || typeof envelope.event !== "string" || typeof envelope.payload !== "object") {
     throw new WebhookVerificationError("invalid_body", "The body is not a webhook envelope.");
   }
-  // The header is not signed; the body is. They must agree, or a router keyed on the header lies.
+  // Without a signed id the header could not be checked, and deduplicating on it would trust it blindly.
+  if (typeof envelope.id !== "string") throw new WebhookVerificationError("invalid_body", "The body carries no delivery id.");
+  // The headers are not signed; the body is. They must agree, or a router keyed on the header lies.
   if (envelope.event !== eventName) throw new WebhookVerificationError("event_mismatch", "X-BI-Event does not match the signed body.");
+  if (envelope.id !== deliveryId) {
+    throw new WebhookVerificationError("delivery_id_mismatch", "X-BI-Delivery-Id does not match the signed body's id.");
+  }
   return { ...envelope, deliveryId, timestampMs };
 }

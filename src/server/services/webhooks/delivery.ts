@@ -93,14 +93,33 @@ export function signedHeaders(c: Pick<Claim, "id" | "event">, body: string, secr
   };
 }
 
+/**
+ * The bytes an attempt sends for a stored body. Bodies stored before the envelope carried the
+ * delivery id get it put in front, by splicing rather than re-serialising so the stored bytes are
+ * kept as they are: the result is the same on every attempt and replay, and a receiver that
+ * checks the signed id against X-BI-Delivery-Id accepts these deliveries like any other.
+ */
+export function wireBody(body: string, deliveryId: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || "id" in parsed || !body.startsWith("{")) return body;
+  const id = `"id":${JSON.stringify(deliveryId)}`;
+  return Object.keys(parsed).length ? `{${id},${body.slice(1)}` : `{${id}}`;
+}
+
 async function send(
   c: Claim & { body: string },
   opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string },
 ): Promise<Outcome> {
+  const body = wireBody(c.body, c.id);
   try {
     const res = await pinnedPost(new URL(c.url), {
-      headers: signedHeaders(c, c.body, open(c.secretEnc)),
-      body: c.body,
+      headers: signedHeaders(c, body, open(c.secretEnc)),
+      body,
       timeoutMs: opts.timeoutMs,
       allowPrivate: opts.allowPrivate,
       resolver: opts.resolver,

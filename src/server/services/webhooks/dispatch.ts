@@ -6,10 +6,12 @@ type HookRow = { id: string; orgId: string; events: string[]; createdAt: Date };
 
 /**
  * The body a delivery carries, built once when the delivery is created and stored: every attempt
- * and every replay sends (and signs) exactly these bytes.
+ * and every replay sends (and signs) exactly these bytes. The delivery id goes first and inside the
+ * signature, because the X-BI-Delivery-Id header receivers deduplicate on is not signed: a captured
+ * delivery sent again under a new header id must not pass as a new delivery.
  */
-export function envelopeBody(e: { event: string; orgId: string; payload: unknown; createdAt: Date }): string {
-  return JSON.stringify({ event: e.event, tenantId: e.orgId, payload: e.payload, createdAt: e.createdAt.toISOString() });
+export function envelopeBody(e: { deliveryId: string; event: string; orgId: string; payload: unknown; createdAt: Date }): string {
+  return JSON.stringify({ id: e.deliveryId, event: e.event, tenantId: e.orgId, payload: e.payload, createdAt: e.createdAt.toISOString() });
 }
 
 const subscribes = (hook: HookRow, event: string) => hook.events.includes("*") || hook.events.includes(event);
@@ -41,17 +43,14 @@ export async function dispatchOutboxEvents(
       where: { orgId: { in: orgIds }, active: true },
       select: { id: true, orgId: true, events: true, createdAt: true },
     });
+    // One body per delivery, not per event: each names its own delivery id.
     const rows = events.flatMap((e) =>
       hooks
         .filter((h) => h.orgId === e.orgId && subscribes(h, e.event) && h.createdAt.getTime() <= e.createdAt.getTime())
-        .map((h) => ({
-          id: randomUUID(),
-          orgId: e.orgId,
-          webhookId: h.id,
-          eventId: e.id,
-          event: e.event,
-          body: envelopeBody(e),
-        })),
+        .map((h) => {
+          const id = randomUUID();
+          return { id, orgId: e.orgId, webhookId: h.id, eventId: e.id, event: e.event, body: envelopeBody({ ...e, deliveryId: id }) };
+        }),
     );
     const created = rows.length ? await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true }) : { count: 0 };
     await tx.outboxEvent.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { dispatchedAt: new Date() } });
