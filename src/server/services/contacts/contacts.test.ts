@@ -137,4 +137,36 @@ describe("phone one-time codes", () => {
     const wrong = await api.post("/v1/phone/otp/start", { phone: "12345" });
     expect(wrong.status).toBe(400);
   });
+
+  it("names the approved person bound to the account whose verified phone this is", async () => {
+    const { db, org, api } = await setup();
+    const phone = "+233205556666";
+    const person = await db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH" } });
+    const name = uniqueName();
+    const account = await db.account.create({
+      data: {
+        orgId: org.orgId,
+        chain: "sandbox",
+        name,
+        did: `did:antelope:sandbox:${name}`,
+        ownerPublicKey: "PUB_K1_test",
+        activePublicKey: "PUB_K1_test",
+        lifecycle: "bound",
+        phone,
+        phoneVerifiedAt: new Date(),
+      },
+    });
+    await db.accountBinding.create({
+      data: { orgId: org.orgId, accountId: account.id, personId: person.id, bindingVcHash: "x", credential: {}, issuerKeyId: "k" },
+    });
+    const start = await api.post("/v1/phone/otp/start", { phone });
+    const confirm = await api.post("/v1/phone/otp/confirm", { challengeId: start.body.challengeId, code: await smsCode(db, phone) });
+    expect(confirm.body).toMatchObject({ personDid: `did:web:localhost%3A3000:people:${person.id}`, softIdentity: true });
+
+    // A revoked binding, or a person who is not approved, names nobody.
+    await db.accountBinding.updateMany({ where: { accountId: account.id }, data: { revokedAt: new Date() } });
+    const again = await api.post("/v1/phone/otp/start", { phone });
+    const unbound = await api.post("/v1/phone/otp/confirm", { challengeId: again.body.challengeId, code: await smsCode(db, phone) });
+    expect(unbound.body).toMatchObject({ personDid: null, softIdentity: false });
+  });
 });

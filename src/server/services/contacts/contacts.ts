@@ -53,18 +53,34 @@ export async function startPhoneVerification(ctx: ServiceContext, input: { phone
 }
 
 /**
+ * The approved person this verified number already points to, if any: the number a KYC provider
+ * verified for them, or the verified phone of an account bound to them (binding still in force).
+ */
+async function personKnownByPhone(ctx: ServiceContext, phone: string) {
+  const orgId = ctx.org.id;
+  const verified = await ctx.db.person.findFirst({ where: { orgId, verifiedPhone: phone }, select: { id: true } });
+  if (verified) return verified.id;
+  const binding = await ctx.db.accountBinding.findFirst({
+    where: { orgId, revokedAt: null, account: { phone, phoneVerifiedAt: { not: null } }, person: { kycStatus: "approved" } },
+    orderBy: { createdAt: "desc" },
+    select: { personId: true },
+  });
+  return binding?.personId ?? null;
+}
+
+/**
  * Confirms a phone code. A phone is never identity evidence: the answer names the person already
  * known by this verified number (a soft signal), and never creates or promotes a Person.
  */
 export async function confirmPhoneVerification(ctx: ServiceContext, input: { challengeId: string; code: string }) {
   const challenge = await confirmChallenge(ctx.db, { orgId: ctx.org.id, purpose: "verify", channel: "phone", ...input });
   const proof = await issueProofToken(ctx.db, challenge);
-  const person = await ctx.db.person.findFirst({ where: { orgId: ctx.org.id, verifiedPhone: challenge.address }, select: { id: true } });
+  const personId = await personKnownByPhone(ctx, challenge.address);
   return {
     phoneProofToken: proof.token,
     expiresInSec: proof.expiresInSec,
-    personDid: person ? personDidOf(issuerDid(), person.id) : null,
-    softIdentity: !!person,
+    personDid: personId ? personDidOf(issuerDid(), personId) : null,
+    softIdentity: personId !== null,
   };
 }
 
