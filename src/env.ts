@@ -32,6 +32,13 @@ const EnvSchema = z
     BI_DATA_DIR: z.string().default(".data"),
     PORT: int(3000),
     HOST: z.string().default("0.0.0.0"),
+    /** The operator's scrape endpoint (GET /metrics, platform-wide); off unless set. */
+    BI_METRICS_PORT: z
+      .string()
+      .regex(/^\d{1,5}$/)
+      .transform(Number)
+      .optional(),
+    BI_METRICS_HOST: z.string().default("127.0.0.1"),
     /** Public origin of this deployment; its host names the issuer (did:web:<host>). */
     BI_PUBLIC_URL: z.url().default("http://localhost:3000"),
     BI_DEV_CODES: z.enum(["true", "false", "1", "0", ""]).optional(),

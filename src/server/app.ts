@@ -10,6 +10,7 @@ import { createPipeline } from "./http/pipeline";
 import { routes } from "./http/routes";
 import { startJobs } from "./jobs";
 import { logger } from "./log";
+import { listenOperatorMetrics } from "./metrics";
 import { compileCidrs } from "./net/cidr";
 import { listenOperatorSocket } from "./operator-socket";
 import { advisorConfig } from "./providers/advisor";
@@ -78,6 +79,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   server.keepAliveTimeout = 65_000;
 
   const stopOperator = conn.kind === "embedded" ? listenOperatorSocket(conn.prisma) : () => undefined;
+  const operatorMetrics = e.BI_METRICS_PORT === undefined ? null : await listenOperatorMetrics(e.BI_METRICS_PORT, e.BI_METRICS_HOST);
   const stopJobs = (opts.runJobs ?? e.BI_RUN_JOBS) ? startJobs(conn.prisma) : async () => undefined;
   await new Promise<void>((resolve) => server.listen(opts.port ?? e.PORT, opts.host ?? e.HOST, resolve));
   const port = (server.address() as AddressInfo).port;
@@ -88,6 +90,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     port,
     async close() {
       stopOperator();
+      await operatorMetrics?.close();
       await stopJobs();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();

@@ -21,6 +21,10 @@ export function requestMetrics(): Middleware {
     m.requests.inc({ method: state.req.method, route, status: String(res.status) });
     const seconds = (performance.now() - state.startedAt) / 1000;
     m.duration.observe({ method: state.req.method, route }, seconds);
+    if (state.org) {
+      m.tenantRequests.inc({ org: state.org.id, method: state.req.method, route, status: String(res.status) });
+      m.tenantDuration.observe({ org: state.org.id, method: state.req.method, route }, seconds);
+    }
     // Fixed fields only, so it goes through the access logger, which skips redaction (log.ts).
     accessLogger().info(
       {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { metrics } from "../../metrics";
+import { metrics, tenantMetricsText } from "../../metrics";
 import * as ops from "../../services/ops/index";
 import { replyText, route } from "../route";
 
@@ -37,11 +37,9 @@ export const opsRoutes = [
     path: "/v1/metrics",
     auth: { scope: "read" },
     tag: "Operations",
-    summary: "Prometheus text exposition: requests by route template and status, latency, process metrics.",
+    summary:
+      "Prometheus text exposition of the calling organization's own requests: counts by route template and status, and latency. The platform's metrics are the operator's (BI_METRICS_PORT).",
     produces: "text/plain; version=0.0.4",
-    handler: async () => {
-      const m = metrics();
-      return replyText(await m.registry.metrics(), m.registry.contentType);
-    },
+    handler: async ({ ctx }) => replyText(await tenantMetricsText(ctx.org.id), metrics().registry.contentType),
   }),
 ];

@@ -17,7 +17,7 @@ import type { RouteDef } from "../types";
 const auth = { scope: "webhook_manage" } as const;
 const tag = "Webhooks";
 
-// Registered with the routes so /v1/metrics shows webhook figures whichever process sends.
+// Registered with the routes so the operator's metrics show webhook figures whichever process sends.
 webhookMetrics();
 
 /** /v1/admin/webhooks*: receivers, their deliveries and replay (scope `webhook_manage`). */

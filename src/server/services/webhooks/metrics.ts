@@ -10,7 +10,7 @@ type WebhookMetrics = {
 const g = globalThis as unknown as { __biWebhookMetrics?: WebhookMetrics };
 
 /**
- * Webhook metrics in the process registry served by /v1/metrics:
+ * Webhook metrics in the process registry, which the operator scrapes (BI_METRICS_PORT), never tenants:
  * - bi_webhook_deliveries{status}: deliveries by status, counted in the database at scrape time,
  *   so the figure is the same whichever instance (or separate worker) did the sending;
  * - bi_webhook_attempts_total{outcome} and bi_webhook_attempt_duration_seconds{outcome}: attempts
