@@ -22,11 +22,15 @@ export type FakeStripe = {
   requests: RecordedStripeRequest[];
   /** The next `times` API calls answer this HTTP status with a Stripe error body. */
   failNext(status: number, type?: string, times?: number): void;
-  /** A webhook body and its Stripe-Signature header, signed with the SDK's own test helper. */
+  /**
+   * A webhook body and its Stripe-Signature header, signed with the SDK's own test helper.
+   * `created` (Unix seconds, default now) lets a test deliver an event that Stripe created
+   * earlier than one already delivered, as Stripe's retries and parallel sends do.
+   */
   signedEvent(
     type: string,
     object: Record<string, unknown>,
-    opts?: { id?: string; secret?: string },
+    opts?: { id?: string; secret?: string; created?: number },
   ): { id: string; payload: string; header: string };
   close(): Promise<void>;
 };
@@ -154,7 +158,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         id,
         object: "event",
         api_version: "2026-10-28.endive",
-        created: Math.floor(Date.now() / 1000),
+        created: opts.created ?? Math.floor(Date.now() / 1000),
         type,
         livemode: false,
         pending_webhooks: 1,

@@ -12,12 +12,17 @@ export type CheckoutRequest = {
 
 export type CreatedCheckout = { paymentSessionId: string; checkoutUrl: string };
 
-/** A verified provider notification, reduced to what billing acts on. */
+/**
+ * A verified provider notification, reduced to what billing acts on. `createdAt` is when the
+ * provider created the event (Stripe: `created`, whole seconds), which orders events that are
+ * delivered out of order or retried.
+ */
 export type PaymentNotification =
   | {
       kind: "checkout_completed";
       eventId: string;
       type: string;
+      createdAt: Date;
       paymentSessionId: string;
       checkoutId: string | null;
       customerId: string | null;
@@ -25,7 +30,15 @@ export type PaymentNotification =
       /** False while an asynchronous payment method has not settled yet. */
       paid: boolean;
     }
-  | { kind: "subscription_changed"; eventId: string; type: string; customerId: string; subscriptionId: string; active: boolean }
+  | {
+      kind: "subscription_changed";
+      eventId: string;
+      type: string;
+      createdAt: Date;
+      customerId: string;
+      subscriptionId: string;
+      active: boolean;
+    }
   | { kind: "ignored"; eventId: string; type: string };
 
 export type PaymentProvider = {

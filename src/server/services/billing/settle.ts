@@ -13,9 +13,9 @@ import { limitPublicCall } from "./public";
 export const SIGNUP_ACTOR = { type: "system", label: "billing" } as const;
 export const KEY_WARNING = "Store the API key and console password now: they are shown once and cannot be recovered.";
 
-/** How a pending checkout was paid. */
+/** How a pending checkout was paid; a card payment's `eventAt` is when the provider created its event. */
 export type Settlement =
-  | { via: "card"; customerId: string | null; subscriptionId: string | null }
+  | { via: "card"; customerId: string | null; subscriptionId: string | null; eventAt: Date }
   | { via: "chain"; transactionId: string }
   | { via: "sandbox" };
 
@@ -67,14 +67,26 @@ export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, o
     throw conflict("not_awaiting_payment", `This checkout is ${session.status}, not awaiting payment.`);
   }
   const customerId = s.via === "card" ? s.customerId : null;
+  // From now on this checkout's subscription is the one that pays, and only its events newer than
+  // this payment move the plan. A chain or sandbox payment has no subscription: events of an
+  // earlier card subscription then no longer concern the plan this payment bought.
+  const paidBy =
+    s.via === "card" && s.subscriptionId
+      ? { paymentSubscriptionId: s.subscriptionId, paymentSubscriptionEventAt: s.eventAt }
+      : { paymentSubscriptionId: null, paymentSubscriptionEventAt: null };
   const audit = { action: "billing.checkout_settled", subjectType: "checkout_session", subject: session.id };
-  const auditData = { plan: "growth", via: s.via, ...(s.via === "chain" ? { transactionId: s.transactionId } : {}) };
+  const auditData = {
+    plan: "growth",
+    via: s.via,
+    ...(s.via === "chain" ? { transactionId: s.transactionId } : {}),
+    ...(s.via === "card" ? { subscriptionId: s.subscriptionId } : {}),
+  };
 
   if (session.purpose === "upgrade" && session.orgId) {
     const org = await tx.organization.findUniqueOrThrow({ where: { id: session.orgId } });
     await tx.organization.update({
       where: { id: org.id },
-      data: { plan: "growth", ...(customerId ? { paymentCustomerId: customerId } : {}) },
+      data: { plan: "growth", ...(customerId ? { paymentCustomerId: customerId } : {}), ...paidBy },
     });
     await appendAudit(tx, { orgId: org.id, actor: SIGNUP_ACTOR }, { ...audit, data: { ...auditData, from: org.plan, to: "growth" } });
     return { session, organizationId: org.id, plan: "growth", upgraded: true };
@@ -87,7 +99,12 @@ export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, o
     SIGNUP_ACTOR,
     tx,
   );
-  if (customerId) await tx.organization.update({ where: { id: out.organizationId }, data: { paymentCustomerId: customerId } });
+  if (s.via === "card") {
+    await tx.organization.update({
+      where: { id: out.organizationId },
+      data: { ...(customerId ? { paymentCustomerId: customerId } : {}), ...paidBy },
+    });
+  }
   const secrets = { apiKey: out.apiKey, consolePassword: out.consolePassword };
   await tx.checkoutSession.update({
     where: { id: session.id },

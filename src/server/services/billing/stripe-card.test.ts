@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
 import { resetPaymentsCache } from "../../providers/payments";
 import { emailProof, fromIp, trustLoopbackProxy } from "../../testing/billing";
 import { type FakeStripe, startFakeStripe } from "../../testing/fake-stripe";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 
+// One case pays an upgrade on the sandbox chain; it need not wait for finality.
+process.env.SANDBOX_CHAIN_FINALITY_SEC = "0";
+resetEnvCache();
 trustLoopbackProxy();
 
 let stripe: FakeStripe;
@@ -43,19 +47,46 @@ const webhook = (url: string, payload: string, header: string) =>
     headers: { "stripe-signature": header, "content-type": "application/json" },
   });
 
-function completed(sessionId: string, stripeSessionId: string, customer = `cus_${sessionId.slice(0, 8)}`) {
-  return stripe.signedEvent("checkout.session.completed", {
-    id: stripeSessionId,
-    object: "checkout.session",
-    client_reference_id: sessionId,
-    customer,
-    subscription: `sub_${sessionId.slice(0, 8)}`,
-    payment_status: "paid",
-    status: "complete",
-    mode: "subscription",
-    metadata: { checkoutId: sessionId },
-  });
+const subscriptionOf = (sessionId: string) => `sub_${sessionId.slice(0, 8)}`;
+
+function completed(sessionId: string, stripeSessionId: string, customer = `cus_${sessionId.slice(0, 8)}`, created?: number) {
+  return stripe.signedEvent(
+    "checkout.session.completed",
+    {
+      id: stripeSessionId,
+      object: "checkout.session",
+      client_reference_id: sessionId,
+      customer,
+      subscription: subscriptionOf(sessionId),
+      payment_status: "paid",
+      status: "complete",
+      mode: "subscription",
+      metadata: { checkoutId: sessionId },
+    },
+    { created },
+  );
 }
+
+type SubscriptionEvent = "customer.subscription.updated" | "customer.subscription.deleted";
+
+const subscriptionEvent = (type: SubscriptionEvent, sub: { id: string; customer: string; status: string }, created: number) =>
+  stripe.signedEvent(type, { object: "subscription", ...sub }, { created });
+
+/** A Builder organization upgraded through its own card checkout, whose completion Stripe created at `created`. */
+async function upgradedByCard(url: string, created: number) {
+  const { db } = await testServer();
+  const org = await createTestOrg();
+  const up = await client(url, org.apiKey).post("/v1/billing/upgrade");
+  expect(up.status, up.text).toBe(200);
+  const row = (await db.checkoutSession.findUnique({ where: { id: up.body.sessionId } }))!;
+  const customer = `cus_${org.orgId.slice(0, 12)}`;
+  const evt = completed(up.body.sessionId, row.paymentSessionId!, customer, created);
+  expect((await webhook(url, evt.payload, evt.header)).body.action).toBe("upgraded");
+  return { ...org, customer, subscription: subscriptionOf(up.body.sessionId) };
+}
+
+const orgRow = async (db: Awaited<ReturnType<typeof testServer>>["db"], orgId: string) =>
+  (await db.organization.findUnique({ where: { id: orgId } }))!;
 
 describe("Growth by card through Stripe", () => {
   it("creates a Checkout Session with the secret key, form encoding, the price and an Idempotency-Key", async () => {
@@ -97,7 +128,12 @@ describe("Growth by card through Stripe", () => {
     expect(await db.organization.count({ where: { contactEmail: co.email } })).toBe(1);
 
     const org = (await db.organization.findFirst({ where: { contactEmail: co.email } }))!;
-    expect(org).toMatchObject({ plan: "growth", paymentCustomerId: `cus_${co.sessionId.slice(0, 8)}` });
+    expect(org).toMatchObject({
+      plan: "growth",
+      paymentCustomerId: `cus_${co.sessionId.slice(0, 8)}`,
+      paymentSubscriptionId: subscriptionOf(co.sessionId),
+      paymentSubscriptionEventAt: expect.any(Date),
+    });
     const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
     expect(poll.body).toMatchObject({ status: "provisioned", revealAvailable: true });
     const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
@@ -134,33 +170,144 @@ describe("Growth by card through Stripe", () => {
     expect((await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!.status).toBe("awaiting_payment");
   });
 
-  it("moves the plan on subscription events, once per event id", async () => {
+  it("moves the plan on events of the organization's subscription, once per event id", async () => {
+    const { url, db } = await testServer();
+    const t0 = Math.floor(Date.now() / 1000);
+    const org = await upgradedByCard(url, t0);
+    const sub = { id: org.subscription, customer: org.customer };
+    const unpaid = subscriptionEvent("customer.subscription.updated", { ...sub, status: "unpaid" }, t0 + 1);
+    expect((await webhook(url, unpaid.payload, unpaid.header)).body.action).toBe("downgraded");
+    expect((await webhook(url, unpaid.payload, unpaid.header)).body.duplicate).toBe(true);
+    expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "builder", paymentSubscriptionEventAt: new Date((t0 + 1) * 1000) });
+    const tenant = await client(url, org.apiKey).get("/v1/tenant");
+    expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("120");
+
+    // The invoice is paid at last: Stripe reactivates the same subscription.
+    const paid = subscriptionEvent("customer.subscription.updated", { ...sub, status: "active" }, t0 + 2);
+    expect((await webhook(url, paid.payload, paid.header)).body.action).toBe("upgraded");
+    expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "growth", paymentSubscriptionEventAt: new Date((t0 + 2) * 1000) });
+    const changes = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "billing.plan_changed" }, orderBy: { seq: "asc" } });
+    expect(changes.map((c) => c.data)).toMatchObject([
+      { from: "growth", to: "builder", subscriptionId: org.subscription },
+      { from: "builder", to: "growth", subscriptionId: org.subscription },
+    ]);
+  });
+
+  it("ignores a subscription event older than the last applied one, or for another subscription: the plan stays", async () => {
+    const { url, db } = await testServer();
+    const t0 = Math.floor(Date.now() / 1000);
+    const org = await upgradedByCard(url, t0);
+    expect(await orgRow(db, org.orgId)).toMatchObject({
+      plan: "growth",
+      paymentSubscriptionId: org.subscription,
+      paymentSubscriptionEventAt: new Date(t0 * 1000),
+    });
+    const sub = { id: org.subscription, customer: org.customer };
+    const renewed = subscriptionEvent("customer.subscription.updated", { ...sub, status: "active" }, t0 + 5);
+    expect((await webhook(url, renewed.payload, renewed.header)).body.action).toBe("unchanged");
+
+    // Created before the renewal that was applied, delivered after it (a retry, or Stripe's parallel sends).
+    const staleDeleted = subscriptionEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, t0 - 30);
+    const staleUnpaid = subscriptionEvent("customer.subscription.updated", { ...sub, status: "unpaid" }, t0 + 4);
+    const foreign = subscriptionEvent(
+      "customer.subscription.deleted",
+      { id: "sub_someone_elses", customer: org.customer, status: "canceled" },
+      t0 + 60,
+    );
+    for (const [evt, action] of [
+      [staleDeleted, "ignored_stale"],
+      [staleUnpaid, "ignored_stale"],
+      [foreign, "ignored_other_subscription"],
+    ] as const) {
+      const res = await webhook(url, evt.payload, evt.header);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({ received: true, action });
+    }
+    expect(await orgRow(db, org.orgId)).toMatchObject({
+      plan: "growth",
+      paymentSubscriptionId: org.subscription,
+      paymentSubscriptionEventAt: new Date((t0 + 5) * 1000),
+    });
+    expect((await client(url, org.apiKey).get("/v1/tenant")).headers.get("x-ratelimit-plan-limit")).toBe("600");
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "billing.plan_changed" } })).toBe(0);
+    const ignored = await db.auditEntry.findMany({
+      where: { orgId: org.orgId, action: "billing.subscription_event_ignored" },
+      orderBy: { seq: "asc" },
+    });
+    expect(ignored.map((e) => e.data)).toMatchObject([
+      { reason: "stale", eventId: staleDeleted.id, subscriptionId: org.subscription, plan: "growth" },
+      { reason: "stale", eventId: staleUnpaid.id, subscriptionId: org.subscription, plan: "growth" },
+      { reason: "other_subscription", eventId: foreign.id, subscriptionId: "sub_someone_elses", plan: "growth" },
+    ]);
+
+    // A newer cancellation of its own subscription still applies, and the delayed renewal does not undo it.
+    const cancelled = subscriptionEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, t0 + 10);
+    expect((await webhook(url, cancelled.payload, cancelled.header)).body.action).toBe("downgraded");
+    const lateRenewal = subscriptionEvent("customer.subscription.updated", { ...sub, status: "active" }, t0 + 7);
+    expect((await webhook(url, lateRenewal.payload, lateRenewal.header)).body.action).toBe("ignored_stale");
+    expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "builder", paymentSubscriptionEventAt: new Date((t0 + 10) * 1000) });
+  });
+
+  it("ends on the newest event when two events of one subscription are delivered at once", async () => {
+    const { url, db } = await testServer();
+    const t0 = Math.floor(Date.now() / 1000);
+    const orgs = await Promise.all(Array.from({ length: 4 }, () => upgradedByCard(url, t0)));
+    await Promise.all(
+      orgs.map((org) => {
+        const sub = { id: org.subscription, customer: org.customer };
+        const active = subscriptionEvent("customer.subscription.updated", { ...sub, status: "active" }, t0 + 1);
+        const deleted = subscriptionEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, t0 + 2);
+        return Promise.all([webhook(url, deleted.payload, deleted.header), webhook(url, active.payload, active.header)]);
+      }),
+    );
+    for (const org of orgs) {
+      expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "builder", paymentSubscriptionEventAt: new Date((t0 + 2) * 1000) });
+    }
+  });
+
+  it("ignores subscription events of an organization that no card subscription pays for", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg({ plan: "growth" });
     const customer = `cus_${org.orgId.slice(0, 12)}`;
     await db.organization.update({ where: { id: org.orgId }, data: { paymentCustomerId: customer } });
-    const deleted = stripe.signedEvent("customer.subscription.deleted", {
-      id: "sub_x",
-      object: "subscription",
-      customer,
-      status: "canceled",
-    });
-    expect((await webhook(url, deleted.payload, deleted.header)).body.action).toBe("downgraded");
-    expect((await webhook(url, deleted.payload, deleted.header)).body.duplicate).toBe(true);
-    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("builder");
-    const tenant = await client(url, org.apiKey).get("/v1/tenant");
-    expect(tenant.headers.get("x-ratelimit-plan-limit")).toBe("120");
+    const deleted = subscriptionEvent(
+      "customer.subscription.deleted",
+      { id: "sub_unknown", customer, status: "canceled" },
+      Math.floor(Date.now() / 1000),
+    );
+    const res = await webhook(url, deleted.payload, deleted.header);
+    expect(res.status).toBe(200);
+    expect(res.body.action).toBe("ignored_other_subscription");
+    expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "growth", paymentSubscriptionId: null, paymentSubscriptionEventAt: null });
+    const ignored = await db.auditEntry.findFirst({ where: { orgId: org.orgId, action: "billing.subscription_event_ignored" } });
+    expect(ignored?.data).toMatchObject({ reason: "other_subscription", eventId: deleted.id, subscriptionId: "sub_unknown" });
+  });
 
-    const renewed = stripe.signedEvent("customer.subscription.updated", {
-      id: "sub_y",
-      object: "subscription",
-      customer,
-      status: "active",
+  it("lets go of the card subscription when Growth is paid on chain: its later events change nothing", async () => {
+    const { url, db } = await testServer();
+    const t0 = Math.floor(Date.now() / 1000);
+    const org = await upgradedByCard(url, t0);
+    const api = client(url, org.apiKey);
+    const sub = { id: org.subscription, customer: org.customer };
+    const unpaid = subscriptionEvent("customer.subscription.updated", { ...sub, status: "unpaid" }, t0 + 1);
+    expect((await webhook(url, unpaid.payload, unpaid.header)).body.action).toBe("downgraded");
+
+    const up = await api.post("/v1/billing/upgrade");
+    expect(up.status, up.text).toBe(200);
+    const t = await api.post("/v1/sandbox/chain/transfer", {
+      from: "payer.bi",
+      to: up.body.chainPayment.treasury,
+      quantity: up.body.chainPayment.amount,
+      memo: up.body.chainPayment.memo,
     });
-    expect((await webhook(url, renewed.payload, renewed.header)).body.action).toBe("upgraded");
-    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("growth");
-    const changes = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "billing.plan_changed" } });
-    expect(changes.map((c) => (c.data as { to: string }).to)).toEqual(["builder", "growth"]);
+    expect(t.status, t.text).toBe(200);
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: up.body.sessionId, transactionId: t.body.transactionId });
+    expect(ok.status, ok.text).toBe(201);
+    expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "growth", paymentSubscriptionId: null, paymentSubscriptionEventAt: null });
+
+    const deleted = subscriptionEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, t0 + 100);
+    expect((await webhook(url, deleted.payload, deleted.header)).body.action).toBe("ignored_other_subscription");
+    expect((await orgRow(db, org.orgId)).plan).toBe("growth");
   });
 
   it("upgrades Builder to Growth when the upgrade's Checkout Session completes, keeping the organization and its key", async () => {
@@ -179,6 +326,7 @@ describe("Growth by card through Stripe", () => {
     expect((await db.organization.findUnique({ where: { id: org.orgId } }))!).toMatchObject({
       plan: "growth",
       paymentCustomerId: "cus_upgrader1",
+      paymentSubscriptionId: subscriptionOf(up.body.sessionId),
     });
     const next = await api.get("/v1/tenant");
     expect(next.status).toBe(200);

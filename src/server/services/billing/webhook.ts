@@ -52,7 +52,7 @@ async function checkoutCompleted(tx: Tx, n: Extract<PaymentNotification, { kind:
   const settled = await settleCheckout(
     tx,
     session.id,
-    { via: "card", customerId: n.customerId, subscriptionId: n.subscriptionId },
+    { via: "card", customerId: n.customerId, subscriptionId: n.subscriptionId, eventAt: n.createdAt },
     { handOut: false },
   );
   return { action: settled.upgraded ? "upgraded" : "provisioned", settled };
@@ -60,17 +60,60 @@ async function checkoutCompleted(tx: Tx, n: Extract<PaymentNotification, { kind:
 
 /**
  * A subscription that is active (or past due, still being retried) keeps Growth; a cancelled,
- * unpaid or deleted one returns the organization to Builder. Institutional plans are managed by
- * contract, never by card events.
+ * unpaid or deleted one returns the organization to Builder. Only the subscription that pays
+ * for the organization counts, and Stripe delivers its events in no fixed order and retries
+ * them: an event of another subscription, or one created before the last applied, is
+ * acknowledged, audited and ignored, so a late cancellation or a stale "unpaid" cannot
+ * downgrade an organization that pays. An event created in the same second as the last applied
+ * is applied (Stripe's times have no finer grain). Institutional plans are managed by contract,
+ * never by card events.
  */
 async function subscriptionChanged(tx: Tx, n: Extract<PaymentNotification, { kind: "subscription_changed" }>) {
-  const org = n.customerId ? await tx.organization.findFirst({ where: { paymentCustomerId: n.customerId } }) : null;
-  if (!org) return { action: "unknown_customer" };
+  if (!n.customerId) return { action: "unknown_customer" };
+  const found =
+    (await tx.organization.findFirst({
+      where: { paymentCustomerId: n.customerId, paymentSubscriptionId: n.subscriptionId },
+      select: { id: true },
+    })) ?? (await tx.organization.findFirst({ where: { paymentCustomerId: n.customerId }, select: { id: true } }));
+  if (!found) return { action: "unknown_customer" };
+  // Locked before reading what was last applied, so two events of one subscription delivered at
+  // once are compared one after the other rather than both against the same old state.
+  await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${found.id}::uuid FOR NO KEY UPDATE`;
+  const org = await tx.organization.findUniqueOrThrow({ where: { id: found.id } });
   if (org.plan === "institutional") return { action: "ignored_institutional" };
+
+  const lastAppliedAt = org.paymentSubscriptionEventAt;
+  const ignored =
+    org.paymentSubscriptionId !== n.subscriptionId ? "other_subscription" : lastAppliedAt && n.createdAt < lastAppliedAt ? "stale" : null;
+  if (ignored) {
+    await appendAudit(
+      tx,
+      { orgId: org.id, actor: SIGNUP_ACTOR },
+      {
+        action: "billing.subscription_event_ignored",
+        subjectType: "organization",
+        subject: org.id,
+        data: {
+          reason: ignored,
+          plan: org.plan,
+          event: n.type,
+          eventId: n.eventId,
+          eventCreatedAt: n.createdAt.toISOString(),
+          subscriptionId: n.subscriptionId,
+          payingSubscriptionId: org.paymentSubscriptionId,
+          lastAppliedAt: lastAppliedAt?.toISOString() ?? null,
+        },
+      },
+    );
+    return { action: `ignored_${ignored}` };
+  }
+
   const target: Plan = n.active ? "growth" : "builder";
+  await tx.organization.update({
+    where: { id: org.id },
+    data: { paymentSubscriptionEventAt: n.createdAt, ...(org.plan === target ? {} : { plan: target }) },
+  });
   if (org.plan === target) return { action: "unchanged" };
-  await tx.$queryRaw`SELECT id FROM organizations WHERE id = ${org.id}::uuid FOR NO KEY UPDATE`;
-  await tx.organization.update({ where: { id: org.id }, data: { plan: target } });
   await appendAudit(
     tx,
     { orgId: org.id, actor: SIGNUP_ACTOR },
