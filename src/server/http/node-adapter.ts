@@ -50,6 +50,7 @@ export function nodeHandler(handle: (req: HttpRequest) => Promise<HttpResponse>)
         method: (req.method ?? "GET").toUpperCase(),
         path: (req.url ?? "/").split("?")[0]!,
         query: url.searchParams,
+        rawQuery: (req.url ?? "").includes("?") ? (req.url ?? "").slice((req.url ?? "").indexOf("?") + 1) : "",
         headers: toHeaders(req),
         body,
         peerIp: req.socket.remoteAddress ?? "0.0.0.0",

@@ -147,7 +147,7 @@ function parameters(r: RouteDef, components: Record<string, Json>): Json[] {
   }
   out.push(p("CorrelationId"));
   if (r.idempotent) out.push(p("IdempotencyKey"));
-  if (r.auth !== "public") out.push(p("SignatureTimestamp"), p("Signature"));
+  if (r.auth !== "public") out.push(p("SignatureTimestamp"), p("Signature"), p("SignatureVersion"));
   return out;
 }
 
@@ -222,7 +222,16 @@ function staticComponents(): Json {
         in: "header",
         required: false,
         schema: { type: "string" },
-        description: "Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled.",
+        description:
+          "Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included.",
+      },
+      SignatureVersion: {
+        name: "X-BI-Signature-Version",
+        in: "header",
+        required: false,
+        schema: { type: "string", enum: ["1", "2"], default: "1" },
+        description:
+          "1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2.",
       },
     },
     headers: {

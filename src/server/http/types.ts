@@ -12,6 +12,8 @@ export type HttpRequest = {
   /** Raw path as sent (percent-encoding kept), without the query string. */
   path: string;
   query: URLSearchParams;
+  /** The query string exactly as sent, without its "?" ("" when there is none): what a v2 signature covers. */
+  rawQuery: string;
   headers: Headers;
   body: Buffer;
   /** The TCP peer address; X-Forwarded-For is only believed from TRUSTED_PROXIES. */

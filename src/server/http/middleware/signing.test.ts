@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { open } from "../../crypto/secret-box";
 import { call, client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
-import { canonicalString, SIGNATURE_SKEW_MS } from "./signing";
+import { canonicalString, canonicalStringV2, SIGNATURE_SKEW_MS } from "./signing";
 
 const orgRow = (org: TestOrg) => org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } });
 const audits = (org: TestOrg, action: string) =>
@@ -182,5 +182,44 @@ describe("a key without the route's scope", () => {
     expect(await org.db.usedSignature.count({ where: { orgId: org.orgId } })).toBe(used);
     const next = await call(url, "GET", "/v1/tenant", { key: reader, headers: signedHeaders(secret, "GET", "/v1/tenant", "") });
     expect(Number(next.headers.get("x-ratelimit-plan-remaining"))).toBe(remaining - 1);
+  });
+});
+
+describe("signature version 2: the query string signed too", () => {
+  it("accepts a v2 signature over path and query, and refuses it when the query is changed", async () => {
+    const { url, org, secret } = await withSigning();
+    const target = "/v1/accounts/name-available?name=abcde";
+    const v2 = (signed: string) => {
+      const ts = String(Date.now());
+      return {
+        "x-bi-timestamp": ts,
+        "x-bi-signature-version": "2",
+        "x-bi-signature": hmacSha256Hex(secret, canonicalStringV2(ts, "GET", signed, "")),
+      };
+    };
+    const good = await call(url, "GET", target, { key: org.apiKey, headers: v2(target) });
+    expect(good.status, good.text).toBe(200);
+    expect(good.body.name).toBe("abcde");
+    // Signed for one query, sent with another: refused.
+    expectRefused(
+      await call(url, "GET", "/v1/accounts/name-available?name=zzzzz", { key: org.apiKey, headers: v2(target) }),
+      "invalid_signature",
+    );
+    // An unknown version is refused rather than guessed.
+    expectRefused(
+      await call(url, "GET", target, { key: org.apiKey, headers: { ...v2(target), "x-bi-signature-version": "9" } }),
+      "invalid_signature_version",
+    );
+  });
+
+  it("keeps accepting the contract's v1 signature, which covers the path only", async () => {
+    const { url, org, secret } = await withSigning();
+    const ts = String(Date.now());
+    const headers = {
+      "x-bi-timestamp": ts,
+      "x-bi-signature": hmacSha256Hex(secret, canonicalString(ts, "GET", "/v1/accounts/name-available", "")),
+    };
+    const res = await call(url, "GET", "/v1/accounts/name-available?name=abcde", { key: org.apiKey, headers });
+    expect(res.status, res.text).toBe(200);
   });
 });

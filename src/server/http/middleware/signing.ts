@@ -5,9 +5,16 @@ import type { Middleware } from "../types";
 
 export const SIGNATURE_SKEW_MS = 5 * 60 * 1000;
 
-/** `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}` (interface spec, Request signing). */
+/** Version 1, the contract's: `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`, the path without its query. */
 export const canonicalString = (timestampMs: string, method: string, path: string, rawBody: Uint8Array | string) =>
   `${timestampMs}.${method.toUpperCase()}.${path}.${sha256Hex(rawBody)}`;
+
+/**
+ * Version 2 (`X-BI-Signature-Version: 2`): the same string over the request target as sent, path
+ * and query (`/v1/x?a=1`), so the query cannot be changed under a valid signature either.
+ */
+export const canonicalStringV2 = (timestampMs: string, method: string, target: string, rawBody: Uint8Array | string) =>
+  canonicalString(timestampMs, method, target, rawBody);
 
 /**
  * HMAC request signing, when the organization has enabled it: checks the signature (part of
@@ -29,7 +36,10 @@ export function requestSigning(now: () => number = Date.now): Middleware {
     if (Math.abs(now() - Number(ts)) > SIGNATURE_SKEW_MS) {
       throw unauthorized("timestamp_skew", "X-BI-Timestamp is more than 5 minutes from server time.");
     }
-    const expected = hmacSha256Hex(open(org.signingSecretEnc), canonicalString(ts, state.req.method, state.req.path, state.req.body));
+    const version = state.req.headers.get("x-bi-signature-version")?.trim() ?? "1";
+    if (version !== "1" && version !== "2") throw unauthorized("invalid_signature_version", "X-BI-Signature-Version must be 1 or 2.");
+    const target = version === "2" && state.req.rawQuery ? `${state.req.path}?${state.req.rawQuery}` : state.req.path;
+    const expected = hmacSha256Hex(open(org.signingSecretEnc), canonicalString(ts, state.req.method, target, state.req.body));
     if (!constantTimeEqual(expected, sig.trim().toLowerCase())) throw unauthorized("invalid_signature", "Invalid request signature.");
     state.signature = { value: expected, expiresAt: new Date(Number(ts) + 2 * SIGNATURE_SKEW_MS) };
     return next();
