@@ -1,5 +1,4 @@
 import crypto from "node:crypto";
-import { payloadDigest } from "../providers/kyc/sumsub-review";
 import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, fakeControls, startFakeServer } from "./fake-http";
 
 /** One applicant as the fake keeps it, in Sumsub's own shape. */
@@ -30,6 +29,8 @@ export type FakeSumsubReview = {
 
 export type FakeCallback = { rawBody: Buffer; headers: Headers };
 
+export type FakeDigestAlg = "HMAC_SHA1_HEX" | "HMAC_SHA256_HEX" | "HMAC_SHA512_HEX" | "legacy";
+
 export type FakeSumsub = {
   url: string;
   appToken: string;
@@ -44,9 +45,18 @@ export type FakeSumsub = {
   failNext(mode: FakeFailureMode, n: number): void;
   /** Completes (or sets to pending) an applicant's review, as Sumsub's reviewers would. */
   review(applicantId: string, r: FakeSumsubReview | { pending: string }): void;
-  /** An applicantReviewed webhook for the applicant's current review, signed with the webhook secret. */
-  reviewedCallback(applicantId: string, alg?: "HMAC_SHA1_HEX" | "HMAC_SHA256_HEX" | "HMAC_SHA512_HEX"): FakeCallback;
-  /** Any webhook body, signed correctly. */
+  /**
+   * Sets Sumsub's clock this many seconds ahead of ours (negative: behind), so a test can show
+   * where its timestamp window ends.
+   */
+  setClockOffset(seconds: number): void;
+  /**
+   * An applicantReviewed webhook for the applicant's current review, signed with the webhook
+   * secret. `alg` names the digest in X-Payload-Digest-Alg (SHA-256 unless told); `"legacy"` signs
+   * as webhooks made before the header existed do: HMAC-SHA1 and no X-Payload-Digest-Alg at all.
+   */
+  reviewedCallback(applicantId: string, alg?: FakeDigestAlg): FakeCallback;
+  /** Any webhook body, signed correctly; `alg` as for reviewedCallback, or a name Sumsub does not have. */
   signedCallback(body: unknown, alg?: string): FakeCallback;
   /** The same body signed with a secret that is not ours. */
   forgedCallback(applicantId: string): FakeCallback;
@@ -59,12 +69,36 @@ const sumsubError = (status: number, description: string, extra: Record<string, 
   status,
   json: { description, code: status, correlationId: `req-${crypto.randomUUID()}`, ...extra },
 });
-const CLOCK_SKEW_SEC = 300;
+// Sumsub refuses an X-App-Access-Ts more than about a minute away from its own clock.
+const CLOCK_SKEW_SEC = 60;
+// The fake's own table, kept apart from the adapter's so a wrong name there cannot agree with itself here.
+const DIGESTS: Record<string, string> = { HMAC_SHA1_HEX: "sha1", HMAC_SHA256_HEX: "sha256", HMAC_SHA512_HEX: "sha512" };
 
 /**
- * A local stand-in for Sumsub's API: checks X-App-Token, the timestamp and X-App-Access-Sig
- * (HMAC-SHA256 of ts + METHOD + path?query + body) on every request, answers in Sumsub's shapes
- * and error envelope, keeps applicants and reviews, and builds signed webhooks.
+ * Sumsub's 401 answers with the codes of its error-code table (4001-4006). The names follow its
+ * kebab-case; the signature refusal is spelled as its API sends it, space included.
+ */
+const authError = {
+  missing: () =>
+    sumsubError(401, "Not all required authorization headers were provided", {
+      errorCode: 4006,
+      errorName: "app-token-not-all-auth-params-provided",
+    }),
+  unknownToken: () => sumsubError(401, "App token not found", { errorCode: 4001, errorName: "app-token-not-found" }),
+  badTimestamp: () => sumsubError(401, "Invalid authentication header values", { errorCode: 4005, errorName: "app-token-invalid-value" }),
+  expired: () =>
+    sumsubError(401, "Request timestamp is out of the allowed range", { errorCode: 4004, errorName: "app-token-request-expired" }),
+  signature: () => sumsubError(401, "Request signature mismatch", { errorCode: 4003, errorName: "app-token-signature mismatch" }),
+};
+
+/** Sumsub's answer to a level name it does not have: a 400 with a description and no error code or name. */
+const noSuchLevel = () => sumsubError(400, "Existing level should be specified");
+
+/**
+ * A local stand-in for Sumsub's API: checks X-App-Token, the timestamp (one minute either way)
+ * and X-App-Access-Sig (HMAC-SHA256 of ts + METHOD + the request-target exactly as it arrived +
+ * body) on every request, answers in Sumsub's shapes and error envelope, keeps applicants and
+ * reviews, and builds signed webhooks.
  */
 export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise<FakeSumsub> {
   const appToken = `sbx:${hex(16)}`;
@@ -74,19 +108,22 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
   const applicants = new Map<string, FakeSumsubApplicant>();
   const requests: FakeSumsubRequest[] = [];
   const failures = failureSwitch();
+  let clockOffsetSec = 0;
 
   function authenticate(r: FakeRequest): FakeAnswer | null {
-    if (r.headers["x-app-token"] !== appToken)
-      return sumsubError(401, "App token not found", { errorCode: 4000, errorName: "app-token-not-found" });
-    const ts = String(r.headers["x-app-access-ts"] ?? "");
-    if (!/^\d+$/.test(ts) || Math.abs(Number(ts) - Date.now() / 1000) > CLOCK_SKEW_SEC)
-      return sumsubError(401, "Request timestamp is out of range", { errorCode: 4001, errorName: "invalid-timestamp" });
+    const token = r.headers["x-app-token"];
+    const ts = r.headers["x-app-access-ts"];
+    const sig = r.headers["x-app-access-sig"];
+    if (typeof token !== "string" || typeof ts !== "string" || typeof sig !== "string") return authError.missing();
+    if (token !== appToken) return authError.unknownToken();
+    if (!/^\d+$/.test(ts)) return authError.badTimestamp();
+    if (Math.abs(Number(ts) - (Date.now() / 1000 + clockOffsetSec)) > CLOCK_SKEW_SEC) return authError.expired();
+    // r.path is the request-target as it came off the wire, so a client that signs anything else is refused.
     const expected = crypto
       .createHmac("sha256", secretKey)
       .update(ts + r.method + r.path + r.raw)
       .digest("hex");
-    if (r.headers["x-app-access-sig"] !== expected)
-      return sumsubError(401, "Request signature mismatch", { errorCode: 4002, errorName: "invalid-signature" });
+    if (sig !== expected) return authError.signature();
     return null;
   }
 
@@ -95,8 +132,7 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     const p = url.pathname;
     if (r.method === "POST" && p === "/resources/applicants") {
       const levelName = url.searchParams.get("levelName") ?? "";
-      if (!levels.has(levelName))
-        return sumsubError(400, `Level '${levelName}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(levelName)) return noSuchLevel();
       if (typeof body?.externalUserId !== "string" || !body.externalUserId) return sumsubError(400, "externalUserId is required");
       const dup = [...applicants.values()].find((a) => a.externalUserId === body.externalUserId);
       if (dup) return sumsubError(409, `Applicant with external user id '${body.externalUserId}' already exists: ${dup.id}`);
@@ -120,14 +156,12 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
       return a ? { status: 200, json: a } : sumsubError(404, "Applicant not found");
     }
     if (r.method === "POST" && p === "/resources/sdkIntegrations/levels/-/websdkLink") {
-      if (!levels.has(body?.levelName))
-        return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(body?.levelName)) return noSuchLevel();
       if (typeof body?.userId !== "string") return sumsubError(400, "userId is required");
       return { status: 200, json: { url: `https://in.sumsub.com/websdk/p/sbx_${hex(8)}` } };
     }
     if (r.method === "POST" && p === "/resources/accessTokens/sdk") {
-      if (!levels.has(body?.levelName))
-        return sumsubError(400, `Level '${String(body?.levelName)}' not found`, { errorCode: 1001, errorName: "level-not-found" });
+      if (!levels.has(body?.levelName)) return noSuchLevel();
       return { status: 200, json: { token: `_act-sbx-${crypto.randomUUID()}`, userId: body.userId } };
     }
     return sumsubError(404, "Not found");
@@ -157,13 +191,17 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     return out;
   });
 
-  function sign(body: unknown, secret: string, alg = "HMAC_SHA256_HEX"): FakeCallback {
+  function sign(body: unknown, secret: string, alg: string = "HMAC_SHA256_HEX"): FakeCallback {
     const rawBody = Buffer.from(JSON.stringify(body), "utf8");
-    const digest = payloadDigest(rawBody, secret, alg) ?? "";
-    return {
-      rawBody,
-      headers: new Headers({ "content-type": "application/json", "x-payload-digest": digest, "x-payload-digest-alg": alg }),
-    };
+    const hash = alg === "legacy" ? "sha1" : DIGESTS[alg];
+    // An algorithm Sumsub does not have still gets a digest, so a test can show it is refused.
+    const digest = crypto
+      .createHmac(hash ?? "sha256", secret)
+      .update(rawBody)
+      .digest("hex");
+    const headers = new Headers({ "content-type": "application/json", "x-payload-digest": digest });
+    if (alg !== "legacy") headers.set("x-payload-digest-alg", alg);
+    return { rawBody, headers };
   }
 
   function reviewedBody(applicantId: string) {
@@ -192,6 +230,7 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
     levels,
     applicants,
     requests,
+    setClockOffset: (seconds) => void (clockOffsetSec = seconds),
     review(applicantId, r) {
       const a = applicants.get(applicantId);
       if (!a) throw new Error(`fake sumsub: no applicant ${applicantId}`);

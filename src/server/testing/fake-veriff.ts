@@ -4,7 +4,8 @@ import type { FakeCallback } from "./fake-sumsub";
 
 export type FakeVeriffDecision = {
   status: "approved" | "declined" | "resubmission_requested" | "expired" | "abandoned" | "review";
-  reasonCode?: number | null;
+  /** Sent as given: Veriff's docs call it a string, and integrations have seen numbers too. */
+  reasonCode?: number | string | null;
   person?: { firstName?: string; lastName?: string; dateOfBirth?: string; nationality?: string };
   documentCountry?: string;
   riskLabels?: { label: string; category: string }[];
@@ -29,6 +30,12 @@ export type FakeVeriff = {
   requests: FakeVeriffRequest[];
   setMode(mode: FakeFailureMode): void;
   failNext(mode: FakeFailureMode, n: number): void;
+  /**
+   * The next n session creations are carried out (the session exists at Veriff) and then their
+   * answer is lost: a 502 from the gateway in front of Veriff, or no answer at all ("hang"), as when
+   * a connection drops after the request was sent.
+   */
+  loseAnswerAfterCreating(mode: "bad_gateway" | "hang", n: number): void;
   /** Makes a decision on a session, as Veriff's checks (or reviewers) would. */
   decide(sessionId: string, d: FakeVeriffDecision): void;
   /** The decision webhook for the session's current decision, signed as Veriff signs it. */
@@ -55,8 +62,9 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
   const sessions = new Map<string, FakeVeriffSession>();
   const requests: FakeVeriffRequest[] = [];
   const failures = failureSwitch();
+  const lostAnswers: ("bad_gateway" | "hang")[] = [];
 
-  function route(r: FakeRequest, body: any): FakeAnswer {
+  function route(r: FakeRequest, body: any): FakeAnswer | null {
     const client = r.headers["x-auth-client"];
     if (!client) return fail(401, "1801", "Mandatory X-AUTH-CLIENT header containing the API key is missing from the request.");
     if (client !== apiKey) return fail(401, "1803", "Integration with the API key was not found.");
@@ -81,6 +89,9 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
         decision: null,
       };
       sessions.set(s.id, s);
+      const lost = lostAnswers.shift();
+      if (lost === "bad_gateway") return { status: 502, headers: { "content-type": "text/html" }, body: "<html>502 Bad Gateway</html>" };
+      if (lost === "hang") return null;
       return {
         status: 201,
         json: {
@@ -125,7 +136,7 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
       endUserId: null,
       status: d.status,
       code: codes[d.status],
-      reason: d.reasonCode ? "See reason code" : null,
+      reason: d.reasonCode != null ? "See reason code" : null,
       reasonCode: d.reasonCode ?? null,
       decisionTime: new Date().toISOString(),
       acceptanceTime: new Date().toISOString(),
@@ -178,6 +189,7 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
     sharedSecret,
     sessions,
     requests,
+    loseAnswerAfterCreating: (mode, n) => void lostAnswers.push(...Array.from({ length: n }, () => mode)),
     decide: (id, d) => void (session(id).decision = d),
     decisionWebhook: (id) => sign(decisionBody(id), sharedSecret),
     eventWebhook: (id, action) =>

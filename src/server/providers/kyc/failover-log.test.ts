@@ -45,11 +45,11 @@ describe("failover logging", () => {
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.map((l) => [l.level, l.provider, l.op, l.kind, l.providerCode])).toEqual([
       [40, "sumsub", "kyc.start", "transient", "http_500"],
-      [40, "sumsub", "kyc.start", "permanent", "level-not-found"],
+      [40, "sumsub", "kyc.start", "permanent", "http_400"],
     ]);
     const all = lines.join("\n");
     expect(all).not.toContain(externalId);
     expect(all).not.toContain("secret-level-xyz");
-    expect(all).not.toContain("not found");
+    expect(all).not.toContain("Existing level");
   });
 });

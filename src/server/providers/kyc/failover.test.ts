@@ -1,8 +1,10 @@
+import net, { type AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
 import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
 import { type FakeVeriff, startFakeVeriff } from "../../testing/fake-veriff";
 import { appErrorOf } from "../../testing/rejection";
+import { runWithFailover } from "./failover";
 import {
   assertKycConfigured,
   isKycProviderConfigured,
@@ -13,6 +15,7 @@ import {
   withFailover,
   withProvider,
 } from "./index";
+import { veriffProvider } from "./veriff";
 
 let sumsub: FakeSumsub;
 let veriff: FakeVeriff;
@@ -49,6 +52,15 @@ const kyb = (): StartKybInput => ({
   address: { line1: "1 Oxford Street", city: "Accra", country: "GH" },
   publicUrl,
 });
+
+/** A loopback URL nothing listens on: a connection there is refused before anything is sent. */
+async function closedPortUrl(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
 
 beforeAll(async () => {
   [sumsub, veriff] = await Promise.all([startFakeSumsub(), startFakeVeriff()]);
@@ -113,14 +125,16 @@ describe("withFailover", () => {
     expect(err.details).toMatchObject({ providers: ["sumsub", "veriff"] });
   });
 
-  it("all down without a window → PROVIDER_UNAVAILABLE without retryAfterSec, after every retry", async () => {
+  it("all down without a window → PROVIDER_UNAVAILABLE without retryAfterSec, after every retry that is safe", async () => {
     sumsub.setMode("server_error");
     veriff.setMode("server_error");
     const err = await appErrorOf(startKyc());
     expect(err.code).toBe("PROVIDER_UNAVAILABLE");
     expect(err.details?.retryAfterSec).toBeUndefined();
     expect(err.headers).toBeUndefined();
-    expect([sumsub.requests.length, veriff.requests.length]).toEqual([3, 3]);
+    // Sumsub's applicant creation is safe to repeat (a second one answers 409); Veriff's session
+    // creation that ended in a 5xx may have created a session, so it is not sent again.
+    expect([sumsub.requests.length, veriff.requests.length]).toEqual([3, 1]);
   });
 
   it("timeouts count as unavailable and fail over", async () => {
@@ -136,7 +150,7 @@ describe("withFailover", () => {
       const err = await appErrorOf(startKyc("no-such-level"));
       expect(err.code).toBe("PROVIDER_FAILURE");
       expect(err.status).toBe(502);
-      expect(err.details).toEqual({ provider: "sumsub", providerCode: "level-not-found" });
+      expect(err.details).toEqual({ provider: "sumsub", providerCode: "http_400" });
       expect(err.message).not.toContain("no-such-level");
     }
     expect(sumsub.requests.map((x) => x.status)).toEqual([400, 400]);
@@ -145,7 +159,7 @@ describe("withFailover", () => {
 
   it("refused credentials → PROVIDER_FAILURE, no failover", async () => {
     configure("sumsub,veriff", { SUMSUB_SECRET_KEY: "wrong" });
-    expect((await appErrorOf(startKyc())).details).toEqual({ provider: "sumsub", providerCode: "invalid-signature" });
+    expect((await appErrorOf(startKyc())).details).toEqual({ provider: "sumsub", providerCode: "app-token-signature-mismatch" });
     expect(veriff.requests).toHaveLength(0);
   });
 
@@ -175,6 +189,64 @@ describe("withFailover", () => {
   it("an error that is not a provider's passes through untouched", async () => {
     const boom = new AppError("CONFLICT", "ours");
     expect(await withFailover("x", async () => Promise.reject(boom)).catch((e: unknown) => e)).toBe(boom);
+  });
+});
+
+describe("no duplicate Veriff session", () => {
+  const sessionsOf = (externalId: string) => [...veriff.sessions.values()].filter((s) => s.vendorData === externalId);
+  const startFor = (externalId: string) => withFailover("kyc.start", (p) => p.startKyc({ externalId, levelName: "basic-kyc", publicUrl }));
+
+  it("a session created but answered with a 5xx is not created again: Veriff alone → PROVIDER_UNAVAILABLE with one session there", async () => {
+    configure("veriff");
+    const externalId = crypto.randomUUID();
+    veriff.loseAnswerAfterCreating("bad_gateway", 1);
+    const err = await appErrorOf(startFor(externalId));
+    expect(err).toMatchObject({ code: "PROVIDER_UNAVAILABLE", details: { providers: ["veriff"] } });
+    expect(veriff.requests.map((r) => [r.method, r.path, r.status])).toEqual([["POST", "/v1/sessions", 502]]);
+    expect(sessionsOf(externalId)).toHaveLength(1);
+  });
+
+  it("a lost answer (timeout after sending) moves on to the next provider without a second Veriff session", async () => {
+    // Only Veriff's wait is cut short, so Sumsub's answers are not raced against it.
+    const impatientVeriff = veriffProvider({
+      apiKey: veriff.apiKey,
+      sharedSecret: veriff.sharedSecret,
+      apiUrl: veriff.url,
+      timeoutMs: 150,
+    });
+    const providers = [impatientVeriff, kycProviders().find((p) => p.name === "sumsub")!];
+    const externalId = crypto.randomUUID();
+    veriff.loseAnswerAfterCreating("hang", 1);
+    const r = await runWithFailover(providers, { retryAttempts: 2, retryBaseMs: 1 }, "kyc.start", (p) =>
+      p.startKyc({ externalId, levelName: "basic-kyc", publicUrl }),
+    );
+    expect(r.provider).toBe("sumsub");
+    expect(sumsub.applicants.get(r.value.applicantId)).toMatchObject({ externalUserId: externalId });
+    expect(veriff.requests).toHaveLength(1);
+    expect(sessionsOf(externalId)).toHaveLength(1);
+  });
+
+  it("a connection refused before anything was sent is retried as usual", async () => {
+    // The transport counts what was attempted: a refused connection leaves no trace at a server.
+    const attempted: string[] = [];
+    const apiUrl = await closedPortUrl();
+    const p = veriffProvider({
+      apiKey: veriff.apiKey,
+      sharedSecret: veriff.sharedSecret,
+      apiUrl,
+      timeoutMs: 1000,
+      fetchFn: (url, init) => {
+        attempted.push(`${init?.method} ${String(url)}`);
+        return fetch(url, init);
+      },
+    });
+    const err = await appErrorOf(
+      runWithFailover([p], { retryAttempts: 2, retryBaseMs: 1 }, "kyc.start", (x) =>
+        x.startKyc({ externalId: crypto.randomUUID(), levelName: "basic-kyc", publicUrl }),
+      ),
+    );
+    expect(err).toMatchObject({ code: "PROVIDER_UNAVAILABLE", details: { providers: ["veriff"] } });
+    expect(attempted).toEqual(Array.from({ length: 3 }, () => `POST ${apiUrl}/v1/sessions`));
   });
 });
 

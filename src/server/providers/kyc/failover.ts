@@ -19,8 +19,10 @@ const backoff = (policy: RetryPolicy, n: number) => policy.retryBaseMs * 2 ** n 
  * Calls `fn` on each provider in order. A transient failure is retried with exponential backoff
  * up to the retry budget, then the next provider is tried; a provider that named a Retry-After
  * window is not called again inside this request (it told us when to come back), we fail over at
- * once. A permanent failure is PROVIDER_FAILURE at once with no failover, so the same request
- * always gets the same answer. With `kyb`, providers without KYB are skipped.
+ * once, and so is a call that may already have taken effect there (not `repeatable`), since
+ * repeating it could do it twice. A permanent failure is PROVIDER_FAILURE at once with no
+ * failover, so the same request always gets the same answer. With `kyb`, providers without KYB
+ * are skipped.
  */
 export async function runWithFailover<T>(
   providers: readonly KycProvider[],
@@ -48,6 +50,7 @@ export async function runWithFailover<T>(
             providerCode: err.providerCode ?? null,
             attempt,
             retryAfterSec: err.retryAfterSec ?? null,
+            repeatable: err.repeatable,
           },
           "kyc provider call failed",
         );
@@ -64,7 +67,7 @@ export async function runWithFailover<T>(
           );
         if (!tried.includes(provider.name)) tried.push(provider.name);
         if (err.retryAfterSec !== undefined) retryAfterSec = Math.max(retryAfterSec ?? 0, err.retryAfterSec);
-        if (err.retryAfterSec !== undefined || attempt >= policy.retryAttempts) break;
+        if (err.retryAfterSec !== undefined || !err.repeatable || attempt >= policy.retryAttempts) break;
         await sleep(backoff(policy, attempt));
       }
     }

@@ -120,8 +120,15 @@ export function reviewFromApplicant(a: SumsubApplicant, externalId: string): Kyc
 
 const ALGORITHMS: Record<string, string> = { HMAC_SHA1_HEX: "sha1", HMAC_SHA256_HEX: "sha256", HMAC_SHA512_HEX: "sha512" };
 
-/** X-Payload-Digest: hex HMAC of the raw body with the webhook secret; X-Payload-Digest-Alg names the hash (SHA-256 when absent). */
-export function payloadDigest(rawBody: Buffer, secret: string, alg = "HMAC_SHA256_HEX"): string | null {
+/**
+ * The algorithm of a callback that names none. Sumsub's webhook schema calls SHA-1 the legacy
+ * default: callbacks set up before X-Payload-Digest-Alg existed are signed with it and carry no
+ * header, so a header-less SHA-256 digest is not one Sumsub made.
+ */
+const LEGACY_ALGORITHM = "HMAC_SHA1_HEX";
+
+/** X-Payload-Digest: hex HMAC of the raw body with the webhook secret, the hash named by X-Payload-Digest-Alg. */
+function payloadDigest(rawBody: Buffer, secret: string, alg: string): string | null {
   const hash = ALGORITHMS[alg];
   return hash ? createHmac(hash, secret).update(rawBody).digest("hex") : null;
 }
@@ -136,7 +143,7 @@ const unreadableCallback = (why: string) =>
  */
 export function verifySumsubCallback(rawBody: Buffer, headers: Headers, webhookSecret: string): VerifiedCallback | null {
   const given = headers.get("x-payload-digest")?.trim().toLowerCase();
-  const expected = payloadDigest(rawBody, webhookSecret, headers.get("x-payload-digest-alg")?.trim() || "HMAC_SHA256_HEX");
+  const expected = payloadDigest(rawBody, webhookSecret, headers.get("x-payload-digest-alg")?.trim() || LEGACY_ALGORITHM);
   if (!given || !expected || !constantTimeEqual(given, expected)) return null;
   let json: unknown;
   try {

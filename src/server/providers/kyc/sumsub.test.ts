@@ -59,12 +59,48 @@ describe("sumsub: request signing, checked by the fake", () => {
     expect(s.expiresAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
   });
 
-  it("is refused by the fake (401, permanent) when signed with the wrong secret key", async () => {
+  it("is refused by the fake (401, permanent) when signed with the wrong secret key, keeping Sumsub's error name though it has a space", async () => {
     const err = await providerError(
       provider({ secretKey: "not-the-secret" }).startKyc({ externalId: person(), levelName: "basic-kyc", publicUrl }),
     );
-    expect(err).toMatchObject({ kind: "permanent", provider: "sumsub", providerCode: "invalid-signature" });
+    // Sumsub writes this one name as "app-token-signature mismatch".
+    expect(err).toMatchObject({ kind: "permanent", provider: "sumsub", providerCode: "app-token-signature-mismatch" });
+    expect(err.message).toBe("sumsub answered HTTP 401 (app-token-signature-mismatch)");
     expect(fake.requests.at(-1)!.status).toBe(401);
+  });
+
+  it("signs the request-target as fetch sends it: a level name with an apostrophe (sent as %27) is accepted", async () => {
+    const levelName = "o'brien-kyc";
+    fake.levels.add(levelName);
+    const externalId = person();
+    const before = fake.requests.length;
+    const s = await sumsub.startKyc({ externalId, levelName, publicUrl });
+
+    const sent = fake.requests.slice(before);
+    expect(sent.map((r) => [r.path, r.status])).toEqual([
+      ["/resources/applicants?levelName=o%27brien-kyc", 201],
+      ["/resources/sdkIntegrations/levels/-/websdkLink", 200],
+      ["/resources/accessTokens/sdk", 200],
+    ]);
+    expect(fake.applicants.get(s.applicantId)).toMatchObject({ externalUserId: externalId, levelName });
+  });
+
+  it("is accepted within Sumsub's one-minute clock window and refused outside it (permanent: our clock is wrong)", async () => {
+    const { applicantId } = await sumsub.startKyc({ externalId: person(), levelName: "basic-kyc", publicUrl });
+    try {
+      for (const offset of [45, -45]) {
+        fake.setClockOffset(offset);
+        expect((await sumsub.fetchReview(applicantId, "x")).applicantId).toBe(applicantId);
+      }
+      for (const offset of [75, -75]) {
+        fake.setClockOffset(offset);
+        const err = await providerError(sumsub.fetchReview(applicantId, "x"));
+        expect(err).toMatchObject({ kind: "permanent", providerCode: "app-token-request-expired" });
+        expect(fake.requests.at(-1)!.status).toBe(401);
+      }
+    } finally {
+      fake.setClockOffset(0);
+    }
   });
 
   it("is refused with an unknown app token", async () => {
@@ -82,10 +118,11 @@ describe("sumsub: request signing, checked by the fake", () => {
 });
 
 describe("sumsub: errors", () => {
-  it("a bad level name is permanent, with Sumsub's error name and no description text", async () => {
+  it("a bad level name is permanent; Sumsub names no error code for it, so the HTTP status stands in, and no description text", async () => {
     const err = await providerError(sumsub.startKyc({ externalId: person(), levelName: "no-such-level", publicUrl }));
-    expect(err).toMatchObject({ kind: "permanent", providerCode: "level-not-found", retryAfterSec: undefined });
+    expect(err).toMatchObject({ kind: "permanent", providerCode: "http_400", retryAfterSec: undefined });
     expect(err.message).not.toContain("no-such-level");
+    expect(err.message).not.toContain("Existing level");
   });
 
   it("429 is transient with Retry-After seconds; 503 transient with Retry-After as an HTTP date", async () => {
@@ -197,6 +234,23 @@ describe("sumsub: callbacks", () => {
     const { applicantId } = await reviewed("RED", "RETRY", ["UNSATISFACTORY_PHOTOS"]);
     const cb = fake.reviewedCallback(applicantId, alg);
     expect(sumsub.verifyCallback(cb.rawBody, cb.headers)).toMatchObject({ kind: "kyc_review", review: { status: "retry" } });
+  });
+
+  it("a callback without X-Payload-Digest-Alg is checked as Sumsub's legacy HMAC-SHA1", async () => {
+    const { externalId, applicantId } = await reviewed("RED", "FINAL", ["FORGERY"]);
+    const legacy = fake.reviewedCallback(applicantId, "legacy");
+    expect(legacy.headers.has("x-payload-digest-alg")).toBe(false);
+    expect(sumsub.verifyCallback(legacy.rawBody, legacy.headers)).toMatchObject({
+      kind: "kyc_review",
+      review: { applicantId, externalId, status: "rejected", labels: ["FORGERY"] },
+    });
+
+    // A SHA-256 digest is only good under a header that says so.
+    const sha256 = fake.reviewedCallback(applicantId, "HMAC_SHA256_HEX");
+    const unnamed = new Headers(sha256.headers);
+    unnamed.delete("x-payload-digest-alg");
+    expect(sumsub.verifyCallback(sha256.rawBody, unnamed)).toBeNull();
+    expect(sumsub.verifyCallback(sha256.rawBody, sha256.headers)).toMatchObject({ kind: "kyc_review" });
   });
 
   it("a forged, tampered, unsigned or unknown-algorithm callback is null", async () => {

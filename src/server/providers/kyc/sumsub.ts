@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { SumsubConfig } from "./config";
 import { alpha3Of } from "./countries-alpha3";
-import { type FetchFn, httpFailure, type ProviderAnswer, providerFetch, unreadable } from "./http";
+import { type FetchFn, httpFailure, isCode, type ProviderAnswer, providerFetch, unreadable } from "./http";
 import { reviewFromApplicant, SumsubApplicant, verifySumsubCallback } from "./sumsub-review";
 import type { KycProvider, StartKybInput } from "./types";
 
@@ -27,26 +27,40 @@ type SumsubErrorBody = { code?: unknown; errorCode?: unknown; errorName?: unknow
 export function sumsubProvider(opts: SumsubOptions): KycProvider {
   const http = { provider: "sumsub" as const, timeoutMs: opts.timeoutMs, fetchFn: opts.fetchFn };
 
+  // The API root's own path (empty for api.sumsub.com), which is not part of what Sumsub sees behind a forwarding proxy.
+  const rootPath = new URL(opts.apiUrl).pathname.replace(/\/+$/, "");
+
   async function call(method: "GET" | "POST", pathWithQuery: string, body?: unknown): Promise<ProviderAnswer> {
     const text = body === undefined ? "" : JSON.stringify(body);
     const ts = String(Math.floor(Date.now() / 1000));
-    return providerFetch(http, opts.apiUrl + pathWithQuery, {
+    // Sign the request-target exactly as fetch will send it: the URL parser re-encodes what
+    // encodeURIComponent leaves alone (an apostrophe in a query goes out as %27), and Sumsub checks
+    // the bytes it receives.
+    const url = new URL(opts.apiUrl + pathWithQuery);
+    const target = url.pathname.slice(rootPath.length) + url.search;
+    return providerFetch(http, url.href, {
       method,
       headers: {
         accept: "application/json",
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         "x-app-token": opts.appToken,
         "x-app-access-ts": ts,
-        "x-app-access-sig": sumsubSignature(opts.secretKey, ts, method, pathWithQuery, text),
+        "x-app-access-sig": sumsubSignature(opts.secretKey, ts, method, target, text),
       },
       body: body === undefined ? undefined : text,
     });
   }
 
-  /** Sumsub errors: {description, code, correlationId, errorCode?, errorName?}; we keep only the codes. */
+  /**
+   * Sumsub errors: {description, code, correlationId, errorCode?, errorName?}; we keep only the
+   * codes. Its names are kebab-case, but the signature refusal comes as "app-token-signature
+   * mismatch", so spaces become hyphens; a name that still does not fit a code gives way to the
+   * numeric errorCode rather than to the bare HTTP status.
+   */
   const failure = (a: ProviderAnswer) => {
     const b = (a.json ?? {}) as SumsubErrorBody;
-    return httpFailure("sumsub", a, typeof b.errorName === "string" ? b.errorName : (b.errorCode as string | number | undefined));
+    const name = typeof b.errorName === "string" ? b.errorName.trim().replace(/\s+/g, "-") : undefined;
+    return httpFailure("sumsub", a, [name, b.errorCode].find(isCode));
   };
 
   async function ok(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {

@@ -121,6 +121,12 @@ export class ProviderError extends Error {
     readonly retryAfterSec?: number,
     /** The provider's own error code or HTTP status (never its message text, which may echo personal data). */
     readonly providerCode?: string,
+    /**
+     * False when the call may already have taken effect at the provider and the provider cannot
+     * tell a repeat from a new call (a session-creating POST whose answer was lost): repeating it
+     * could create a second one, so that provider is not called again in this request.
+     */
+    readonly repeatable = true,
   ) {
     super(message);
     this.name = "ProviderError";

@@ -14,8 +14,8 @@ export const VeriffVerification = z.object({
   attemptId: z.string().nullish(),
   vendorData: z.string().nullish(),
   status: z.string().min(1),
-  code: z.number().nullish(),
-  reasonCode: z.number().nullish(),
+  // Veriff's docs call it a string and integrations have seen numbers: either is read, neither refuses a decision.
+  reasonCode: z.union([z.number(), z.string()]).nullish(),
   decisionTime: z.string().nullish(),
   person: z
     .object({
@@ -57,12 +57,19 @@ export function mapVeriffStatus(status: string): ReviewStatus {
 }
 
 // Veriff's documented decline reasons we name; any other code becomes VERIFF_REASON_<code>.
-const REASONS: Record<number, string> = { 101: "PHYSICAL_DOCUMENT_NOT_USED", 102: "FORGERY", 103: "SELFIE_MISMATCH" };
+const REASONS: Record<string, string> = { 101: "PHYSICAL_DOCUMENT_NOT_USED", 102: "FORGERY", 103: "SELFIE_MISMATCH" };
+
+/** The reason code as digits, whichever JSON type carried it; text that is no code gives no label. */
+function reasonOf(code: VeriffVerification["reasonCode"]): string | null {
+  const s = code === null || code === undefined ? "" : String(code).trim();
+  return /^\d{1,9}$/.test(s) ? String(Number(s)) : null;
+}
 
 function labelsOf(v: VeriffVerification): string[] {
   const out: string[] = [];
   if (v.status === "expired" || v.status === "abandoned") out.push(v.status.toUpperCase());
-  if (typeof v.reasonCode === "number") out.push(REASONS[v.reasonCode] ?? `VERIFF_REASON_${v.reasonCode}`);
+  const reason = reasonOf(v.reasonCode);
+  if (reason) out.push(REASONS[reason] ?? `VERIFF_REASON_${reason}`);
   for (const r of v.riskLabels ?? []) {
     const l = r.label
       .trim()

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeVeriff, startFakeVeriff } from "../../testing/fake-veriff";
 import { type KycProvider, ProviderError } from "./types";
@@ -19,6 +20,15 @@ async function providerError(p: Promise<unknown>): Promise<ProviderError> {
   );
   expect(err).toBeInstanceOf(ProviderError);
   return err as ProviderError;
+}
+
+/** A loopback URL nothing listens on: a connection there is refused before anything is sent. */
+async function closedPortUrl(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
 }
 
 async function started(redirectUrl?: string) {
@@ -107,6 +117,43 @@ describe("veriff: request signing, checked by the fake", () => {
   });
 });
 
+describe("veriff: a session-creating POST is repeated only when it cannot have reached Veriff", () => {
+  it("connection refused: nothing was sent, so the failure is repeatable", async () => {
+    const err = await providerError(
+      provider({ apiUrl: await closedPortUrl() }).startKyc({ externalId: person(), levelName: "x", publicUrl }),
+    );
+    expect(err).toMatchObject({ kind: "transient", providerCode: "network", repeatable: true });
+  });
+
+  it("429: Veriff refused it before doing anything, so it is repeatable", async () => {
+    fake.setMode("rate_limited");
+    const before = fake.sessions.size;
+    const err = await providerError(veriff.startKyc({ externalId: person(), levelName: "x", publicUrl }));
+    expect(err).toMatchObject({ kind: "transient", retryAfterSec: 7, repeatable: true });
+    expect(fake.sessions.size).toBe(before);
+  });
+
+  it("a 5xx or a lost answer after the session was created is transient but not repeatable; the session is there", async () => {
+    const externalId = person();
+    fake.loseAnswerAfterCreating("bad_gateway", 1);
+    const err = await providerError(veriff.startKyc({ externalId, levelName: "x", publicUrl }));
+    expect(err).toMatchObject({ kind: "transient", providerCode: "http_502", repeatable: false });
+    expect([...fake.sessions.values()].filter((s) => s.vendorData === externalId)).toHaveLength(1);
+
+    const hung = person();
+    fake.loseAnswerAfterCreating("hang", 1);
+    const timedOut = await providerError(provider({ timeoutMs: 150 }).startKyc({ externalId: hung, levelName: "x", publicUrl }));
+    expect(timedOut).toMatchObject({ kind: "transient", providerCode: "timeout", repeatable: false });
+    expect([...fake.sessions.values()].filter((s) => s.vendorData === hung)).toHaveLength(1);
+  });
+
+  it("reading a decision changes nothing at Veriff, so its failures stay repeatable", async () => {
+    const { externalId, sessionId } = await started();
+    fake.setMode("server_error");
+    expect(await providerError(veriff.fetchReview(sessionId, externalId))).toMatchObject({ kind: "transient", repeatable: true });
+  });
+});
+
 describe("veriff: decision mapping (GET /v1/sessions/{id}/decision)", () => {
   it("no decision yet → pending", async () => {
     const { externalId, sessionId } = await started();
@@ -149,6 +196,22 @@ describe("veriff: decision mapping (GET /v1/sessions/{id}/decision)", () => {
     expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({ status: ours, labels });
   });
 
+  it.each([
+    ["declined", "102", "rejected", ["FORGERY"]],
+    ["declined", "108", "rejected", ["VERIFF_REASON_108"]],
+    ["resubmission_requested", "201", "retry", ["VERIFF_REASON_201"]],
+  ] as const)("%s with the reason code as a string (%s, as Veriff documents it) → %s", async (status, reasonCode, ours, labels) => {
+    const { externalId, sessionId } = await started();
+    fake.decide(sessionId, { status, reasonCode });
+    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({ applicantId: sessionId, externalId, status: ours, labels });
+  });
+
+  it("a reason code that is not a number adds no label rather than refusing the decision", async () => {
+    const { externalId, sessionId } = await started();
+    fake.decide(sessionId, { status: "declined", reasonCode: "suspected fraud; see notes" });
+    expect(await veriff.fetchReview(sessionId, externalId)).toMatchObject({ status: "rejected", labels: [] });
+  });
+
   it("PEP and sanctions risk labels set the flags", async () => {
     const { externalId, sessionId } = await started();
     fake.decide(sessionId, {
@@ -177,6 +240,17 @@ describe("veriff: webhooks", () => {
       review: { applicantId: sessionId, externalId, status: "rejected", labels: ["SELFIE_MISMATCH"] },
     });
     expect(v!.eventId).toBe(createHash("sha256").update(cb.rawBody).digest("hex"));
+  });
+
+  it("a signed decision webhook whose reasonCode is a string is a review, not an unreadable body", async () => {
+    const { externalId, sessionId } = await started();
+    fake.decide(sessionId, { status: "declined", reasonCode: "102" });
+    const cb = fake.decisionWebhook(sessionId);
+    expect(JSON.parse(cb.rawBody.toString()).verification.reasonCode).toBe("102");
+    expect(veriff.verifyCallback(cb.rawBody, cb.headers)).toMatchObject({
+      kind: "kyc_review",
+      review: { applicantId: sessionId, externalId, status: "rejected", labels: ["FORGERY"] },
+    });
   });
 
   it("a forged, tampered or unsigned webhook is null; so is one naming another API key", async () => {

@@ -1,7 +1,7 @@
 import { hmacSha256Hex } from "../../crypto/hash";
 import type { VeriffConfig } from "./config";
 import { KYB_NOT_SUPPORTED } from "./failover";
-import { type FetchFn, httpFailure, type ProviderAnswer, providerFetch, unreadable } from "./http";
+import { type CallEffect, type FetchFn, httpFailure, type ProviderAnswer, providerFetch, unreadable } from "./http";
 import { type KycProvider, ProviderError } from "./types";
 import { reviewFromVerification, VeriffDecision, verifyVeriffCallback } from "./veriff-review";
 
@@ -10,6 +10,12 @@ import { reviewFromVerification, VeriffDecision, verifyVeriffCallback } from "./
  * hex HMAC-SHA256 of the raw request body (POST) or of the session id (GET) with the shared
  * secret. A session is created with our person id as vendorData; the person verifies at
  * verification.url. Veriff has no levels (the integration decides the checks) and no KYB here.
+ *
+ * Veriff's public API takes no idempotency key and has no look-up of sessions by vendorData, so a
+ * second POST /v1/sessions is a second session. Session creation is therefore repeated only when it cannot
+ * have reached Veriff (the connection failed, or a 429 turned it away); after a timeout, a dropped
+ * connection, a 5xx or an unreadable 2xx the failover moves on instead. A session made that way is
+ * never handed out, and its callbacks match no session of ours, so they change no one's status.
  */
 export type VeriffOptions = VeriffConfig & { timeoutMs: number; fetchFn?: FetchFn };
 
@@ -22,20 +28,26 @@ export function veriffProvider(opts: VeriffOptions): KycProvider {
   const http = { provider: "veriff" as const, timeoutMs: opts.timeoutMs, fetchFn: opts.fetchFn };
 
   /** Veriff errors: {status: "fail", code: "1818", message}; only the code travels on. */
-  const failure = (a: ProviderAnswer) => httpFailure("veriff", a, (a.json as VeriffErrorBody | null)?.code as string | number | undefined);
+  const failure = (a: ProviderAnswer, effect: CallEffect) =>
+    httpFailure("veriff", a, (a.json as VeriffErrorBody | null)?.code as string | number | undefined, effect);
 
-  async function ok(method: "GET" | "POST", path: string, signed: string, body?: string): Promise<unknown> {
-    const a = await providerFetch(http, opts.apiUrl + path, {
-      method,
-      headers: {
-        accept: "application/json",
-        "content-type": "application/json",
-        "x-auth-client": opts.apiKey,
-        "x-hmac-signature": hmacSha256Hex(opts.sharedSecret, signed),
+  async function ok(method: "GET" | "POST", path: string, signed: string, body?: string, effect: CallEffect = {}): Promise<unknown> {
+    const a = await providerFetch(
+      http,
+      opts.apiUrl + path,
+      {
+        method,
+        headers: {
+          accept: "application/json",
+          "content-type": "application/json",
+          "x-auth-client": opts.apiKey,
+          "x-hmac-signature": hmacSha256Hex(opts.sharedSecret, signed),
+        },
+        body,
       },
-      body,
-    });
-    if (a.status < 200 || a.status > 299) throw failure(a);
+      effect,
+    );
+    if (a.status < 200 || a.status > 299) throw failure(a, effect);
     return a.json;
   }
 
@@ -47,12 +59,13 @@ export function veriffProvider(opts: VeriffOptions): KycProvider {
       const body = JSON.stringify({
         verification: { callback: input.redirectUrl ?? `${input.publicUrl.replace(/\/+$/, "")}/identity`, vendorData: input.externalId },
       });
-      const res = (await ok("POST", "/v1/sessions", body, body)) as {
+      const creates: CallEffect = { creates: true };
+      const res = (await ok("POST", "/v1/sessions", body, body, creates)) as {
         verification?: { id?: unknown; url?: unknown; sessionToken?: unknown };
       } | null;
       const v = res?.verification;
       if (typeof v?.id !== "string" || typeof v.url !== "string" || typeof v.sessionToken !== "string")
-        throw unreadable("veriff", "session");
+        throw unreadable("veriff", "session", creates);
       return {
         provider: "veriff",
         applicantId: v.id,
