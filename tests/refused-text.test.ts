@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/api/root";
+import { hmacSha256Hex } from "@/server/crypto/hash";
+import { deriveKey } from "@/server/crypto/secret-box";
 import { getDb } from "@/server/db/client";
 import { logger } from "@/server/log";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
@@ -55,6 +57,18 @@ describe("characters PostgreSQL refuses", () => {
       method: "POST",
       headers: { authorization: `Bearer ${org.apiKey}`, "content-type": "application/json" },
       body: Buffer.concat([Buffer.from('{"subjectDid":"did:web:x","reason":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    });
+    refused({ status: res.status, body: await res.json() });
+  });
+
+  it("a correctly signed provider callback whose body cannot be read is 400, not 500", async () => {
+    const { url } = await testServer();
+    // A review callback that lacks the applicant: signed, but nothing to apply.
+    const raw = '{"type":"sandbox.applicantReviewed","eventId":"e-1"}';
+    const res = await fetch(`${url}/v1/kyc/callbacks/sandbox`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-payload-digest": hmacSha256Hex(deriveKey("kyc-sandbox-webhook"), raw) },
+      body: raw,
     });
     refused({ status: res.status, body: await res.json() });
   });

@@ -4,12 +4,12 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import { deriveKey } from "../../crypto/secret-box";
 import type { Db, Tx } from "../../db/client";
-import { notFound, unauthorized } from "../../errors";
+import { AppError, notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
 import { isUuid } from "../../platform/ids";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
-import type { IdentityAttributes, KybReview, KycReview, ProviderName } from "../../providers/kyc/types";
+import { type IdentityAttributes, type KybReview, type KycReview, ProviderError, type ProviderName } from "../../providers/kyc/types";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { onKycReviewed } from "./approval";
@@ -116,7 +116,18 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
   // A provider this deployment does not use has no callback endpoint (its secrets are unknown).
   if (!isKycProviderConfigured(providerName)) throw notFound("Callback endpoint");
   const provider = kycProvider(providerName);
-  const callback = provider.verifyCallback(rawBody, headers);
+  let callback: ReturnType<typeof provider.verifyCallback>;
+  try {
+    callback = provider.verifyCallback(rawBody, headers);
+  } catch (err) {
+    // Signed but unreadable: resending it will not help, so a 400 (not a 5xx the provider retries).
+    if (err instanceof ProviderError) {
+      throw new AppError("VALIDATION_ERROR", "The callback is signed but its body cannot be read.", {
+        issues: [{ path: "body", message: "not a callback this service understands" }],
+      });
+    }
+    throw err;
+  }
   if (!callback) throw unauthorized("invalid_signature", "The callback signature does not verify.");
   if (callback.kind === "ignored") return { received: true as const, duplicate: false };
   // Load the sandbox's fixture lists (once) outside the review's transaction: the embedded
