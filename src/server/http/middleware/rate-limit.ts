@@ -22,44 +22,40 @@ export function ipBackstop(limitPerMinute: number, windows: BatchedWindows = bat
   };
 }
 
+type LimitFor = (plan: Parameters<typeof planLimitPerMinute>[0]) => number;
+
+/** Runs `fn` with the caller's plan limit per minute; requests without an organization pass by. */
+const withPlan =
+  (limitFor: LimitFor, fn: (state: Parameters<Middleware>[0], orgId: string, limit: number) => Promise<void>): Middleware =>
+  async (state, next) => {
+    if (state.org) {
+      const limit = limitFor(state.org.plan);
+      state.headers["x-ratelimit-plan-limit"] = String(limit);
+      await fn(state, state.org.id, limit);
+    }
+    return next();
+  };
+
 /**
  * The plan quota headers as they stand, without counting: every authenticated answer carries
  * them, including a scope refusal, which must not spend quota (planLimit counts after the scope check).
  */
-export function planQuotaHeaders(
-  windows: BatchedWindows = batchedWindows(),
-  limitFor: (plan: Parameters<typeof planLimitPerMinute>[0]) => number = planLimitPerMinute,
-): Middleware {
-  return async (state, next) => {
-    const org = state.org;
-    if (!org) return next();
-    const limit = limitFor(org.plan);
-    state.headers["x-ratelimit-plan-limit"] = String(limit);
-    state.headers["x-ratelimit-plan-remaining"] = String(windows.peek(`plan:${org.id}`, limit, 60).remaining);
-    return next();
-  };
-}
+export const planQuotaHeaders = (windows: BatchedWindows = batchedWindows(), limitFor: LimitFor = planLimitPerMinute): Middleware =>
+  withPlan(limitFor, async (state, orgId, limit) => {
+    state.headers["x-ratelimit-plan-remaining"] = String(windows.peek(`plan:${orgId}`, limit, 60).remaining);
+  });
 
 /** The organization's plan quota per minute, counted across instances. */
-export function planLimit(
-  windows: BatchedWindows = batchedWindows(),
-  limitFor: (plan: Parameters<typeof planLimitPerMinute>[0]) => number = planLimitPerMinute,
-): Middleware {
-  return async (state, next) => {
-    const org = state.org;
-    if (!org) return next();
-    const limit = limitFor(org.plan);
-    const hit = await windows.hit(state.db, `plan:${org.id}`, limit, 60);
-    state.headers["x-ratelimit-plan-limit"] = String(limit);
+export const planLimit = (windows: BatchedWindows = batchedWindows(), limitFor: LimitFor = planLimitPerMinute): Middleware =>
+  withPlan(limitFor, async (state, orgId, limit) => {
+    const hit = await windows.hit(state.db, `plan:${orgId}`, limit, 60);
     state.headers["x-ratelimit-plan-remaining"] = String(hit.remaining);
     if (hit.exceeded) {
-      throw rateLimited(hit.resetSec, `The ${org.plan} plan allows ${limit} requests per minute; retry after the window resets.`, {
+      throw rateLimited(hit.resetSec, `The ${state.org!.plan} plan allows ${limit} requests per minute; retry after the window resets.`, {
         "x-ratelimit-plan-reset": String(hit.resetSec),
       });
     }
-    return next();
-  };
-}
+  });
 
 /**
  * BI_RATE_LIMIT_FACTOR multiplies the plan and per-IP limits: for load tests (`npm run bench`
