@@ -7,7 +7,7 @@ import { type Browser, expect, type Page } from "@playwright/test";
  * process): provisions organizations and reads the dev outbox, where sandbox emails land.
  */
 export function operator<T>(cmd: string, input: unknown): Promise<T> {
-  const file = path.join(process.env.E2E_DATA_DIR!, "operator.sock");
+  const file = path.join(process.env.E2E_DATA_DIR!, "operator", "operator.sock");
   return new Promise((resolve, reject) => {
     const sock = net.connect(file);
     let buf = "";
