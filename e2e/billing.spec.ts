@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
+import { checkoutProofKey } from "../src/components/billing/checkout-api";
 
-// A prospect pays for Growth on the sandbox's checkout page and gets a working key, shown once.
+// A prospect pays for Growth on the sandbox's checkout page and gets a working key, shown once, in
+// the tab that holds the email proof the checkout spent.
 
 const shoot = async (page: import("@playwright/test").Page, name: string) => {
   if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
@@ -20,12 +22,25 @@ test("Growth by (test) card: checkout page → return page → key revealed once
   const { checkoutUrl, sessionId } = await checkout.json();
 
   await page.goto(new URL(checkoutUrl).pathname);
+  // As the signup page that starts a checkout in the browser does (rememberCheckoutProof): the tab keeps the proof.
+  await page.evaluate(([k, v]) => sessionStorage.setItem(k, v), [checkoutProofKey(sessionId), proof.emailProofToken] as const);
   await expect(page.getByRole("heading", { name: "Checkout" })).toBeVisible();
   await expect(page.getByText("Growth", { exact: true })).toBeVisible();
   await shoot(page, "billing-sandbox-checkout");
   await page.getByRole("button", { name: "Pay with the test card" }).click();
   await expect(page).toHaveURL(new RegExp(`/billing/return\\?session=${sessionId}`));
   await expect(page.getByTestId("checkout-status")).toHaveText("Your organization is ready.");
+  expect(page.url()).not.toContain(proof.emailProofToken);
+
+  // The session id is in the URL; it alone unlocks nothing, and another tab has no proof to send.
+  const bare = await request.post("/v1/billing/checkout/reveal", { data: { sessionId, emailProofToken: "ept_from-a-stranger" } });
+  expect(bare.status()).toBe(403);
+  const elsewhere = await page.context().newPage();
+  await elsewhere.goto(`/billing/return?session=${sessionId}`);
+  await expect(elsewhere.getByTestId("checkout-proof-missing")).toContainText("browser tab that started this checkout");
+  await expect(elsewhere.getByRole("button", { name: "Show my API key (once)" })).toHaveCount(0);
+  await elsewhere.close();
+
   await page.getByRole("button", { name: "Show my API key (once)" }).click();
   const key = await page.locator("code").first().textContent();
   expect(key).toMatch(/^bi_test_/);

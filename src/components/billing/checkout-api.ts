@@ -20,3 +20,32 @@ export async function billingCall<T>(path: string, body?: unknown): Promise<T> {
 }
 
 export const statusOf = (sessionId: string) => billingCall<CheckoutStatus>(`/v1/billing/checkout/${encodeURIComponent(sessionId)}`);
+
+/**
+ * Where the browser that started a checkout keeps its email proof: the reveal needs it, and it
+ * must never enter a URL (the session id does, in the return URL). Per tab, gone with the tab.
+ */
+export const checkoutProofKey = (sessionId: string) => `bi-checkout-proof:${sessionId}`;
+
+/**
+ * For the page that starts a checkout in the browser: keep the proof it spent for the return page.
+ * @public
+ */
+export function rememberCheckoutProof(sessionId: string, emailProofToken: string): void {
+  sessionStorage.setItem(checkoutProofKey(sessionId), emailProofToken);
+}
+
+/** The proof kept by this tab for the checkout, or null (another browser, or a closed tab). */
+export function checkoutProof(sessionId: string): string | null {
+  try {
+    return sessionStorage.getItem(checkoutProofKey(sessionId));
+  } catch {
+    // Storage switched off by the browser: as if this were another browser.
+    return null;
+  }
+}
+
+/** After the one reveal the proof unlocks nothing more; it need not linger. */
+export function forgetCheckoutProof(sessionId: string): void {
+  sessionStorage.removeItem(checkoutProofKey(sessionId));
+}

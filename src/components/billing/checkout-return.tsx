@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { billingCall, type CheckoutStatus, statusOf } from "./checkout-api";
+import { billingCall, type CheckoutStatus, checkoutProof, forgetCheckoutProof, statusOf } from "./checkout-api";
 
 type Revealed = { apiKey: string; consolePassword: string; organizationId: string; warning: string };
 
@@ -28,6 +28,12 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   const [status, setStatus] = useState<CheckoutStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
+  // undefined until read: storage exists only in the browser, after hydration.
+  const [proof, setProof] = useState<string | null | undefined>(undefined);
+
+  useEffect(() => {
+    if (sessionId) setProof(checkoutProof(sessionId));
+  }, [sessionId]);
 
   useEffect(() => {
     if (!sessionId) return setError("This page needs a checkout session.");
@@ -47,8 +53,10 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   }, [sessionId, canceled]);
 
   async function reveal() {
+    if (!proof) return;
     try {
-      setRevealed(await billingCall<Revealed>("/v1/billing/checkout/reveal", { sessionId }));
+      setRevealed(await billingCall<Revealed>("/v1/billing/checkout/reveal", { sessionId, emailProofToken: proof }));
+      forgetCheckoutProof(sessionId);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -93,7 +101,7 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
     <section className="mt-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <p data-testid="checkout-status">{body}</p>
       <p className="mt-1 text-sm text-slate-500">{status.emailMasked}</p>
-      {status.status === "provisioned" && status.revealAvailable ? (
+      {status.status === "provisioned" && status.revealAvailable && proof ? (
         <button
           type="button"
           onClick={reveal}
@@ -101,6 +109,12 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
         >
           Show my API key (once)
         </button>
+      ) : null}
+      {status.status === "provisioned" && status.revealAvailable && proof === null ? (
+        <p data-testid="checkout-proof-missing" className="mt-6 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          Your API key and console password can only be shown in the browser tab that started this checkout: only it holds the email proof
+          that unlocks them. Open this page there; if that tab was closed, contact support or start a new checkout.
+        </p>
       ) : null}
     </section>
   );

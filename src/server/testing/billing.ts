@@ -38,7 +38,7 @@ export async function emailProof(url: string, email = workAddress()): Promise<{ 
   return { token: confirm.body.emailProofToken, email };
 }
 
-/** A Growth checkout awaiting payment. */
+/** A Growth checkout awaiting payment, with the email proof it spent (the only thing that unlocks its key). */
 export async function growthCheckout(url: string) {
   const proof = await emailProof(url);
   const res = await fromIp(url).post("/v1/billing/checkout", {
@@ -47,10 +47,11 @@ export async function growthCheckout(url: string) {
     organizationName: "Growth Buyer Ltd",
   });
   expect(res.status, res.text).toBe(200);
-  return { ...res.body, email: proof.email } as {
+  return { ...res.body, email: proof.email, emailProofToken: proof.token } as {
     sessionId: string;
     checkoutUrl: string;
     chainPayment: { treasury: string; memo: string; amount: string };
     email: string;
+    emailProofToken: string;
   };
 }

@@ -3,7 +3,10 @@ import { CheckoutReturn } from "@/components/billing/checkout-return";
 
 export const metadata: Metadata = { title: "Your subscription · Bind Identity" };
 
-/** Where a card checkout returns the buyer: waits for the payment to settle, then reveals the key once. */
+/**
+ * Where a card checkout returns the buyer: waits for the payment to settle, then reveals the key
+ * once with the email proof the starting tab kept (only the session id is in this URL).
+ */
 export default async function CheckoutReturnPage({ searchParams }: { searchParams: Promise<{ session?: string; canceled?: string }> }) {
   const { session, canceled } = await searchParams;
   return (

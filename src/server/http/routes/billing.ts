@@ -15,6 +15,7 @@ import {
   CheckoutStatus,
   PlanCatalog,
   PortalSession,
+  RevealInput,
   SandboxTransfer,
   SandboxTransferInput,
   SessionInput,
@@ -78,7 +79,8 @@ export const billingRoutes = [
     path: "/v1/billing/email/otp/confirm",
     auth: "public",
     tag,
-    summary: "Trades the code for an emailProofToken (15 minutes, accepted once by checkout); 400 INVALID_CODE, 429 after 5 attempts.",
+    summary:
+      "Trades the code for an emailProofToken: spent by one checkout within 15 minutes, then kept by the client (never in a URL) as the one secret that unlocks that checkout's key at reveal or chain confirm. 400 INVALID_CODE, 429 after 5 attempts.",
     body: BillingEmailConfirmInput,
     response: BillingEmailProof,
     errors: ["INVALID_CODE", ...limited],
@@ -90,7 +92,7 @@ export const billingRoutes = [
     auth: "public",
     tag,
     summary:
-      "Spends the email proof. Builder: 201, organization provisioned, key and console password shown once. Growth: 200 awaiting_payment with checkoutUrl and chainPayment. Institutional: 200 sales_lead. Idempotency-Key is scoped by the proof.",
+      "Spends the email proof, which then binds the checkout: a Growth key is revealed only with it. Builder: 201, organization provisioned, key and console password shown once. Growth: 200 awaiting_payment with checkoutUrl and chainPayment. Institutional: 200 sales_lead. Idempotency-Key is scoped by the proof.",
     body: CheckoutInput,
     response: CheckoutResult,
     idempotent: true,
@@ -119,10 +121,11 @@ export const billingRoutes = [
     path: "/v1/billing/checkout/reveal",
     auth: "public",
     tag,
-    summary: "The API key and console password of a paid signup, once; the second call is 409 already_revealed.",
-    body: SessionInput,
+    summary:
+      "The API key and console password of a paid signup, once, to the holder of the emailProofToken the checkout spent (the session id travels in URLs, so alone it unlocks nothing): any other proof is 403 checkout_proof_mismatch and spends nothing; the second reveal is 409 already_revealed.",
+    body: RevealInput,
     response: CheckoutRevealed,
-    errors: ["NOT_FOUND", "CONFLICT", ...limited],
+    errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT", ...limited],
     handler: ({ state, body }) => billing.revealCheckout(pub(state), body),
   }),
   route({
@@ -142,11 +145,11 @@ export const billingRoutes = [
     auth: "public",
     tag,
     summary:
-      "Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201, key shown once). 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED.",
+      "Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201). The memo is public on chain, so the key is in the answer only with the emailProofToken the signup spent; without it the key waits, sealed, for POST /v1/billing/checkout/reveal with the proof (revealAvailable), and a different proof is 403 before anything settles. 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED.",
     body: ChainConfirmInput,
     response: ChainConfirmed,
     successStatus: 201,
-    errors: ["NOT_FOUND", "CONFLICT", "PAYMENT_NOT_VERIFIED", "TRANSFER_REVERSIBLE", ...limited, ...provider],
+    errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT", "PAYMENT_NOT_VERIFIED", "TRANSFER_REVERSIBLE", ...limited, ...provider],
     handler: ({ state, body }) => billing.confirmChainPayment(pub(state), body),
   }),
   route({

@@ -3,6 +3,7 @@ import { z } from "zod";
 const planId = z.enum(["builder", "growth", "institutional"]);
 const limits = z.object({ requestsPerMinute: z.int() });
 const sessionId = z.string().min(1).max(64);
+const emailProofToken = z.string().min(1).max(200);
 
 export const PlanCatalog = z.object({
   plans: z.array(
@@ -33,7 +34,7 @@ export const BillingEmailConfirmInput = z.object({ challengeId: z.uuid(), code: 
 export const BillingEmailProof = z.object({ emailProofToken: z.string(), expiresInSec: z.int(), emailMasked: z.string() });
 
 export const CheckoutInput = z.strictObject({
-  emailProofToken: z.string().min(1).max(200),
+  emailProofToken,
   plan: planId,
   organizationName: z.string().trim().min(2).max(100),
   expectedMonthlyVerifications: z.int().min(0).max(100_000_000).optional().describe("Institutional: passed to sales"),
@@ -61,6 +62,12 @@ export const CheckoutResult = z.union([
 
 export const SessionInput = z.object({ sessionId });
 export const SessionParams = z.object({ sessionId });
+export const RevealInput = z.object({
+  sessionId,
+  emailProofToken: emailProofToken.describe(
+    "The emailProofToken this checkout spent: the session id travels in URLs, so it alone never unlocks the key",
+  ),
+});
 
 export const CheckoutSettled = z.object({
   sessionId: z.uuid(),
@@ -98,6 +105,11 @@ export const ChainConfirmInput = z.object({
     .regex(/^[a-z1-5.]{1,12}$/)
     .optional()
     .describe("The payer; when set the transfer must come from it"),
+  emailProofToken: emailProofToken
+    .optional()
+    .describe(
+      "The emailProofToken this signup spent: with it the key is in this answer; without it the key waits for POST /v1/billing/checkout/reveal with the proof; a different one is 403",
+    ),
 });
 export const ChainConfirmed = z.object({
   sessionId: z.uuid(),
@@ -106,7 +118,10 @@ export const ChainConfirmed = z.object({
   organizationId: z.uuid(),
   upgraded: z.boolean(),
   transactionId: z.string(),
-  apiKey: z.string().optional().describe("Signup only; shown once, in this answer"),
+  revealAvailable: z
+    .boolean()
+    .describe("Signup confirmed without the email proof: POST /v1/billing/checkout/reveal with it returns the key once"),
+  apiKey: z.string().optional().describe("Signup confirmed with its email proof only; shown once, in this answer"),
   consolePassword: z.string().optional(),
   warning: z.string().optional(),
 });

@@ -37,7 +37,7 @@ describe("chain confirm on a real chain node", () => {
       irreversible: false,
     };
     const txId = node.addTransfer(transfer);
-    const body = { sessionId: co.sessionId, transactionId: txId, account: "payer.bi" };
+    const body = { sessionId: co.sessionId, transactionId: txId, account: "payer.bi", emailProofToken: co.emailProofToken };
     const early = await fromIp(url).post("/v1/billing/chain/confirm", body);
     expect(early.status, early.text).toBe(425);
     expect(early.headers.get("retry-after")).toBe("3");

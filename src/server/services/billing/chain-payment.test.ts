@@ -18,29 +18,28 @@ async function pay(url: string, key: string, to: string, memo: string, quantity 
 }
 
 describe("Growth paid by on-chain transfer", () => {
-  it("answers 425 while the transfer is reversible, then 201 with the key once; the same transaction again is 409", async () => {
+  it("answers 425 while the transfer is reversible, then 201 with the key once to the proof holder; the same transaction again is 409", async () => {
     const { url, db } = await testServer();
     const tenant = await createTestOrg();
     const co = await growthCheckout(url);
     const txId = await pay(url, tenant.apiKey, co.chainPayment.treasury, co.chainPayment.memo);
 
-    const early = await fromIp(url).post("/v1/billing/chain/confirm", {
-      sessionId: co.sessionId,
-      transactionId: txId,
-      account: "payer.bi",
-    });
+    const body = { sessionId: co.sessionId, transactionId: txId, account: "payer.bi", emailProofToken: co.emailProofToken };
+    const early = await fromIp(url).post("/v1/billing/chain/confirm", body);
     expect(early.status, early.text).toBe(425);
     expect(early.body.error.code).toBe("TRANSFER_REVERSIBLE");
     expect(Number(early.headers.get("retry-after"))).toBeGreaterThan(0);
 
     await sleep(2100);
-    const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId, account: "payer.bi" });
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", body);
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body).toMatchObject({
       status: "provisioned",
       plan: "growth",
       apiKey: expect.stringMatching(/^bi_test_/),
+      consolePassword: expect.any(String),
       transactionId: txId,
+      revealAvailable: false,
     });
     expect((await client(url, ok.body.apiKey).get("/v1/tenant")).status).toBe(200);
 
@@ -57,7 +56,75 @@ describe("Growth paid by on-chain transfer", () => {
     expect(session).toMatchObject({ status: "provisioned", transactionId: txId, revealPayloadEnc: null });
     const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
     expect(poll.text).not.toContain(ok.body.apiKey);
-    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId })).status).toBe(409);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
+    expect(reveal.status).toBe(409);
+    expect(reveal.body.error.details.reason).toBe("already_revealed");
+  });
+
+  it("without the email proof provisions but keeps the key sealed for the proof holder's reveal", async () => {
+    const { url, db } = await testServer();
+    const tenant = await createTestOrg();
+    const co = await growthCheckout(url);
+    const txId = await pay(url, tenant.apiKey, co.chainPayment.treasury, co.chainPayment.memo);
+    await sleep(2100);
+
+    // The memo is public on chain: whoever watches the treasury can confirm, and learns no key.
+    const watcher = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
+    expect(watcher.status, watcher.text).toBe(201);
+    expect(watcher.body).toMatchObject({
+      status: "provisioned",
+      plan: "growth",
+      upgraded: false,
+      transactionId: txId,
+      revealAvailable: true,
+    });
+    expect(watcher.body.apiKey).toBeUndefined();
+    expect(watcher.body.consolePassword).toBeUndefined();
+    expect(watcher.text).not.toMatch(/bi_test_/);
+
+    const session = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(session).toMatchObject({ status: "provisioned", transactionId: txId, orgId: watcher.body.organizationId, revealedAt: null });
+    expect(session.revealPayloadEnc).toMatch(/^v1\./);
+    expect((await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`)).body.revealAvailable).toBe(true);
+
+    const stranger = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: "ept_watcher" });
+    expect(stranger.status).toBe(403);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
+    expect(reveal.status, reveal.text).toBe(200);
+    expect(reveal.body.organizationId).toBe(watcher.body.organizationId);
+    const me = await client(url, reveal.body.apiKey).get("/v1/tenant");
+    expect(me.status).toBe(200);
+    expect(me.body.organizationId).toBe(watcher.body.organizationId);
+    const actions = (await db.auditEntry.findMany({ where: { orgId: watcher.body.organizationId }, orderBy: { seq: "asc" } })).map(
+      (e) => e.action,
+    );
+    expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
+  });
+
+  it("refuses a wrong email proof with 403 and settles nothing", async () => {
+    const { url, db } = await testServer();
+    const tenant = await createTestOrg();
+    const co = await growthCheckout(url);
+    const other = await growthCheckout(url);
+    const txId = await pay(url, tenant.apiKey, co.chainPayment.treasury, co.chainPayment.memo);
+    await sleep(2100);
+
+    for (const emailProofToken of ["ept_not-the-proof", other.emailProofToken]) {
+      const res = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId, emailProofToken });
+      expect(res.status, res.text).toBe(403);
+      expect(res.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "checkout_proof_mismatch" } });
+    }
+    const untouched = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(untouched).toMatchObject({ status: "awaiting_payment", transactionId: null, orgId: null, revealPayloadEnc: null });
+    expect(await db.organization.count({ where: { contactEmail: co.email } })).toBe(0);
+
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", {
+      sessionId: co.sessionId,
+      transactionId: txId,
+      emailProofToken: co.emailProofToken,
+    });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.apiKey).toMatch(/^bi_test_/);
   });
 
   it("refuses a transfer with the wrong memo, amount, recipient or sender with 400 PAYMENT_NOT_VERIFIED", async () => {

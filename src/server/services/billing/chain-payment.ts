@@ -5,7 +5,7 @@ import { AppError, conflict, notFound } from "../../errors";
 import { chainAdapter, createSimulatedChain, usesSimulatedChain } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { limitPublicCall, type PublicContext } from "./public";
-import { afterSettled, findSession, KEY_WARNING, settleCheckout } from "./settle";
+import { afterSettled, assertCheckoutProof, findSession, KEY_WARNING, settleCheckout } from "./settle";
 
 const notVerified = (reason: string, message: string) => new AppError("PAYMENT_NOT_VERIFIED", message, { reason });
 
@@ -23,11 +23,19 @@ function covers(paid: string, due: string): boolean {
 /**
  * POST /v1/billing/chain/confirm: verifies, through the chain adapter, a token transfer to the
  * treasury carrying this checkout's memo (from `account` when given), waits for finality (425
- * until irreversible), then provisions in one transaction. The key is in this answer only.
+ * until irreversible), then provisions in one transaction. The memo is public on chain, so anyone
+ * watching the treasury can confirm: the key is in this answer only for the holder of the
+ * checkout's email proof; confirmed without it, the key is sealed for the proof holder's reveal.
  */
-export async function confirmChainPayment(pub: PublicContext, input: { sessionId: string; transactionId: string; account?: string }) {
+export async function confirmChainPayment(
+  pub: PublicContext,
+  input: { sessionId: string; transactionId: string; account?: string; emailProofToken?: string },
+) {
   await limitPublicCall(pub, "poll");
   const session = await findSession(pub.db, input.sessionId);
+  // The proof and the session's link to it never change, so checking before the transaction holds.
+  const proof = input.emailProofToken;
+  if (proof !== undefined) await assertCheckoutProof(pub.db, session, proof);
   if (session.status === "provisioned") throw conflict("already_provisioned", "This checkout is already provisioned.");
   if (session.status !== "awaiting_payment" && session.status !== "expired") {
     throw conflict("not_awaiting_payment", `This checkout is ${session.status}, not awaiting payment.`);
@@ -59,7 +67,7 @@ export async function confirmChainPayment(pub: PublicContext, input: { sessionId
   }
 
   const settled = await pub.db.$transaction((tx) =>
-    settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: true }),
+    settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: proof !== undefined }),
   );
   afterSettled(settled);
   return {
@@ -69,6 +77,7 @@ export async function confirmChainPayment(pub: PublicContext, input: { sessionId
     organizationId: settled.organizationId,
     upgraded: settled.upgraded,
     transactionId: txId,
+    revealAvailable: !settled.upgraded && !settled.secrets,
     ...(settled.secrets ? { ...settled.secrets, warning: KEY_WARNING } : {}),
   };
 }

@@ -13,7 +13,8 @@ describe("Growth checkout settled in the sandbox", () => {
 
     const pending = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
     expect(pending.body).toMatchObject({ status: "awaiting_payment", plan: "growth", revealAvailable: false, organizationId: null });
-    const early = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    const proof = { sessionId: co.sessionId, emailProofToken: co.emailProofToken };
+    const early = await fromIp(url).post("/v1/billing/checkout/reveal", proof);
     expect(early.status).toBe(409);
     expect(early.body.error.details.reason).toBe("not_provisioned");
 
@@ -31,14 +32,14 @@ describe("Growth checkout settled in the sandbox", () => {
     expect(poll.body).toMatchObject({ status: "provisioned", revealAvailable: true, organizationId: done.body.organizationId });
     expect(poll.text).not.toMatch(/bi_test_|apiKey|consolePassword/);
 
-    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
-    expect(reveal.status).toBe(200);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", proof);
+    expect(reveal.status, reveal.text).toBe(200);
     expect(reveal.body).toMatchObject({
       organizationId: done.body.organizationId,
       apiKey: expect.stringMatching(/^bi_test_/),
       consolePassword: expect.any(String),
     });
-    const second = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    const second = await fromIp(url).post("/v1/billing/checkout/reveal", proof);
     expect(second.status).toBe(409);
     expect(second.body.error.details.reason).toBe("already_revealed");
     expect(second.text).not.toContain(reveal.body.apiKey);
@@ -55,12 +56,45 @@ describe("Growth checkout settled in the sandbox", () => {
     expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
   });
 
+  it("refuses the session id without the checkout's own email proof, and spends or erases nothing", async () => {
+    const { url, db } = await testServer();
+    const co = await growthCheckout(url);
+    const other = await growthCheckout(url);
+    expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
+    const sealed = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+
+    // The session id travels in URLs (the return page, Stripe's success_url); alone it is not enough.
+    const bare = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(bare.status).toBe(400);
+    expect(bare.body.error.code).toBe("VALIDATION_ERROR");
+    for (const emailProofToken of ["ept_guessed-by-someone", other.emailProofToken, co.emailProofToken.slice(0, -1)]) {
+      const refused = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken });
+      expect(refused.status, emailProofToken).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "checkout_proof_mismatch" } });
+      expect(refused.body.error.message).toMatch(/email proof that started/);
+      expect(refused.text).not.toMatch(/bi_test_/);
+    }
+
+    const after = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(after.revealPayloadEnc).toBe(sealed.revealPayloadEnc);
+    expect(after.revealedAt).toBeNull();
+    expect(await db.auditEntry.count({ where: { orgId: sealed.orgId!, action: "billing.keys_revealed" } })).toBe(0);
+    const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
+    expect(poll.body.revealAvailable).toBe(true);
+
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
+    expect(reveal.status, reveal.text).toBe(200);
+    expect((await client(url, reveal.body.apiKey).get("/v1/tenant")).body.organizationId).toBe(sealed.orgId);
+  });
+
   it("reveals to exactly one of 10 parallel callers", async () => {
     const { url } = await testServer();
     const co = await growthCheckout(url);
     expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
     const all = await Promise.all(
-      Array.from({ length: 10 }, () => fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId })),
+      Array.from({ length: 10 }, () =>
+        fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken }),
+      ),
     );
     expect(all.filter((r) => r.status === 200)).toHaveLength(1);
     expect(all.filter((r) => r.status === 409)).toHaveLength(9);
@@ -82,7 +116,7 @@ describe("Growth checkout settled in the sandbox", () => {
       const res = await fromIp(url).get(`/v1/billing/checkout/${id}`);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("NOT_FOUND");
-      expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: id })).status).toBe(404);
+      expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: id, emailProofToken: "ept_any" })).status).toBe(404);
       expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: id })).status).toBe(404);
     }
   });

@@ -17,6 +17,7 @@ export {
   CheckoutStatus,
   PlanCatalog,
   PortalSession,
+  RevealInput,
   SandboxTransfer,
   SandboxTransferInput,
   SessionInput,

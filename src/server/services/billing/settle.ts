@@ -1,7 +1,8 @@
 import type { CheckoutSession } from "@/generated/prisma/client.ts";
+import { constantTimeEqual, sha256Hex } from "../../crypto/hash";
 import { open, seal } from "../../crypto/secret-box";
 import { Prisma, type Tx } from "../../db/client";
-import { conflict, notFound } from "../../errors";
+import { conflict, forbidden, notFound } from "../../errors";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
 import { isUuid } from "../../platform/ids";
@@ -34,6 +35,26 @@ export async function findSession(db: PublicContext["db"] | Tx, sessionId: strin
   const session = isUuid(sessionId) ? await db.checkoutSession.findUnique({ where: { id: sessionId } }) : null;
   if (!session) throw notFound("Checkout session");
   return session;
+}
+
+/**
+ * Refuses unless `token` is the email proof this checkout spent. The session id travels in URLs
+ * (the return page, the card provider's success_url) and the chain memo is public, so neither may
+ * unlock the key; the proof stays with the client that started the checkout, never in a URL.
+ * Only the proof's hash is stored, and it is compared whatever the proof's expiry or use: this
+ * checkout spent it.
+ * A checkout without a proof (an upgrade, started with the organization's key) matches nothing.
+ */
+export async function assertCheckoutProof(db: PublicContext["db"] | Tx, session: Pick<CheckoutSession, "proofTokenId">, token: string) {
+  const proof = session.proofTokenId
+    ? await db.proofToken.findUnique({ where: { id: session.proofTokenId }, select: { tokenHash: true } })
+    : null;
+  if (!constantTimeEqual(sha256Hex(token), proof?.tokenHash ?? "")) {
+    throw forbidden(
+      "checkout_proof_mismatch",
+      "The API key and console password are shown only with the email proof that started this checkout.",
+    );
+  }
 }
 
 /**
@@ -137,18 +158,21 @@ export async function completeSandboxCheckout(pub: PublicContext, input: { sessi
 }
 
 /**
- * POST /v1/billing/checkout/reveal: the API key and console password, once. The sealed payload is
- * read and erased under a row lock, so two concurrent reveals cannot both see it.
+ * POST /v1/billing/checkout/reveal: the API key and console password, once, to the holder of the
+ * email proof that started the checkout. The sealed payload is read and erased under a row lock,
+ * so two concurrent reveals cannot both see it; a wrong proof is refused before it is read.
  */
-export async function revealCheckout(pub: PublicContext, input: { sessionId: string }) {
+export async function revealCheckout(pub: PublicContext, input: { sessionId: string; emailProofToken: string }) {
   await limitPublicCall(pub);
   return pub.db.$transaction(async (tx) => {
     const session = await findSession(tx, input.sessionId);
     await tx.$queryRaw`SELECT id FROM checkout_sessions WHERE id = ${session.id}::uuid FOR UPDATE`;
     const row = await tx.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
-    if (row.status !== "provisioned") throw conflict("not_provisioned", `This checkout is ${row.status}; there is nothing to reveal.`);
+    // An upgrade has no proof and never any keys to show; saying so tells no more than the status poll.
     if (row.purpose === "upgrade")
       throw conflict("nothing_to_reveal", "An upgrade keeps the organization's keys; there is nothing to reveal.");
+    await assertCheckoutProof(tx, row, input.emailProofToken);
+    if (row.status !== "provisioned") throw conflict("not_provisioned", `This checkout is ${row.status}; there is nothing to reveal.`);
     if (!row.revealPayloadEnc || !row.orgId)
       throw conflict("already_revealed", "The keys of this checkout were already revealed; they are shown once.");
     const secrets = JSON.parse(open(row.revealPayloadEnc)) as { apiKey: string; consolePassword: string };

@@ -103,8 +103,9 @@ describe("Builder checkout", () => {
     expect(poll.body).toMatchObject({ status: "provisioned", plan: "builder", revealAvailable: false, organizationId: org.id });
     expect(poll.text).not.toContain(res.body.apiKey);
     expect(poll.text).not.toContain(proof.email);
-    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: res.body.sessionId });
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: res.body.sessionId, emailProofToken: proof.token });
     expect(reveal.status).toBe(409);
+    expect(reveal.body.error.details.reason).toBe("already_revealed");
   });
 
   it("refuses a proof token used once already, and an unknown one, with 403 email_not_verified", async () => {

@@ -38,7 +38,12 @@ async function cardCheckout(url: string) {
     organizationName: "Card Payer Inc",
   });
   expect(res.status, res.text).toBe(200);
-  return { ...res.body, email: proof.email } as { sessionId: string; checkoutUrl: string; email: string };
+  return { ...res.body, email: proof.email, emailProofToken: proof.token } as {
+    sessionId: string;
+    checkoutUrl: string;
+    email: string;
+    emailProofToken: string;
+  };
 }
 
 const webhook = (url: string, payload: string, header: string) =>
@@ -136,8 +141,10 @@ describe("Growth by card through Stripe", () => {
     });
     const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
     expect(poll.body).toMatchObject({ status: "provisioned", revealAvailable: true });
-    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
-    expect(reveal.status).toBe(200);
+    // Stripe's success_url carries the session id; the reveal also takes the proof the buyer's browser kept.
+    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: "ept_x" })).status).toBe(403);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
+    expect(reveal.status, reveal.text).toBe(200);
     expect((await client(url, reveal.body.apiKey).get("/v1/tenant")).body.plan.id).toBe("growth");
   });
 
@@ -303,6 +310,7 @@ describe("Growth by card through Stripe", () => {
     expect(t.status, t.text).toBe(200);
     const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: up.body.sessionId, transactionId: t.body.transactionId });
     expect(ok.status, ok.text).toBe(201);
+    expect(ok.body).toMatchObject({ upgraded: true, revealAvailable: false });
     expect(await orgRow(db, org.orgId)).toMatchObject({ plan: "growth", paymentSubscriptionId: null, paymentSubscriptionEventAt: null });
 
     const deleted = subscriptionEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, t0 + 100);

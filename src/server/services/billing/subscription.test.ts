@@ -77,9 +77,9 @@ describe("upgrade", () => {
     expect(await db.apiKey.count({ where: { orgId: org.orgId } })).toBe(1);
     const actions = (await db.auditEntry.findMany({ where: { orgId: org.orgId }, orderBy: { seq: "asc" } })).map((e) => e.action);
     expect(actions).toEqual(["organization.created", "billing.upgrade_started", "billing.checkout_settled"]);
-    expect((await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: up.body.sessionId })).body.error.details.reason).toBe(
-      "nothing_to_reveal",
-    );
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: up.body.sessionId, emailProofToken: "ept_none" });
+    expect(reveal.status).toBe(409);
+    expect(reveal.body.error.details.reason).toBe("nothing_to_reveal");
 
     const again = await api.post("/v1/billing/upgrade");
     expect(again.status).toBe(409);
@@ -111,9 +111,15 @@ describe("upgrade", () => {
       memo: up.body.chainPayment.memo,
     });
     expect(t.status, t.text).toBe(200);
-    const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: up.body.sessionId, transactionId: t.body.transactionId });
+    const confirm = { sessionId: up.body.sessionId, transactionId: t.body.transactionId };
+    // An upgrade was started with the organization's key, not an email proof: any proof given is not its own.
+    const proofed = await fromIp(url).post("/v1/billing/chain/confirm", { ...confirm, emailProofToken: "ept_none" });
+    expect(proofed.status).toBe(403);
+    expect(proofed.body.error.details.reason).toBe("checkout_proof_mismatch");
+    expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("builder");
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", confirm);
     expect(ok.status, ok.text).toBe(201);
-    expect(ok.body).toMatchObject({ upgraded: true, organizationId: org.orgId });
+    expect(ok.body).toMatchObject({ upgraded: true, organizationId: org.orgId, revealAvailable: false });
     expect(ok.body.apiKey).toBeUndefined();
     expect((await db.organization.findUnique({ where: { id: org.orgId } }))!.plan).toBe("growth");
     expect((await api.get("/v1/tenant")).headers.get("x-ratelimit-plan-limit")).toBe("600");
