@@ -4,8 +4,18 @@ import { checkoutProofKey } from "../src/components/billing/checkout-api";
 // A prospect pays for Growth on the sandbox's checkout page and gets a working key, shown once, in
 // the tab that holds the email proof the checkout spent.
 
+/** Screenshots at laptop and phone width into docs/screenshots when SCREENSHOTS=1. */
 const shoot = async (page: import("@playwright/test").Page, name: string) => {
-  if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+  if (process.env.SCREENSHOTS !== "1") return;
+  const size = page.viewportSize();
+  for (const [label, width, height] of [
+    ["desktop", 1440, 900],
+    ["phone", 390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: `docs/screenshots/${name}-${label}.png`, fullPage: true });
+  }
+  if (size) await page.setViewportSize(size);
 };
 
 test("Growth by (test) card: checkout page → return page → key revealed once → the key works", async ({ page, request }) => {
@@ -39,6 +49,7 @@ test("Growth by (test) card: checkout page → return page → key revealed once
   await elsewhere.goto(`/billing/return?session=${sessionId}`);
   await expect(elsewhere.getByTestId("checkout-proof-missing")).toContainText("browser tab that started this checkout");
   await expect(elsewhere.getByRole("button", { name: "Show my API key (once)" })).toHaveCount(0);
+  await shoot(elsewhere, "billing-return-proof-missing");
   await elsewhere.close();
 
   await page.getByRole("button", { name: "Show my API key (once)" }).click();
