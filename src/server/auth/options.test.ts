@@ -1,0 +1,32 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
+import { authOptions } from "./options";
+
+const PRODUCTION = {
+  BI_ENV: "production",
+  DATABASE_URL: "postgresql://x@db/y",
+  BI_ENCRYPTION_KEY: `k1:${randomBytes(32).toString("base64")}`,
+  BI_HASH_KEY: randomBytes(32).toString("base64"),
+  BI_ISSUER_SIGNING_KEY: "seed-value-123",
+  NEXTAUTH_SECRET: "x".repeat(32),
+};
+const saved = Object.fromEntries(Object.keys(PRODUCTION).map((k) => [k, process.env[k]]));
+
+afterEach(() => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetEnvCache();
+});
+
+describe("the console's session cookie", () => {
+  it("is Secure, with the __Secure- prefix, in production, and a plain local cookie elsewhere", () => {
+    expect(authOptions().useSecureCookies).toBe(false);
+    Object.assign(process.env, PRODUCTION);
+    resetEnvCache();
+    expect(authOptions().useSecureCookies).toBe(true);
+    expect(authOptions().session).toMatchObject({ strategy: "jwt", maxAge: 8 * 60 * 60 });
+  });
+});
