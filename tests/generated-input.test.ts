@@ -1,7 +1,10 @@
+import { TRPCError } from "@trpc/server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { appRouter, createCaller } from "@/server/api/root";
 import { routes } from "@/server/http/routes";
 import type { RouteDef } from "@/server/http/types";
+import { serviceCtx } from "@/server/testing/aml";
 import { call, createTestOrg, testServer } from "@/server/testing/harness";
 
 // Generated bad input for every operation of the route table: wrong types, missing and extra
@@ -80,6 +83,34 @@ describe("generated bad input on every operation", () => {
             }
           },
         ),
+        { numRuns: RUNS },
+      );
+    },
+    120_000,
+  );
+});
+
+/** Every console procedure, called as its owner would through the tRPC caller, with generated input. */
+const procedures = Object.keys(appRouter._def.procedures as Record<string, unknown>);
+
+describe("generated bad input on every console procedure", () => {
+  it.each(procedures)(
+    "%s: answers or refuses with a client error, never an internal one",
+    async (path) => {
+      const { db } = await testServer();
+      const org = await createTestOrg();
+      const svc = await serviceCtx(db, org.orgId, { type: "member", email: "owner@example.test", role: "owner" });
+      const caller = createCaller({ svc }) as unknown as Record<string, Record<string, (input?: unknown) => Promise<unknown>>>;
+      const [ns, name] = path.split(".") as [string, string];
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(value, fc.constant(undefined)), async (input) => {
+          const outcome = await caller[ns]![name]!(input).then(
+            () => "answered",
+            (e: unknown) => (e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`),
+          );
+          expect(outcome, `${path}(${JSON.stringify(input)?.slice(0, 200)})`).not.toBe("INTERNAL_SERVER_ERROR");
+          expect(outcome).not.toMatch(/^not a TRPCError/);
+        }),
         { numRuns: RUNS },
       );
     },
