@@ -12,7 +12,16 @@ import { validQuerySample, validSample } from "./sample-values";
 export type SecurityCase = { name: string; run: () => Promise<void> };
 export type RouteCases = { route: RouteDef; title: string; cases: SecurityCase[] };
 
-type World = { url: string; db: Db; orgA: string; orgB: string; keyB: string; restricted: Map<Scope, Promise<string>> };
+type World = {
+  url: string;
+  db: Db;
+  orgA: string;
+  orgB: string;
+  keyB: string;
+  /** A key of org A with every scope, revoked. */
+  revokedA: string;
+  restricted: Map<Scope, Promise<string>>;
+};
 type Request = { path: string; body: unknown; rawBody?: string };
 
 const PLACEHOLDER = "00000000-0000-4000-8000-000000000000";
@@ -25,7 +34,11 @@ function getWorld(): Promise<World> {
     const { url, db } = await testServer();
     const a = await createTestOrg({ plan: "institutional", name: `Security A ${process.pid}` });
     const b = await createTestOrg({ plan: "institutional", name: `Security B ${process.pid}` });
-    return { url, db, orgA: a.orgId, orgB: b.orgId, keyB: b.apiKey, restricted: new Map() };
+    const revoked = await db.$transaction((tx) =>
+      insertApiKey(tx, a.orgId, { name: "revoked", scopes: SCOPES, createdBy: "system:security-suite" }),
+    );
+    await db.apiKey.update({ where: { id: revoked.key.id }, data: { revokedAt: new Date() } });
+    return { url, db, orgA: a.orgId, orgB: b.orgId, keyB: b.apiKey, revokedA: revoked.raw, restricted: new Map() };
   })();
   return world;
 }
@@ -136,6 +149,7 @@ function casesFor(route: RouteDef & { auth: { scope: Scope } }): SecurityCase[] 
       () => ({ authorization: `Bearer bi_test_${randomBytes(24).toString("base64url")}` }),
       "invalid_key",
     ),
+    unauthenticated("revoked key with every scope → 401 invalid_key", (w) => ({ authorization: `Bearer ${w.revokedA}` }), "invalid_key"),
     unauthenticated(
       "production bi_ key on sandbox → 401 wrong_environment",
       () => ({ authorization: `Bearer bi_${randomBytes(24).toString("hex")}` }),
