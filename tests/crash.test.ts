@@ -1,12 +1,15 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { getDb } from "@/server/db/client";
+import { flaggedPerson } from "@/server/testing/aml";
 import { walletKey } from "@/server/testing/factories";
-import { client, createTestOrg } from "@/server/testing/harness";
+import { call, client, createTestOrg } from "@/server/testing/harness";
 import { type Instance, startInstance, stopInstance, within } from "@/server/testing/instance";
 import { type Receiver, startReceiver } from "@/server/testing/webhook-receiver";
 
 // An instance killed with SIGKILL in the middle of a mixed write load (free creates, policy
-// changes), then a fresh instance on the same database: every write that was acknowledged is
-// there, the audit chain verifies, and every acknowledged account's event reaches the receiver.
+// changes, KYC reviews arriving through the provider callback path, AML clears), then a fresh
+// instance on the same database: every write that was acknowledged is there, the audit chain
+// verifies, and every acknowledged account's event reaches the receiver.
 
 const JOBS = {
   BI_RUN_JOBS: "true",
@@ -36,18 +39,33 @@ describe("SIGKILL under write load", () => {
     const api = client(first.base, org.apiKey);
     expect((await api.post("/v1/admin/webhooks", { url: receiver.url, events: ["account.created"] })).status).toBe(201);
 
+    const db = await getDb();
+    const flagged = await Promise.all(Array.from({ length: 40 }, () => flaggedPerson(db, org.orgId)));
     const acknowledged: string[] = [];
+    const approved: string[] = [];
+    const cleared: string[] = [];
     let policyWrites = 0;
     let killed = false;
     const writer = async (n: number) => {
       for (let i = 0; !killed; i++) {
         try {
-          if ((i + n) % 3 === 0) {
-            const r = await api.patch("/v1/admin/tenant/policy", { requireSecondApprovalToClearAml: i % 2 === 0 });
+          const kind = (i + n) % 4;
+          if (kind === 0) {
+            const r = await api.patch("/v1/admin/tenant/policy", { requireSecondApprovalToClearAml: false });
             if (r.status === 200) policyWrites++;
-          } else {
+          } else if (kind === 1) {
             const r = await api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey });
             if (r.status === 201) acknowledged.push(r.body.accountDid as string);
+          } else if (kind === 2) {
+            const started = await api.post("/v1/kyc/start", {});
+            const applicant = new URL(started.body.verificationUrl).pathname.split("/").pop()!;
+            const r = await call(first.base, "POST", `/v1/sandbox/kyc/hosted/${applicant}`, { body: { outcome: "approved" } });
+            if (r.status === 200) approved.push(started.body.personDid as string);
+          } else {
+            const next = flagged.shift();
+            if (!next) continue;
+            const r = await api.post("/v1/aml/clear", { subjectDid: next.person.did, reason: "crash run: false positive" });
+            if (r.status === 200 && r.body.cleared) cleared.push(next.person.id);
           }
         } catch {
           return; // the connection died with the process
@@ -55,13 +73,13 @@ describe("SIGKILL under write load", () => {
       }
     };
     const load = Promise.all(Array.from({ length: 6 }, (_, n) => writer(n)));
-    await within(15_000, async () => acknowledged.length >= 15);
+    await within(20_000, async () => acknowledged.length >= 10 && approved.length >= 5 && cleared.length >= 5);
     first.child.kill("SIGKILL");
     killed = true;
     await load;
     await first.exited;
     expect(first.child.signalCode).toBe("SIGKILL");
-    expect(acknowledged.length).toBeGreaterThanOrEqual(15);
+    expect([acknowledged.length, approved.length, cleared.length].every((n) => n >= 5)).toBe(true);
 
     const second = await startInstance(JOBS);
     instances.push(second);
@@ -71,6 +89,14 @@ describe("SIGKILL under write load", () => {
     expect(verified.status).toBe(200);
     expect(verified.body.valid).toBe(true);
     expect(policyWrites).toBeGreaterThan(0);
+    for (const personDid of approved) {
+      const status = await again.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`);
+      expect(status.body.status, personDid).toBe("approved");
+    }
+    for (const id of cleared) {
+      expect(await db.person.findUniqueOrThrow({ where: { id } })).toMatchObject({ pepFlag: false, sanctionsFlag: false });
+      expect((await db.amlCase.findFirstOrThrow({ where: { personId: id } })).status).toBe("cleared");
+    }
 
     const delivered = () => new Set(receiver!.received.map((r) => accountCreated(r.raw)).filter(Boolean));
     const took = await within(60_000, async () => acknowledged.every((did) => delivered().has(did)), 200);
