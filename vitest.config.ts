@@ -1,10 +1,14 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+// tests/smoke.test.ts runs `npm start` as the README says, whose build regenerates the Prisma
+// client in src/generated while other files may be starting instances from it: it runs alone,
+// after everything else (sequence.groupOrder).
+const SMOKE = "tests/smoke.test.ts";
+
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname, "src") } },
   test: {
-    include: ["src/**/*.test.ts", "tests/**/*.test.ts"],
     globalSetup: ["src/server/testing/global-setup.ts"],
     setupFiles: ["src/server/testing/setup-env.ts"],
     testTimeout: 30_000,
@@ -12,5 +16,12 @@ export default defineConfig({
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: "service", include: ["src/**/*.test.ts", "tests/**/*.test.ts"], exclude: [SMOKE], sequence: { groupOrder: 0 } },
+      },
+      { extends: true, test: { name: "smoke", include: [SMOKE], sequence: { groupOrder: 1 } } },
+    ],
   },
 });
