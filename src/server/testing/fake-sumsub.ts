@@ -10,6 +10,8 @@ export type FakeSumsubApplicant = {
   createdAt: string;
   info?: Record<string, string>;
   fixedInfo?: Record<string, unknown>;
+  /** The number the applicant confirmed in Sumsub's phone verification step. */
+  phone?: string;
   review: {
     reviewStatus: string;
     reviewDate?: string;
@@ -25,6 +27,8 @@ export type FakeSumsubReview = {
   rejectType?: "FINAL" | "RETRY";
   labels?: string[];
   info?: Record<string, string>;
+  /** The applicant confirmed this number in the phone verification step. */
+  phone?: string;
 };
 
 export type FakeCallback = { rawBody: Buffer; headers: Headers };
@@ -237,6 +241,7 @@ export async function startFakeSumsub(opts: { levels?: string[] } = {}): Promise
       if ("pending" in r) a.review = { reviewStatus: r.pending };
       else {
         a.info = r.info ?? a.info;
+        a.phone = r.phone ?? a.phone;
         a.review = {
           reviewStatus: "completed",
           reviewDate: new Date().toISOString().replace("T", " ").slice(0, 19),

@@ -37,6 +37,8 @@ export const SumsubApplicant = z.object({
   type: z.string().nullish(),
   info: Info,
   fixedInfo: Info,
+  /** The number confirmed in the phone verification step (Sumsub keeps typed and extracted numbers elsewhere). */
+  phone: z.string().nullish(),
   review: z
     .object({
       reviewStatus: z.string().nullish(),
@@ -91,7 +93,14 @@ function identityOf(a: SumsubApplicant): IdentityAttributes {
     fullName: parts.length ? parts.join(" ") : null,
     birthDate: dob && /^\d{4}-\d{2}-\d{2}$/.test(dob) ? dob : null,
     country: toAlpha2(src.country) ?? toAlpha2(src.nationality),
+    verifiedPhone: e164(a.phone),
   };
+}
+
+/** "+233 20 444 5566" → "+233204445566"; anything that is not a plausible E.164 number → null. */
+function e164(phone: string | null | undefined): string | null {
+  const compact = phone?.replace(/[\s().-]/g, "") ?? "";
+  return /^\+[1-9]\d{7,14}$/.test(compact) ? compact : null;
 }
 
 /** Sumsub writes review dates as "2024-01-31 12:00:00" in UTC. */

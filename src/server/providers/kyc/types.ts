@@ -18,6 +18,8 @@ export type IdentityAttributes = {
   birthDate?: string | null;
   /** ISO 3166-1 alpha-2, upper case. */
   country?: string | null;
+  /** E.164; a number the provider itself confirmed (a code the applicant entered), not one merely typed. */
+  verifiedPhone?: string | null;
 };
 
 export type KycReview = {

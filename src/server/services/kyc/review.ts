@@ -86,6 +86,7 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
         : {}),
     },
   });
+  if (target === "approved" && review.identity.verifiedPhone) await recordVerifiedPhone(tx, updated, review.identity.verifiedPhone);
   const personDid = personDidOf(issuerDid(), person.id);
   await appendAudit(
     tx,
@@ -170,6 +171,16 @@ async function orgOf(tx: Tx, id: string) {
  * an approval then pulls the review once, so screening sees the verified name. If the pull
  * fails the approval still applies, screened on the provider's own flags only (logged).
  */
+/**
+ * The provider confirmed this number for an approved person: phone OTP confirm may then name them
+ * (a soft signal only). A number already recorded for another person of the organization stays theirs.
+ */
+async function recordVerifiedPhone(tx: Tx, person: Person, phone: string) {
+  if (person.verifiedPhone === phone) return;
+  const holder = await tx.person.findFirst({ where: { orgId: person.orgId, verifiedPhone: phone }, select: { id: true } });
+  if (!holder) await tx.person.update({ where: { id: person.id }, data: { verifiedPhone: phone } });
+}
+
 async function withIdentity(review: KycReview): Promise<KycReview> {
   if (review.status !== "approved" || review.identity.fullName) return review;
   try {
