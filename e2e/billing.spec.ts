@@ -52,9 +52,13 @@ test("Growth by (test) card: checkout page → return page → key revealed once
   await shoot(elsewhere, "billing-return-proof-missing");
   await elsewhere.close();
 
-  await page.getByRole("button", { name: "Show my API key (once)" }).click();
+  // A double click asks once: the key stays on the page (a second reveal would be a 409).
+  await page.getByRole("button", { name: "Show my API key (once)" }).dblclick();
   const key = await page.locator("code").first().textContent();
   expect(key).toMatch(/^bi_test_/);
+  await page.waitForLoadState("networkidle");
+  await expect(page.getByText("already revealed")).toHaveCount(0);
+  await expect(page.locator("code").first()).toHaveText(key!);
   await shoot(page, "billing-return-revealed");
 
   const tenant = await request.get("/v1/tenant", { headers: { authorization: `Bearer ${key}` } });

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { billingCall, type CheckoutStatus, checkoutProof, forgetCheckoutProof, statusOf } from "./checkout-api";
 
 type Revealed = { apiKey: string; consolePassword: string; organizationId: string; warning: string };
@@ -30,6 +30,9 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   const [revealed, setRevealed] = useState<Revealed | null>(null);
   // undefined until read: storage exists only in the browser, after hydration.
   const [proof, setProof] = useState<string | null | undefined>(undefined);
+  // The key is shown once: a second click (a double click) must not ask again and turn the page into a 409.
+  const revealing = useRef(false);
+  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (sessionId) setProof(checkoutProof(sessionId));
@@ -53,12 +56,16 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   }, [sessionId, canceled]);
 
   async function reveal() {
-    if (!proof) return;
+    if (!proof || revealing.current) return;
+    revealing.current = true;
+    setBusy(true);
     try {
       setRevealed(await billingCall<Revealed>("/v1/billing/checkout/reveal", { sessionId, emailProofToken: proof }));
       forgetCheckoutProof(sessionId);
     } catch (e) {
       setError((e as Error).message);
+      revealing.current = false;
+      setBusy(false);
     }
   }
 
@@ -105,7 +112,8 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
         <button
           type="button"
           onClick={reveal}
-          className="mt-6 rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500"
+          disabled={busy}
+          className="mt-6 rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60"
         >
           Show my API key (once)
         </button>
