@@ -2,7 +2,7 @@
 # Prepares a checkout of the code before the performance work of docs/performance.md (default commit e5740a5) in a temporary folder,
 # so `npm run bench -- --dir <folder> --label before` measures it on the same machine, database
 # server and load generator as the current code. Its plan and per-IP limits are lifted by a patch
-# (the old code has no BI_RATE_LIMIT_FACTOR), so every answer is a 200 as in the figures.
+# (the old code has no BI_RATE_LIMIT_FACTOR), so every answer is a 200 as in the figures of docs/performance.md.
 set -euo pipefail
 rev="${1:-e5740a5}"
 out="${2:-/tmp/bi-before-$rev}"

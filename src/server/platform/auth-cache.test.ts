@@ -7,7 +7,7 @@ import { AuthCache, orgChanged } from "./auth-cache";
 import { createAuthCache, startInvalidationFeed } from "./auth-cache-listener";
 
 /**
- * Issue 11: a change to a key or an organization takes effect on the instance that made it when
+ * A change to a key or an organization takes effect on the instance that made it when
  * its request has answered, and on another instance (its own process, its own cache) within a
  * second. Instance A is this process's test server; instance B is a separate server process.
  */

@@ -13,7 +13,7 @@ export function walletKey(type: "K1" | "R1" = "K1") {
 /** Signs text the way a wallet signs a payloadToSign (SHA-256 of the UTF-8 bytes). */
 export const walletSign = (privateKey: PrivateKey, text: string) => privateKey.signMessage(new TextEncoder().encode(text)).toString();
 
-/** An approved person with a fresh KYC create token (the KYC flow itself is another issue's). */
+/** An approved person with a fresh KYC create token, without going through the KYC flow. */
 export async function approvedPersonWithToken(orgId: string, opts: { verifiedPhone?: string } = {}) {
   const db = await getDb();
   return db.$transaction(async (tx) => {

@@ -1,4 +1,4 @@
-/** Every form the issue names, each with the range it must be refused as. */
+/** Every spelling of an internal address we refuse, each with the range it must be refused as. */
 export const REFUSED_ADDRESSES: Array<[string, string]> = [
   ["10.1.2.3", "private"],
   ["172.16.0.1", "private"],
