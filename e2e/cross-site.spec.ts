@@ -15,6 +15,12 @@ test("the session cookie is HttpOnly and SameSite=Lax, and a cross-site form cha
   expect(session!.httpOnly).toBe(true);
   expect(session!.sameSite).toBe("Lax");
 
+  // Even with the member's own cookie, a procedure takes JSON only: a form body is 415.
+  const formPost = await page.request.post("/api/trpc/members.add", {
+    multipart: { json: JSON.stringify({ json: { email: uniq("multipart"), role: "owner" } }) },
+  });
+  expect(formPost.status()).toBe(415);
+
   const victim = uniq("forged");
   const target = `${baseURL}/api/trpc/members.add`;
   // Another origin, served by the test: a form the browser may send cross-site without a preflight.
@@ -34,4 +40,5 @@ test("the session cookie is HttpOnly and SameSite=Lax, and a cross-site form cha
   const members = await callProcedure(page, "members.list", "query");
   expect(members.status()).toBe(200);
   expect(await members.text()).not.toContain(victim);
+  expect(await members.text()).not.toContain("multipart");
 });
