@@ -50,6 +50,9 @@ describe("a phone verified by the KYC provider", () => {
       kycStatus: "approved",
       verifiedPhone: "+233204445566",
     });
+    const approvedEntry = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "kyc.approved" } });
+    expect(approvedEntry.data).toMatchObject({ verifiedPhoneRecorded: true });
+    expect(JSON.stringify(approvedEntry.data)).not.toContain("4445566");
 
     const start = await api.post("/v1/phone/otp/start", { phone: "+233204445566" });
     const sms = await db.devOutboxMessage.findFirstOrThrow({

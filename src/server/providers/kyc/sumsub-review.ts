@@ -1,4 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
+import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { z } from "zod";
 import { constantTimeEqual } from "../../crypto/hash";
 import { toAlpha2 } from "./countries-alpha3";
@@ -97,10 +98,13 @@ function identityOf(a: SumsubApplicant): IdentityAttributes {
   };
 }
 
-/** "+233 20 444 5566" → "+233204445566"; anything that is not a plausible E.164 number → null. */
+/**
+ * The provider's number in the E.164 form phone OTP stores (the same library reads both, so they
+ * compare equal); a number without its country code, or not a valid one, is not used.
+ */
 function e164(phone: string | null | undefined): string | null {
-  const compact = phone?.replace(/[\s().-]/g, "") ?? "";
-  return /^\+[1-9]\d{7,14}$/.test(compact) ? compact : null;
+  const parsed = phone ? parsePhoneNumberFromString(phone.trim()) : undefined;
+  return parsed?.isValid() ? parsed.number : null;
 }
 
 /** Sumsub writes review dates as "2024-01-31 12:00:00" in UTC. */

@@ -86,7 +86,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
         : {}),
     },
   });
-  if (target === "approved" && review.identity.verifiedPhone) await recordVerifiedPhone(tx, updated, review.identity.verifiedPhone);
+  const phoneRecorded =
+    target === "approved" && review.identity.verifiedPhone ? await recordVerifiedPhone(tx, updated, review.identity.verifiedPhone) : false;
   const personDid = personDidOf(issuerDid(), person.id);
   await appendAudit(
     tx,
@@ -101,6 +102,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
         sessionId: session.id,
         labels: review.labels,
         country,
+        // That the provider's confirmed phone was recorded, never the number itself.
+        ...(phoneRecorded ? { verifiedPhoneRecorded: true } : {}),
         previousStatus: person.kycStatus,
       },
     },
@@ -175,10 +178,12 @@ async function orgOf(tx: Tx, id: string) {
  * The provider confirmed this number for an approved person: phone OTP confirm may then name them
  * (a soft signal only). A number already recorded for another person of the organization stays theirs.
  */
-async function recordVerifiedPhone(tx: Tx, person: Person, phone: string) {
-  if (person.verifiedPhone === phone) return;
+async function recordVerifiedPhone(tx: Tx, person: Person, phone: string): Promise<boolean> {
+  if (person.verifiedPhone === phone) return false;
   const holder = await tx.person.findFirst({ where: { orgId: person.orgId, verifiedPhone: phone }, select: { id: true } });
-  if (!holder) await tx.person.update({ where: { id: person.id }, data: { verifiedPhone: phone } });
+  if (holder) return false;
+  await tx.person.update({ where: { id: person.id }, data: { verifiedPhone: phone } });
+  return true;
 }
 
 async function withIdentity(review: KycReview): Promise<KycReview> {
