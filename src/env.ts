@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { isValidCidr } from "./server/net/cidr";
-
-const isLoopbackOrigin = (url: string) =>
-  ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname) || /^127\./.test(new URL(url).hostname);
+import { isLoopbackHost } from "./server/net/loopback";
 
 const bool = (fallback: boolean) =>
   z
@@ -67,7 +65,7 @@ const EnvSchema = z
     // contract allows dev codes nowhere else, and a hosted sandbox's codes go by email only.
     BI_DEV_CODES:
       e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === ""
-        ? e.BI_ENV === "sandbox" && isLoopbackOrigin(e.BI_PUBLIC_URL)
+        ? e.BI_ENV === "sandbox" && isLoopbackHost(new URL(e.BI_PUBLIC_URL).host)
         : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
   }))
   .superRefine((e, ctx) => {

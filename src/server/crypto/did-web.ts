@@ -1,3 +1,5 @@
+import { isLoopbackHost } from "../net/loopback";
+
 /**
  * The URL of a did:web DID's document (W3C did:web method): `did:web:host` → https://host/.well-known/did.json,
  * `did:web:host:a:b` → https://host/a/b/did.json; a port is percent-encoded in the host. Loopback hosts
@@ -8,6 +10,5 @@ export function didWebUrl(did: string): string {
   if (!m) throw new Error(`${did} is not a did:web DID`);
   const host = decodeURIComponent(m[1]!);
   const path = m[2] ? `${m[2].slice(1).split(":").map(decodeURIComponent).join("/")}/did.json` : ".well-known/did.json";
-  const loopback = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host);
-  return `${loopback ? "http" : "https"}://${host}/${path}`;
+  return `${isLoopbackHost(host) ? "http" : "https"}://${host}/${path}`;
 }
