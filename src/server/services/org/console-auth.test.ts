@@ -25,16 +25,18 @@ async function signInMember(org: TestOrg, email: string, ip = IP) {
   return completeConsoleSignIn(db, { ...creds, challengeId, code: await latestCode(email) }, ip);
 }
 
-/** The bootstrap owner's context (no members yet: the password alone signs in as owner). */
-async function ownerCtx(org: TestOrg) {
+/** boss@example.com signed in while there are no members yet: the password alone makes them owner. */
+async function bootstrapOwner(org: TestOrg) {
   const db = await getDb();
   const claims = await completeConsoleSignIn(
     db,
     { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
     IP,
   );
-  return (await resolveConsoleSession(db, claims, req))!;
+  return { claims, ctx: (await resolveConsoleSession(db, claims, req))! };
 }
+
+const ownerCtx = async (org: TestOrg) => (await bootstrapOwner(org)).ctx;
 
 describe("console sign-in", () => {
   it("while there are no members, any address with the right password is owner, without a code", async () => {
@@ -53,11 +55,7 @@ describe("console sign-in", () => {
   it("once there are members, only an active member signs in, and only with the emailed code", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const owner = await completeConsoleSignIn(
-      db,
-      { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
-      IP,
-    );
+    const { claims: owner } = await bootstrapOwner(org);
     const bossCtx = (await resolveConsoleSession(db, owner, req))!;
     await addMember(bossCtx, { email: "co@example.com", role: "compliance_officer" });
 
@@ -87,11 +85,7 @@ describe("console sign-in", () => {
   it("a deactivated member's session stops at the next request; the role is read from the row each time", async () => {
     const org = await createTestOrg();
     const db = await getDb();
-    const owner = await completeConsoleSignIn(
-      db,
-      { organizationId: org.orgId, email: "boss@example.com", password: org.consolePassword },
-      IP,
-    );
+    const { claims: owner } = await bootstrapOwner(org);
     const boss = (await resolveConsoleSession(db, owner, req))!;
     await addMember(boss, { email: "op@example.com", role: "operator" });
     const op = await signInMember(org, "op@example.com");
