@@ -483,6 +483,18 @@ describe("bind refusals", () => {
   });
 });
 
+/** The account's owner signs the bind challenge: the person is bound to the account. */
+async function bind(api: Api, s: Awaited<ReturnType<typeof boundReadyAccount>>) {
+  const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
+  const confirmed = await api.post("/v1/bind/confirm", {
+    accountDid: s.accountDid,
+    personDid: s.personDid,
+    nonce: challenge.body.nonce,
+    signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
+  });
+  expect(confirmed.status, confirmed.text).toBe(200);
+}
+
 describe("unlock", () => {
   it("is 409 unless the account is bound or unlocked, and safe to retry after a crash between chain and commit", async () => {
     const { url, db, api, org } = await setup();
@@ -490,13 +502,7 @@ describe("unlock", () => {
     const early = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
     expect(early.status).toBe(409);
     expect(early.body.error.details.reason).toBe("not_bound");
-    const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
-    await api.post("/v1/bind/confirm", {
-      accountDid: s.accountDid,
-      personDid: s.personDid,
-      nonce: challenge.body.nonce,
-      signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
-    });
+    await bind(api, s);
     // The chain already dropped the cosigner, but our commit never happened.
     await db.simChainAccount.update({ where: { name: s.accountDid.split(":").pop()! }, data: { ownerCosigner: null } });
     const retried = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
@@ -514,13 +520,7 @@ describe("unlock", () => {
   it("a retry of a completed unlock answers with the original transaction id", async () => {
     const { url, api } = await setup();
     const s = await boundReadyAccount(url, api);
-    const challenge = await api.post("/v1/bind/challenge", { accountDid: s.accountDid, personDid: s.personDid });
-    await api.post("/v1/bind/confirm", {
-      accountDid: s.accountDid,
-      personDid: s.personDid,
-      nonce: challenge.body.nonce,
-      signature: walletSign(s.wallet.privateKey, challenge.body.payloadToSign),
-    });
+    await bind(api, s);
     const first = await api.post("/v1/accounts/unlock", { accountDid: s.accountDid });
     expect(first.status, first.text).toBe(200);
     expect(first.body.transactionId).toEqual(expect.any(String));
