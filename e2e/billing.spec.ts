@@ -1,22 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { checkoutProofKey } from "../src/components/billing/checkout-api";
+import { shoot } from "./shoot";
 
 // A prospect pays for Growth on the sandbox's checkout page and gets a working key, shown once, in
 // the tab that holds the email proof the checkout spent.
-
-/** Screenshots at laptop and phone width into docs/screenshots when SCREENSHOTS=1. */
-const shoot = async (page: import("@playwright/test").Page, name: string) => {
-  if (process.env.SCREENSHOTS !== "1") return;
-  const size = page.viewportSize();
-  for (const [label, width, height] of [
-    ["desktop", 1440, 900],
-    ["phone", 390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.screenshot({ path: `docs/screenshots/${name}-${label}.png`, fullPage: true });
-  }
-  if (size) await page.setViewportSize(size);
-};
 
 test("Growth by (test) card: checkout page → return page → key revealed once → the key works", async ({ page, request }) => {
   const email = `buyer-${Date.now()}@acme-e2e.test`;

@@ -1,6 +1,7 @@
 import net from "node:net";
 import path from "node:path";
 import { type Browser, expect, type Page } from "@playwright/test";
+import { shoot as shootAt } from "./shoot";
 
 /**
  * Talks to the running service over its operator socket (the embedded database admits one
@@ -68,28 +69,8 @@ export async function memberPage(browser: Browser, org: Org, email: string) {
   return page;
 }
 
-/** Screenshots at laptop and phone width into docs/screenshots when SCREENSHOTS=1. */
-/** `fullPage: false` for open dialogs: a modal is fixed to the viewport and the page behind it does not scroll. */
-export async function shoot(page: Page, name: string, opts: { fullPage?: boolean } = {}) {
-  if (process.env.SCREENSHOTS !== "1") return;
-  const size = page.viewportSize();
-  for (const [label, width, height] of [
-    ["desktop", 1280, 800],
-    ["phone", 390, 844],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.waitForLoadState("networkidle");
-    await page.waitForTimeout(200);
-    await page.evaluate(() => window.scrollTo(0, 0));
-    // Transient toasts would cover the page in a still picture.
-    await page.screenshot({
-      path: `docs/screenshots/console-${name}-${label}.png`,
-      fullPage: opts.fullPage ?? true,
-      style: ".toast-viewport{display:none!important}",
-    });
-  }
-  if (size) await page.setViewportSize(size);
-}
+/** Console pages' screenshots are named console-<name>-desktop.png and -phone.png. */
+export const shoot = (page: Page, name: string, opts: { fullPage?: boolean } = {}) => shootAt(page, `console-${name}`, opts);
 
 /** Calls a console procedure over HTTP with the page's session, as the browser would. */
 export async function callProcedure(page: Page, path: string, kind: "query" | "mutation", input?: unknown) {
