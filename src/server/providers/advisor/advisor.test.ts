@@ -14,10 +14,12 @@ describe("advisor rules (from the plan catalog)", () => {
     expect(recommendPlan({ question: "bursts", expectedRequestsPerMinute: 2_000 }).plan).toBe("institutional");
   });
 
-  it("sends contract needs (SLA, KYB, four-eyes) to Institutional and says why each smaller plan does not fit", () => {
+  it("sends contract needs (an SLA, named support) to Institutional and says why each smaller plan does not fit", () => {
     const a = recommendPlan({ question: "We need an SLA and KYB for our bank", expectedMonthlyVerifications: 10 });
     expect(a.plan).toBe("institutional");
     expect(a.reasons.join(" ")).toMatch(/Builder is self-serve/);
+    // Features are in every plan: asking for KYB or four-eyes alone is no reason to pay more.
+    expect(recommendPlan({ question: "We need KYB and four-eyes AML clearing", expectedMonthlyVerifications: 10 }).plan).toBe("builder");
     const b = recommendPlan({ question: "volumes?", expectedRequestsPerMinute: 700 });
     expect(b.reasons[0]).toBe("Builder allows 120 requests per minute, below your 700.");
     expect(b.reasons[1]).toBe("Growth allows 600 requests per minute, below your 700.");

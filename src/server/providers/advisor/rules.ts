@@ -10,8 +10,11 @@ export type AdviceInput = {
 
 export type Advice = { plan: Plan; reasons: string[]; text: string };
 
-/** Words in a question that ask for what only a contract plan includes. */
-const CONTRACT_SIGNALS = /\b(sla|uptime guarantee|dedicated support|named support|four[- ]eyes|kyb|invoice|procurement|volume pricing)\b/i;
+/**
+ * Words in a question that ask for what only a contract plan includes (an SLA, named support,
+ * uncapped volume, paperwork). Features are not among them: every plan reaches every endpoint.
+ */
+const CONTRACT_SIGNALS = /\b(sla|uptime guarantee|dedicated support|named support|invoice|procurement|volume pricing|no cap|dpa review)\b/i;
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 

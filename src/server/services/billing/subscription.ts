@@ -6,6 +6,7 @@ import { Prisma } from "../../db/client";
 import { conflict } from "../../errors";
 import { PLANS } from "../../platform/plans";
 import { peekWindow } from "../../platform/rate-limit";
+import { startOfUtcMonth, verificationsUsed } from "../../platform/verification-allowance";
 import { payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
 import { BILLING } from "./public";
@@ -19,7 +20,6 @@ import { chainTerms, returnUrls } from "./signup";
 const freshOrg = (ctx: ServiceContext) => ctx.db.organization.findUniqueOrThrow({ where: { id: ctx.org.id } });
 
 const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 
 /** GET /v1/billing/usage: the plan from the catalog and the organization's meters. */
 export async function usage(ctx: ServiceContext) {
@@ -30,7 +30,7 @@ export async function usage(ctx: ServiceContext) {
     peekWindow(ctx.db, `plan:${orgId}`, 60, now),
     ctx.db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${orgId}`, day: startOfUtcDay(now) } } }).then((r) => r?.count ?? 0),
     ctx.db.account.count({ where: { orgId } }),
-    ctx.db.kycSession.count({ where: { orgId, createdAt: { gte: startOfUtcMonth(now) } } }),
+    verificationsUsed(ctx.db, orgId, now),
   ]);
   return {
     organizationId: orgId,
@@ -40,6 +40,7 @@ export async function usage(ctx: ServiceContext) {
       requestsToday: today,
       accounts,
       verificationsThisMonth: verifications,
+      verificationsRemaining: plan.verificationsPerMonth === null ? null : Math.max(0, plan.verificationsPerMonth - verifications),
     },
     periods: { day: startOfUtcDay(now).toISOString(), month: startOfUtcMonth(now).toISOString() },
   };

@@ -3,9 +3,11 @@ import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
-import { conflict, notFound, rateLimited } from "../../errors";
+import { AppError, conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { PLANS } from "../../platform/plans";
 import { hitWindow } from "../../platform/rate-limit";
+import { giveBackVerification, takeVerification } from "../../platform/verification-allowance";
 import { withFailover, withProvider } from "../../providers/kyc";
 import { sandboxCallback } from "../../providers/kyc/sandbox";
 import type { ProviderName } from "../../providers/kyc/types";
@@ -46,6 +48,30 @@ async function spendStartBudget(ctx: ServiceContext) {
   if (ip.exceeded) throw rateLimited(ip.resetSec, "Too many KYC starts from this address; retry later.");
 }
 
+/**
+ * Takes one verification from the plan's monthly allowance (docs/decisions.md, "Plans"); at the
+ * cap the start is refused with 429 until the month rolls over, and no provider is called.
+ */
+async function takeFromAllowance(ctx: ServiceContext, now: Date) {
+  const plan = PLANS[ctx.org.plan];
+  const take = await takeVerification(ctx.db, ctx.org.id, plan.verificationsPerMonth, now);
+  if (take.taken) return;
+  const retryAfterSec = Math.max(1, Math.ceil((take.resetAt.getTime() - now.getTime()) / 1000));
+  throw new AppError(
+    "RATE_LIMITED",
+    `This organization has used the ${plan.verificationsPerMonth} KYC verifications of its ${plan.name} plan this month; new verifications open on ${take.resetAt.toISOString().slice(0, 10)} (UTC). ${plan.atVerificationCap}`,
+    {
+      reason: "monthly_verifications_used",
+      retryAfterSec,
+      plan: plan.id,
+      verificationsPerMonth: plan.verificationsPerMonth,
+      used: take.used,
+      resetAt: take.resetAt.toISOString(),
+    },
+    { "Retry-After": String(retryAfterSec) },
+  );
+}
+
 /** The person a KYC for this account continues: the bound one, else the one of its last session. */
 async function personOfAccount(ctx: ServiceContext, accountDid: string) {
   const account = await findAccount(ctx.db, ctx.org.id, accountDid);
@@ -69,7 +95,23 @@ export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
     throw conflict("already_approved", "This person is already approved; no new verification is needed.");
   if (person?.kycStatus === "rejected") throw conflict("kyc_rejected", "This person's verification was rejected; the decision is final.");
   await spendStartBudget(ctx);
+  const takenAt = ctx.now();
+  await takeFromAllowance(ctx, takenAt);
+  try {
+    return await startWithProvider(ctx, input, account, person);
+  } catch (e) {
+    // Nothing was written: the verification was not used.
+    await giveBackVerification(ctx.db, ctx.org.id, takenAt);
+    throw e;
+  }
+}
 
+async function startWithProvider(
+  ctx: ServiceContext,
+  input: KycStartInput,
+  account: Awaited<ReturnType<typeof personOfAccount>>["account"] | null,
+  person: Awaited<ReturnType<typeof personOfAccount>>["person"],
+) {
   const personId = person?.id ?? randomUUID();
   const level = input.levelName ?? person?.kycLevel ?? DEFAULT_KYC_LEVEL;
   const redirectUrl = honouredRedirect(input.redirectUrl);
