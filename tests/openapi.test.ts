@@ -104,7 +104,9 @@ describe("GET /v1/openapi.json", () => {
   });
 
   it("documents every error the pipeline can produce, in the one envelope", () => {
-    for (const { method, path: p, op } of operations(doc)) {
+    const deref = (r: any) => (r.$ref ? doc.components.responses[r.$ref.replace("#/components/responses/", "")] : r);
+    for (const { method, path: p, op: raw } of operations(doc)) {
+      const op = { ...raw, responses: Object.fromEntries(Object.entries(raw.responses).map(([s, r]) => [s, deref(r)])) };
       const r = routes.find((x) => x.method === method && x.path === p)!;
       const statuses = Object.keys(op.responses);
       const expected = ["500"];
@@ -140,6 +142,79 @@ describe("GET /v1/openapi.json", () => {
     const res = await client(url).get("/v1/tenant");
     expect(ErrorEnvelope.safeParse(res.body).success).toBe(true);
     expect(env.properties.error.properties.code.enum).toContain(res.body.error.code);
+  });
+
+  it("refers every request body and every 2xx JSON answer to a named schema (no exceptions)", () => {
+    const anonymous: string[] = [];
+    for (const { method, path: p, op } of operations(doc)) {
+      const media = [
+        op.requestBody?.content?.["application/json"],
+        ...Object.entries(op.responses)
+          .filter(([s]) => s.startsWith("2"))
+          .map(([, r]: [string, any]) => r.content?.["application/json"]),
+      ];
+      for (const m of media.filter(Boolean))
+        if (!/^#\/components\/schemas\/\w+$/.test(m.schema.$ref ?? "")) anonymous.push(`${method} ${p}`);
+    }
+    expect(anonymous).toEqual([]);
+    // Names come from our code: each is an export name of a domain's schema or a route's `.meta({ id })`.
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining([
+        "ErrorEnvelope",
+        "AccountView",
+        "FreeAccountInput",
+        "TenantView",
+        "WebhookView",
+        "DeliveryView",
+        "AuditEntryView",
+        "PlanCatalog",
+        "Usage",
+      ]),
+    );
+    expect(
+      Object.keys(doc.components.schemas).filter((n) => /\d$/.test(n)),
+      "a numbered name means two different schemas share an export name",
+    ).toEqual([]);
+  });
+
+  it("has an example on every request body and 2xx JSON answer that the route's own zod schema accepts", () => {
+    const refused: string[] = [];
+    const check = (r: (typeof routes)[number], which: string, schema: { safeParse: (v: unknown) => any }, media: any) => {
+      if (media?.example === undefined) return refused.push(`${r.method} ${r.path} ${which}: no example`);
+      const parsed = schema.safeParse(media.example);
+      if (!parsed.success)
+        refused.push(`${r.method} ${r.path} ${which}: ${JSON.stringify(parsed.error.issues)} in ${JSON.stringify(media.example)}`);
+    };
+    for (const r of routes) {
+      const op = doc.paths[r.path]![r.method.toLowerCase()];
+      if (r.body) check(r, "request", r.body, op.requestBody.content["application/json"]);
+      if (r.response && !r.produces)
+        check(r, "response", r.response, op.responses[String(r.successStatus ?? 200)].content["application/json"]);
+    }
+    expect(refused).toEqual([]);
+  });
+
+  it("shares each error answer once, with an example in the envelope, and every operation documents a 4xx", () => {
+    for (const [name, res] of Object.entries<any>(doc.components.responses)) {
+      const example = res.content["application/json"].example;
+      expect(ErrorEnvelope.safeParse(example).success, `${name} example`).toBe(true);
+      expect(res["x-error-codes"]).toContain(example.error.code);
+    }
+    for (const { method, path: p, op } of operations(doc)) {
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith("4")),
+        `${method} ${p} has a 4xx`,
+      ).toBe(true);
+    }
+  });
+
+  it("every route really answers 400 in the envelope to a query string with text the service refuses", async () => {
+    for (const p of ["/v1/health", "/v1/billing/plans", "/.well-known/did.json"]) {
+      const res = await client(url).get(`${p}?q=%00`);
+      expect(res.status, p).toBe(400);
+      expect(ErrorEnvelope.parse(res.body).error.code).toBe("VALIDATION_ERROR");
+      expect(doc.paths[p]!.get.responses["400"]).toEqual({ $ref: "#/components/responses/ValidationError" });
+    }
   });
 
   it("resolves every $ref inside the document", () => {

@@ -1,6 +1,7 @@
 import { type ZodType, z } from "zod";
 import { env } from "@/env";
 import { ERRORS, type ErrorCode } from "../errors";
+import { exampleFor } from "./openapi-examples";
 import type { RouteDef } from "./types";
 
 /** The API version of the machine-readable contract (interface spec, Versioning). */
@@ -37,7 +38,8 @@ export const scopeOf = (r: RouteDef) => (r.auth === "public" ? "public" : r.auth
 export function errorCodesFor(r: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   const hasParams = pathParamNames(r.path).length > 0;
-  if (r.body || r.query || r.params || hasParams || r.idempotent) codes.add("VALIDATION_ERROR");
+  // Every route: the pipeline refuses a request it cannot read, or a query string with text PostgreSQL would refuse.
+  codes.add("VALIDATION_ERROR");
   if (r.auth !== "public") for (const c of ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"] as const) codes.add(c);
   if (hasParams || r.sandboxOnly) codes.add("NOT_FOUND");
   if (r.idempotent) for (const c of ["CONFLICT", "IDEMPOTENCY_KEY_REUSED"] as const) codes.add(c);
@@ -45,6 +47,21 @@ export function errorCodesFor(r: RouteDef): ErrorCode[] {
   for (const c of r.errors ?? []) codes.add(c);
   codes.add("INTERNAL");
   return [...codes];
+}
+
+/** Equal as JSON values, whatever the order of object keys (zod may emit a schema's keys in another order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Json)[k])]),
+          )
+        : v;
+  return JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
 }
 
 /** Moves `$defs` of one converted schema into components.schemas, keeping names stable and unique. */
@@ -55,7 +72,9 @@ function hoist(schema: Json, components: Record<string, Json>, io: "input" | "ou
   const renamed: Record<string, string> = {};
   for (const name of Object.keys(defs)) {
     const candidates = [name, `${name}${io === "output" ? "Output" : "Input"}`];
-    let target = candidates.find((c) => !components[c] || JSON.stringify(components[c]) === JSON.stringify(defs[name]));
+    // Compared as it will be stored: its own references point into components.schemas.
+    const stored = JSON.parse(JSON.stringify(defs[name]).replaceAll('"#/$defs/', '"#/components/schemas/'));
+    let target = candidates.find((c) => !components[c] || sameJson(components[c], stored));
     for (let i = 2; !target; i++) if (!components[`${name}${i}`]) target = `${name}${i}`;
     renamed[name] = target;
   }
@@ -76,64 +95,133 @@ function hoist(schema: Json, components: Record<string, Json>, io: "input" | "ou
   return rewrite(schema) as Json;
 }
 
-function toSchema(schema: ZodType, io: "input" | "output", components: Record<string, Json>): Json {
-  const raw = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
-  return hoist(raw, components, io);
+/** Zod schemas that become named components, by their export name (see `schemaNames`). */
+type SchemaNames = Map<unknown, string>;
+
+/**
+ * The export name of every zod schema the given modules export (the domains' index files), so a
+ * generated client gets `AccountView` rather than an anonymous type. A schema that already has a
+ * `.meta({ id })` keeps it; a schema exported twice keeps its first name.
+ */
+function schemaNames(modules: Record<string, unknown>[]): SchemaNames {
+  const names: SchemaNames = new Map();
+  const taken = new Set<string>();
+  for (const mod of modules) {
+    for (const [name, value] of Object.entries(mod)) {
+      if (!value || typeof value !== "object" || !("_zod" in value) || names.has(value)) continue;
+      if (z.globalRegistry.get(value as ZodType)?.id) continue;
+      if (taken.has(name)) throw new Error(`Two exported schemas are both named ${name}: rename one, or give one a .meta({ id })`);
+      taken.add(name);
+      names.set(value, name);
+    }
+  }
+  return names;
+}
+
+/** The global registry (descriptions, examples, ids), with the export names added as ids. */
+function namingRegistry(names: SchemaNames): typeof z.globalRegistry {
+  const registry = Object.create(z.globalRegistry) as typeof z.globalRegistry;
+  registry.get = ((schema: ZodType) => {
+    const meta = z.globalRegistry.get(schema);
+    const id = names.get(schema);
+    return id ? { ...meta, id } : meta;
+  }) as typeof registry.get;
+  return registry;
+}
+
+type Build = { components: Record<string, Json>; responses: Record<string, Json>; metadata: typeof z.globalRegistry };
+
+function toSchema(schema: ZodType, io: "input" | "output", build: Build): Json {
+  const raw = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any", metadata: build.metadata }) as Json;
+  spellOutEnumRecords(raw, (raw.$defs ?? {}) as Record<string, Json>);
+  return hoist(raw, build.components, io);
 }
 
 const ERROR_REF = { $ref: "#/components/schemas/ErrorEnvelope" };
 const h = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const p = (name: string) => ({ $ref: `#/components/parameters/${name}` });
 
+/** The headers of the per-IP backstop and the plan quota, on every answer to an authenticated request. */
+const rateLimitHeaders = (): Json =>
+  Object.fromEntries(
+    ["x-ratelimit-plan-limit", "x-ratelimit-plan-remaining", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"].map((n) => [
+      n,
+      h(n),
+    ]),
+  );
+
 function commonHeaders(r: RouteDef): Json {
-  const out: Json = { "X-Correlation-Id": h("X-Correlation-Id") };
-  if (r.auth !== "public") {
-    for (const n of [
-      "x-ratelimit-plan-limit",
-      "x-ratelimit-plan-remaining",
-      "x-ratelimit-limit",
-      "x-ratelimit-remaining",
-      "x-ratelimit-reset",
-    ])
-      out[n] = h(n);
-  }
-  return out;
+  return { "X-Correlation-Id": h("X-Correlation-Id"), ...(r.auth === "public" ? {} : rateLimitHeaders()) };
 }
 
-function errorResponses(r: RouteDef): Json {
+/** What an error answer of `code` looks like; the reference shows it beside each error status. */
+export function errorExample(code: ErrorCode): z.input<typeof ErrorEnvelope> {
+  const details: Record<string, unknown> | undefined =
+    code === "VALIDATION_ERROR"
+      ? { issues: [{ path: "body.email", message: "Invalid email address" }] }
+      : code === "RATE_LIMITED"
+        ? { retryAfterSec: 12 }
+        : code === "UNAUTHORIZED"
+          ? { reason: "invalid_key" }
+          : undefined;
+  return {
+    error: {
+      code,
+      message: code === "VALIDATION_ERROR" ? "The request body is not valid." : ERRORS[code].message,
+      ...(details ? { details } : {}),
+      correlationId: "01JQ2X6V8K3M9TPZ4R7W5YB0DE",
+    },
+  };
+}
+
+const pascal = (code: string) => code.toLowerCase().replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+/**
+ * The error answers of a route, by status. Each is a shared response in components.responses,
+ * named after the codes it can carry (`ValidationError`, `UnauthorizedOrInvalidSignature`…), so
+ * the document and generated clients hold each one once.
+ */
+function errorResponses(r: RouteDef, shared: Record<string, Json>): Json {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesFor(r)) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
   const out: Json = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const headers: Json = commonHeaders(r);
-    if (codes.includes("RATE_LIMITED"))
-      Object.assign(headers, { "Retry-After": h("Retry-After"), "x-ratelimit-plan-reset": h("x-ratelimit-plan-reset") });
-    out[String(status)] = {
-      description: codes.map((c) => `${c}: ${ERRORS[c].message}`).join(" "),
-      "x-error-codes": codes,
-      headers,
-      content: { "application/json": { schema: ERROR_REF } },
-    };
+    const name = codes.map(pascal).join("Or");
+    if (!shared[name]) {
+      const headers: Json = { "X-Correlation-Id": h("X-Correlation-Id") };
+      if (codes.includes("RATE_LIMITED")) {
+        Object.assign(headers, { "Retry-After": h("Retry-After") }, rateLimitHeaders(), {
+          "x-ratelimit-plan-reset": h("x-ratelimit-plan-reset"),
+        });
+      }
+      shared[name] = {
+        description: codes.map((c) => `${c}: ${ERRORS[c].message}`).join(" "),
+        "x-error-codes": codes,
+        headers,
+        content: { "application/json": { schema: ERROR_REF, example: errorExample(codes[0]!) } },
+      };
+    }
+    out[String(status)] = { $ref: `#/components/responses/${name}` };
   }
   return out;
 }
 
-/** Parameters are listed property by property, so a root `$ref` (a schema with a meta id) is followed. */
-function objectSchema(schema: ZodType, components: Record<string, Json>): Json {
-  const s = toSchema(schema, "input", components);
+/** Parameters are listed property by property, so a root `$ref` (a named schema) is followed. */
+function objectSchema(schema: ZodType, build: Build): Json {
+  const s = toSchema(schema, "input", build);
   const ref = typeof s.$ref === "string" ? s.$ref.replace("#/components/schemas/", "") : undefined;
-  return ref && components[ref] ? components[ref] : s;
+  return ref && build.components[ref] ? build.components[ref] : s;
 }
 
-function parameters(r: RouteDef, components: Record<string, Json>): Json[] {
+function parameters(r: RouteDef, build: Build): Json[] {
   const out: Json[] = [];
-  const params = r.params ? objectSchema(r.params, components) : undefined;
+  const params = r.params ? objectSchema(r.params, build) : undefined;
   for (const name of pathParamNames(r.path)) {
     const schema = ((params?.properties as Record<string, Json> | undefined)?.[name] ?? { type: "string" }) as Json;
     out.push({ name, in: "path", required: true, schema, description: "URL-encoded." });
   }
   if (r.query) {
-    const q = objectSchema(r.query, components);
+    const q = objectSchema(r.query, build);
     const required = (q.required as string[] | undefined) ?? [];
     for (const [name, schema] of Object.entries((q.properties ?? {}) as Record<string, Json>)) {
       out.push({
@@ -159,25 +247,43 @@ export const operationId = (r: RouteDef) =>
     .map((s) => (/^\{\w+\}$/.test(s) ? `By${s[1]!.toUpperCase()}${s.slice(2, -1)}` : s[0]!.toUpperCase() + s.slice(1)))
     .join("");
 
-function operation(r: RouteDef, components: Record<string, Json>): Json {
+/**
+ * The example of a request body or JSON answer: the route's own (checked by TypeScript against the
+ * schema, and parsed by tests/openapi.test.ts), else the schema's first `.meta({ examples })`,
+ * else one derived from the JSON Schema (openapi-examples.ts).
+ */
+export function exampleOf(r: RouteDef, which: "request" | "response", schema: Json, components: Record<string, Json>): unknown {
+  const own = r.examples?.[which];
+  if (own !== undefined) return own;
+  const zod = which === "request" ? r.body : r.response;
+  const meta = zod ? z.globalRegistry.get(zod)?.examples : undefined;
+  if (Array.isArray(meta) && meta.length) return meta[0];
+  return exampleFor(schema, components, which === "response");
+}
+
+function operation(r: RouteDef, build: Build): Json {
   const success: Json = { description: r.summary, headers: commonHeaders(r) };
   if (r.produces) success.content = { [r.produces]: { schema: { type: "string" } } };
-  else if (r.response) success.content = { "application/json": { schema: toSchema(r.response, "output", components) } };
+  else if (r.response) {
+    const schema = toSchema(r.response, "output", build);
+    success.content = { "application/json": { schema, example: exampleOf(r, "response", schema, build.components) } };
+  }
   const op: Json = {
     operationId: operationId(r),
     summary: r.summary,
     tags: [r.tag],
     "x-scope": scopeOf(r),
     security: r.auth === "public" ? [] : [{ bearer: [] }],
-    parameters: parameters(r, components),
-    responses: { [String(r.successStatus ?? 200)]: success, ...errorResponses(r) },
+    parameters: parameters(r, build),
+    responses: { [String(r.successStatus ?? 200)]: success, ...errorResponses(r, build.responses) },
   };
   if (r.idempotent) op["x-idempotent"] = true;
   if (r.sandboxOnly) op["x-sandbox-only"] = true;
   if (r.body) {
+    const schema = toSchema(r.body, "input", build);
     op.requestBody = {
       required: !r.body.safeParse({}).success,
-      content: { "application/json": { schema: toSchema(r.body, "input", components) } },
+      content: { "application/json": { schema, example: exampleOf(r, "request", schema, build.components) } },
     };
   }
   return op;
@@ -247,28 +353,104 @@ function staticComponents(): Json {
   };
 }
 
-/** Builds the OpenAPI 3.1 document from the route table and the zod schemas the pipeline validates with. */
-export function buildOpenApiDocument(routes: RouteDef[]): Json {
-  const schemas: Record<string, Json> = {};
-  const envelope = toSchema(ErrorEnvelope, "output", schemas);
+/** One line per tag, in the order tags first appear in the route table (a tag without one fails the lint test). */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Operations: "Liveness and readiness probes, the client address the service sees, and the organization's own request metrics.",
+  Tenant: "The organization's posture as any `read` key sees it: plan, request signing, IP allowlist, country policy and policy flags.",
+  Admin:
+    "Administration of the organization (scope `admin`): API keys, console members, request signing, IP allowlist, country policy, policy flags, and the overviews the console shows.",
+  Compliance:
+    "Audit chain verification and signed exports, sanctions/PEP screening of applicants and accounts, and the applicant denylist.",
+  Documentation: "This document.",
+  Resolution: "W3C did:web documents of the issuer, of people and of organizations, for whoever verifies a credential.",
+  Accounts: "Sponsored free chain accounts: name check, creation under the organization's gates, reads and unlock after binding.",
+  Contact: "Email and phone verification with one-time codes, and contact changes signed with the account's key.",
+  KYC: "Identity verification sessions with the configured providers, KYB for organizations, and the providers' callbacks.",
+  Bind: "Binding an approved person to an account with a wallet signature, which issues the AccountBinding credential.",
+  AML: "The AML case queue: clearing (with four-eyes approval when the policy asks for it) and confirming matches.",
+  Risk: "Anti-abuse risk assessment before an account is created or bound.",
+  Webhooks: "Receivers of signed event notifications, their deliveries, and replay of failed deliveries.",
+  Billing: "Plans, sign-up with a verified work email, checkout by card or on chain, and the organization's usage.",
+  Sandbox: "Sandbox-only helpers that stand in for a provider or a payment (404 in production).",
+};
+
+/** Where `s` is a record keyed by an enum that lists every key, names each key as a property (same meaning, clearer to generators and linters). */
+function spellOutEnumRecords(v: unknown, defs: Record<string, Json>): void {
+  if (Array.isArray(v)) {
+    for (const x of v) spellOutEnumRecords(x, defs);
+    return;
+  }
+  if (!v || typeof v !== "object") return;
+  const s = v as Json;
+  let names = s.propertyNames as Json | undefined;
+  if (typeof names?.$ref === "string") names = defs[names.$ref.replace("#/$defs/", "")];
+  const keys = names?.enum as string[] | undefined;
+  const value = s.additionalProperties;
+  if (keys && value && typeof value === "object" && !s.properties) {
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    s.properties = Object.fromEntries(keys.map((k) => [k, value]));
+    s.additionalProperties = false;
+    delete s.propertyNames;
+    if (required.size) s.required = keys.filter((k) => required.has(k));
+  }
+  for (const x of Object.values(s)) spellOutEnumRecords(x, defs);
+}
+
+/** Drops component schemas nothing refers to (a named params or query object is listed property by property instead). */
+function pruneSchemas(doc: Json, schemas: Record<string, Json>): void {
+  const used = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x);
+      return;
+    }
+    if (!v || typeof v !== "object") return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "$ref" && typeof x === "string" && x.startsWith("#/components/schemas/")) {
+        const name = x.slice(21);
+        if (!used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(x);
+    }
+  };
+  visit(doc.paths);
+  visit({ ...(doc.components as Json), schemas: undefined });
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+/**
+ * Builds the OpenAPI 3.1 document from the route table and the zod schemas the pipeline validates
+ * with. `schemaModules` are the domains' public surfaces: each zod schema they export becomes a
+ * named component under its export name.
+ */
+export function buildOpenApiDocument(routes: RouteDef[], schemaModules: Record<string, unknown>[] = []): Json {
+  const build: Build = { components: {}, responses: {}, metadata: namingRegistry(schemaNames(schemaModules)) };
+  const schemas = build.components;
+  const envelope = toSchema(ErrorEnvelope, "output", build);
   if (!schemas.ErrorEnvelope) schemas.ErrorEnvelope = envelope;
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     paths[r.path] ??= {};
-    paths[r.path]![r.method.toLowerCase()] = operation(r, schemas);
+    paths[r.path]![r.method.toLowerCase()] = operation(r, build);
   }
   const e = env();
-  return {
+  const tags = [...new Set(routes.map((r) => r.tag))];
+  const doc: Json = {
     openapi: "3.1.0",
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     info: {
       title: "Bind Identity API",
       version: API_VERSION,
       description: "Identity verification and account binding for Antelope accounts. Every non-2xx answer is an ErrorEnvelope.",
+      license: { name: "Proprietary: use is governed by the operator's terms of service", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: e.BI_PUBLIC_URL.replace(/\/+$/, ""), description: e.BI_ENV }],
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
-    components: { schemas, ...staticComponents() },
+    components: { schemas, responses: build.responses, ...staticComponents() },
   };
+  pruneSchemas(doc, schemas);
+  return doc;
 }

@@ -3,6 +3,7 @@ import type { ErrorCode } from "../errors";
 import type { HandlerInput, Reply, RouteAuth, RouteDef } from "./types";
 
 type Infer<T> = T extends ZodType ? z.output<T> : undefined;
+type InputOf<T> = T extends ZodType ? z.input<T> : never;
 
 /**
  * Declares one /v1 route: who may call it, the zod schemas of its input and output, and the one
@@ -13,6 +14,7 @@ export function route<
   B extends ZodType | undefined = undefined,
   Q extends ZodType | undefined = undefined,
   P extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
 >(def: {
   method: RouteDef["method"];
   path: string;
@@ -22,13 +24,15 @@ export function route<
   body?: B;
   query?: Q;
   params?: P;
-  response?: ZodType;
+  response?: R;
   successStatus?: number;
   idempotent?: boolean;
   idempotencyScope?: (body: Infer<B>) => string;
   sandboxOnly?: boolean;
   errors?: ErrorCode[];
   produces?: string;
+  /** Shown in the OpenAPI document; typed by the route's schemas, and parsed by them in tests/openapi.test.ts. */
+  examples?: { request?: InputOf<B>; response?: InputOf<R> };
   handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<unknown>;
 }): RouteDef {
   return def as RouteDef;

@@ -73,6 +73,8 @@ export type RouteDef = {
   errors?: ErrorCode[];
   /** Response media type when not JSON (e.g. the metrics exposition). */
   produces?: string;
+  /** The OpenAPI document's examples of the request body and the JSON answer (see openapi.ts `exampleOf`). */
+  examples?: { request?: unknown; response?: unknown };
   // biome-ignore lint/suspicious/noExplicitAny: one table holds routes of every input type; route() checks each handler against its own schemas
   handler: (input: HandlerInput<any, any, any>) => Promise<unknown>;
 };

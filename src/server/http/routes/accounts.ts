@@ -10,7 +10,21 @@ import {
   NameAvailable,
   NameAvailableQuery,
 } from "../../services/accounts";
+import { EXAMPLE_ACCOUNT_DID, EXAMPLE_PUBLIC_KEY } from "../openapi-examples";
 import { route } from "../route";
+
+/** An account as the examples of this file show it: just created, email proven, not yet bound. */
+const account = {
+  accountDid: EXAMPLE_ACCOUNT_DID,
+  name: "coralreef124",
+  chain: "eos",
+  lifecycle: "provisional" as const,
+  ownerPublicKey: EXAMPLE_PUBLIC_KEY,
+  activePublicKey: EXAMPLE_PUBLIC_KEY,
+  contacts: { email: "o***@acme.example", emailVerified: true, phone: null, phoneVerified: false },
+  bindings: [],
+  createdAt: "2025-03-14T09:26:53.000Z",
+};
 
 export const accountRoutes = [
   route({
@@ -24,6 +38,10 @@ export const accountRoutes = [
     successStatus: 201,
     idempotent: true,
     errors: ["FORBIDDEN", "CONFLICT", "NOT_FOUND", "PROVIDER_FAILURE", "PROVIDER_UNAVAILABLE"],
+    examples: {
+      request: { ownerPublicKey: EXAMPLE_PUBLIC_KEY, preferredName: "coralreef124", emailProofToken: "ept_Jx3v9QmL2pTz7RkW4nYb8c" },
+      response: { ...account, transactionId: "4be1c2d0a7f93e6b8d5a0c1e2f3b4a5968778695a4b3c2d1e0f1a2b3c4d5e6f7" },
+    },
     handler: ({ ctx, body }) => accounts.createFreeAccount(ctx, body),
   }),
   route({
@@ -34,6 +52,13 @@ export const accountRoutes = [
     summary: "Advisory name check: nothing is reserved and create checks again.",
     query: NameAvailableQuery,
     response: NameAvailable,
+    examples: {
+      response: {
+        name: "coralreef124",
+        available: true,
+        message: "This name is available now; nothing is reserved and create checks again.",
+      },
+    },
     handler: ({ ctx, query }) => accounts.nameAvailable(ctx, query.name),
   }),
   route({
@@ -45,6 +70,7 @@ export const accountRoutes = [
     params: AccountRef,
     response: AccountView,
     errors: ["NOT_FOUND"],
+    examples: { response: account },
     handler: ({ ctx, params }) => accounts.getAccount(ctx, params.did),
   }),
   route({
@@ -54,7 +80,9 @@ export const accountRoutes = [
     tag: "Admin",
     summary: "Suspends an account from any state.",
     body: AccountDidInput,
-    response: z.object({ accountDid: z.string(), lifecycle: z.literal("suspended"), previousLifecycle: z.string().nullable() }),
+    response: z
+      .object({ accountDid: z.string(), lifecycle: z.literal("suspended"), previousLifecycle: z.string().nullable() })
+      .meta({ id: "AccountSuspended" }),
     errors: ["NOT_FOUND"],
     handler: ({ ctx, body }) => accounts.suspendAccount(ctx, body.accountDid),
   }),
@@ -65,7 +93,7 @@ export const accountRoutes = [
     tag: "Admin",
     summary: "Accounts of the organization, newest first.",
     query: ListAccountsQuery,
-    response: z.object({ accounts: z.array(AccountView), nextBefore: z.string().nullable() }),
+    response: z.object({ accounts: z.array(AccountView), nextBefore: z.string().nullable() }).meta({ id: "AccountList" }),
     handler: ({ ctx, query }) => accounts.listAccounts(ctx, query),
   }),
 ];

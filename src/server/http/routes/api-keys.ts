@@ -28,6 +28,7 @@ export const apiKeyRoutes: RouteDef[] = [
     response: MintedApiKey,
     successStatus: 201,
     errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    examples: { request: { name: "Sign-up backend", scopes: ["read", "accounts_write"] } },
     handler: ({ ctx, body }) => org.mintApiKey(ctx, body),
   }),
   route({

@@ -43,6 +43,7 @@ export const auditRoutes: RouteDef[] = [
     summary: "Queues a signed export of the audit log for [from, to) (ISO 8601 date-times, at most 366 days).",
     body: ExportRequestInput,
     response: ExportCreatedView,
+    examples: { request: { from: "2025-01-01T00:00:00Z", to: "2025-04-01T00:00:00Z" } },
     handler: ({ ctx, body }) => audit.requestExport(ctx, body),
   }),
   route({

@@ -31,6 +31,15 @@ export const contactRoutes = [
     body: EmailOtpStartInput,
     response: EmailOtpStarted,
     errors: ["CONFLICT", ...otpErrors],
+    examples: {
+      request: { email: "amina@example.com" },
+      response: {
+        challengeId: "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+        expiresAt: "2025-03-14T09:36:53.000Z",
+        emailMasked: "a***@example.com",
+        devCode: "428613",
+      },
+    },
     handler: ({ ctx, body }) => contacts.startEmailVerification(ctx, body),
   }),
   route({
@@ -42,6 +51,10 @@ export const contactRoutes = [
     body: OtpConfirmInput,
     response: EmailProof,
     errors: [...otpErrors],
+    examples: {
+      request: { challengeId: "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10", code: "428613" },
+      response: { emailProofToken: "ept_Jx3v9QmL2pTz7RkW4nYb8c", expiresInSec: 900, emailMasked: "a***@example.com" },
+    },
     handler: ({ ctx, body }) => contacts.confirmEmailVerification(ctx, body),
   }),
   route({

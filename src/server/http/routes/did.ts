@@ -2,7 +2,13 @@ import { z } from "zod";
 import * as did from "../../services/accounts";
 import { route } from "../route";
 
-const Multikey = z.object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() });
+const Multikey = z
+  .object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() })
+  .meta({ id: "Multikey" });
+
+const ISSUER = "did:web:id.example.com";
+const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+const SUBJECT = "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10";
 
 /** W3C did:web documents, unversioned paths (served by our pipeline, so the dot folder works). */
 export const didRoutes = [
@@ -12,12 +18,22 @@ export const didRoutes = [
     auth: "public",
     tag: "Resolution",
     summary: "The issuer's DID document with the Ed25519 keys that sign credentials and export checkpoints.",
-    response: z.object({
-      "@context": z.array(z.string()),
-      id: z.string(),
-      verificationMethod: z.array(Multikey),
-      assertionMethod: z.array(z.string()),
-    }),
+    response: z
+      .object({
+        "@context": z.array(z.string()),
+        id: z.string(),
+        verificationMethod: z.array(Multikey),
+        assertionMethod: z.array(z.string()),
+      })
+      .meta({ id: "IssuerDidDocument" }),
+    examples: {
+      response: {
+        "@context": ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"],
+        id: ISSUER,
+        verificationMethod: [{ id: `${ISSUER}#${KEY}`, type: "Multikey", controller: ISSUER, publicKeyMultibase: KEY }],
+        assertionMethod: [`${ISSUER}#${KEY}`],
+      },
+    },
     handler: async () => did.issuerDidDocument(),
   }),
   route({
@@ -27,8 +43,18 @@ export const didRoutes = [
     tag: "Resolution",
     summary: "A person's DID document, exposing the KYC status only.",
     params: z.object({ personId: z.string() }),
-    response: z.object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kycStatus: z.string() }),
+    response: z
+      .object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kycStatus: z.string() })
+      .meta({ id: "PersonDidDocument" }),
     errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        "@context": ["https://www.w3.org/ns/did/v1"],
+        id: `${ISSUER}:people:${SUBJECT}`,
+        controller: ISSUER,
+        kycStatus: "approved",
+      },
+    },
     handler: ({ params, state }) => did.personDidDocument(state.db, params.personId),
   }),
   route({
@@ -38,8 +64,18 @@ export const didRoutes = [
     tag: "Resolution",
     summary: "An organization's DID document, exposing the KYB status only.",
     params: z.object({ orgId: z.string() }),
-    response: z.object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kybStatus: z.string() }),
+    response: z
+      .object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kybStatus: z.string() })
+      .meta({ id: "OrganizationDidDocument" }),
     errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        "@context": ["https://www.w3.org/ns/did/v1"],
+        id: `${ISSUER}:orgs:${SUBJECT}`,
+        controller: ISSUER,
+        kybStatus: "not_started",
+      },
+    },
     handler: ({ params, state }) => did.orgDidDocument(state.db, params.orgId),
   }),
 ];

@@ -1,3 +1,14 @@
+import * as accounts from "../../services/accounts";
+import * as aml from "../../services/aml";
+import * as audit from "../../services/audit";
+import * as billing from "../../services/billing";
+import * as contacts from "../../services/contacts";
+import * as dashboard from "../../services/dashboard";
+import * as kyc from "../../services/kyc";
+import * as org from "../../services/org";
+import * as people from "../../services/people";
+import * as screening from "../../services/screening";
+import * as webhooks from "../../services/webhooks";
 import { buildOpenApiDocument } from "../openapi";
 import type { RouteDef } from "../types";
 import { accountRoutes } from "./accounts";
@@ -47,8 +58,11 @@ export const routes: RouteDef[] = [
 
 let cached: Record<string, unknown> | undefined;
 
+/** The domains whose exported zod schemas become named components of the OpenAPI document, under their export names. */
+const schemaModules = [accounts, contacts, kyc, aml, screening, people, audit, webhooks, org, billing, dashboard];
+
 /** The OpenAPI document of the served route table, built once per process. */
 export function openApiDocument(): Record<string, unknown> {
-  cached ??= buildOpenApiDocument(routes);
+  cached ??= buildOpenApiDocument(routes, schemaModules);
   return cached;
 }

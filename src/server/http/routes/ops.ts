@@ -10,7 +10,7 @@ export const opsRoutes = [
     auth: "public",
     tag: "Operations",
     summary: "Liveness: the process answers.",
-    response: z.object({ status: z.literal("ok") }),
+    response: z.object({ status: z.literal("ok") }).meta({ id: "Health" }),
     handler: async () => ({ status: "ok" }),
   }),
   route({
@@ -19,7 +19,7 @@ export const opsRoutes = [
     auth: "public",
     tag: "Operations",
     summary: "Readiness: 200 once the database answers and every migration is applied, else 503.",
-    response: z.object({ status: z.literal("ready") }),
+    response: z.object({ status: z.literal("ready") }).meta({ id: "Readiness" }),
     errors: ["NOT_READY"],
     handler: () => ops.readiness(),
   }),
@@ -29,7 +29,7 @@ export const opsRoutes = [
     auth: "public",
     tag: "Operations",
     summary: "The client address the service attributes to the caller (what IP allowlists compare).",
-    response: z.object({ clientIp: z.string() }),
+    response: z.object({ clientIp: z.string() }).meta({ id: "WhoAmI" }),
     handler: async ({ state }) => ops.whoAmI(state),
   }),
   route({

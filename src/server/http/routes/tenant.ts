@@ -26,6 +26,26 @@ export const tenantRoutes: RouteDef[] = [
     tag: "Tenant",
     summary: "The organization's posture: plan, signing, IP allowlist, country policy and policy flags.",
     response: TenantView,
+    examples: {
+      response: {
+        organizationId: "0195a7c2-3b1e-7d40-8f2a-6c9e1b4d7a35",
+        name: "Acme Wallet",
+        environment: "sandbox",
+        plan: { id: "builder", name: "Builder", limits: { requestsPerMinute: 120 } },
+        kybStatus: "not_started",
+        signingEnabled: true,
+        ipAllowlist: { cidrs: ["203.0.113.0/24"] },
+        countryPolicy: { allowedCountries: [], blockedCountries: ["KP"] },
+        policy: {
+          requireEmailProofBeforeFreeCreate: true,
+          requirePhoneProofBeforeFreeCreate: false,
+          requireKycBeforeFreeCreate: false,
+          requireSecondApprovalToClearAml: true,
+        },
+        dpaAcceptedAt: "2025-03-01T10:00:00.000Z",
+        createdAt: "2025-03-01T09:58:12.000Z",
+      },
+    },
     handler: ({ ctx }) => org.getTenant(ctx),
   }),
 ];

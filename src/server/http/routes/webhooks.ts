@@ -42,6 +42,7 @@ export const webhookRoutes: RouteDef[] = [
     response: RegisteredWebhook,
     successStatus: 201,
     errors: ["VALIDATION_ERROR", "CONFLICT"],
+    examples: { request: { url: "https://hooks.acme.example/bind-identity", events: ["account.created", "identity.bound"] } },
     handler: ({ ctx, body }) => webhooks.registerWebhook(ctx, body),
   }),
   route({
