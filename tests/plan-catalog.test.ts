@@ -26,7 +26,7 @@ describe("the plan catalog", () => {
     expect(res.status).toBe(200);
     const byId = Object.fromEntries(res.body.plans.map((p: any) => [p.id, p]));
     expect(byId.builder).toMatchObject({ verificationsPerMonth: 100, sla: null, support: "Community support" });
-    expect(byId.builder.atVerificationCap).toMatch(/refused \(429, reason monthly_verifications_used\)/);
+    expect(byId.builder.atVerificationCap).toMatch(/refused until the 1st of next month \(UTC\); upgrading to Growth lifts the cap/);
     expect(byId.institutional.verificationsPerMonth).toBeNull();
     expect(byId.institutional.sla).toMatch(/99\.9%/);
     for (const p of res.body.plans) {

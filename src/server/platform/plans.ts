@@ -54,7 +54,7 @@ function plan(p: Omit<PlanEntry, "includes">, extra: string[] = []): PlanEntry {
   };
 }
 
-const CAP_REFUSED = "New KYC verifications are refused (429, reason monthly_verifications_used) until the 1st of next month (UTC)";
+const CAP_REFUSED = "New KYC verifications are refused until the 1st of next month (UTC)";
 
 /**
  * The one plan catalog: GET /v1/billing/plans shows it, the plan quota of the pipeline enforces
