@@ -12,5 +12,6 @@ export const NAV: { href: string; label: string; min: Role }[] = [
   { href: "/console/audit", label: "Audit log", min: "compliance_officer" },
   { href: "/console/members", label: "Members", min: "admin" },
   { href: "/console/api-keys", label: "API keys", min: "admin" },
+  { href: "/console/billing", label: "Billing", min: "admin" },
   { href: "/console/settings", label: "Settings", min: "admin" },
 ];

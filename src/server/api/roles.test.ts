@@ -55,6 +55,11 @@ const EXPECTED: Record<string, MemberRole> = {
   "people.list": "operator",
   "organizations.list": "operator",
   "risk.overview": "compliance_officer",
+  "billing.overview": "admin",
+  "billing.history": "admin",
+  "billing.upgrade": "admin",
+  "billing.portal": "admin",
+  "billing.invoices": "admin",
 };
 
 const below = (r: MemberRole) => ROLES[roleRank(r) - 1];

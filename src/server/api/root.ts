@@ -2,6 +2,7 @@ import { accountsRouter } from "./routers/accounts";
 import { amlRouter } from "./routers/aml";
 import { apiKeysRouter } from "./routers/api-keys";
 import { auditRouter } from "./routers/audit";
+import { billingRouter } from "./routers/billing";
 import { dashboardRouter } from "./routers/dashboard";
 import { organizationsRouter } from "./routers/kyc";
 import { membersRouter } from "./routers/members";
@@ -26,6 +27,7 @@ export const appRouter = router({
   people: peopleRouter,
   organizations: organizationsRouter,
   risk: riskRouter,
+  billing: billingRouter,
 });
 export type AppRouter = typeof appRouter;
 

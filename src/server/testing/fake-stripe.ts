@@ -20,6 +20,8 @@ export type FakeStripe = {
   webhookSecret: string;
   priceGrowth: string;
   requests: RecordedStripeRequest[];
+  /** Gives `customer` an invoice (Stripe's shape; fields not given get test values); GET /v1/invoices lists them, newest first. */
+  addInvoice(customer: string, fields?: Record<string, unknown>): Record<string, unknown>;
   /** The next `times` API calls answer this HTTP status with a Stripe error body. */
   failNext(status: number, type?: string, times?: number): void;
   /**
@@ -50,6 +52,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: RecordedStripeRequest[] = [];
   const idempotent = new Map<string, { body: string; status: number; answer: string }>();
   let failure: { status: number; type: string; times: number } | null = null;
+  const invoices: Record<string, unknown>[] = [];
 
   const error = (status: number, type: string, message: string, extra: Record<string, string> = {}): FakeAnswer => ({
     status,
@@ -75,6 +78,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const f = failure;
       if (--f.times <= 0) failure = null;
       return error(f.status, f.type, "Injected failure.");
+    }
+    if (method === "GET" && path === "/v1/invoices") {
+      const query = Object.fromEntries(new URLSearchParams(url.split("?")[1] ?? ""));
+      rec.params = query;
+      const limit = query.limit === undefined ? 10 : Number(query.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        return error(400, "invalid_request_error", "Invalid integer: limit.", { param: "limit" });
+      const mine = invoices.filter((i) => !query.customer || i.customer === query.customer);
+      const data = mine.sort((a, b) => (b.created as number) - (a.created as number)).slice(0, limit);
+      const body = JSON.stringify({ object: "list", url: "/v1/invoices", has_more: mine.length > limit, data });
+      return { status: 200, body, headers: { "content-type": "application/json", "request-id": rid("req") } };
     }
     if (method !== "POST") return error(404, "invalid_request_error", "Unrecognized request URL.");
     if (!rec.contentType?.startsWith("application/x-www-form-urlencoded")) {
@@ -149,6 +163,26 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     webhookSecret,
     priceGrowth,
     requests,
+    addInvoice(customer, fields = {}) {
+      const id = rid("in");
+      const invoice = {
+        id,
+        object: "invoice",
+        customer,
+        number: `TEST-${String(invoices.length + 1).padStart(4, "0")}`,
+        status: "paid",
+        amount_due: 49900,
+        amount_paid: 49900,
+        currency: "usd",
+        created: Math.floor(Date.now() / 1000),
+        hosted_invoice_url: `https://invoice.stripe.test/i/${id}`,
+        invoice_pdf: `https://pay.stripe.test/invoice/${id}/pdf`,
+        livemode: false,
+        ...fields,
+      };
+      invoices.push(invoice);
+      return invoice;
+    },
     failNext(status, type = status >= 500 ? "api_error" : "invalid_request_error", times = 1) {
       failure = { status, type, times };
     },

@@ -5,7 +5,8 @@ import type { PaymentProvider } from "./types";
 /**
  * Card payments of a sandbox without Stripe settings: the checkout URL names the session, and
  * `POST /v1/billing/checkout/complete` settles it as a paid card checkout would. It has no
- * notifications of its own, so its webhook route answers 404.
+ * notifications of its own, so its webhook route answers 404. It keeps no record of what it
+ * "charged" (a settled sandbox checkout is only our own checkout row), so it has no invoices.
  */
 export function createSandboxPayments(): PaymentProvider {
   const base = env().BI_PUBLIC_URL.replace(/\/+$/, "");
@@ -19,6 +20,9 @@ export function createSandboxPayments(): PaymentProvider {
     },
     async createPortal(input) {
       return { url: `${base}/billing/sandbox-portal?customer=${encodeURIComponent(input.customerId)}` };
+    },
+    async listInvoices() {
+      return [];
     },
     parseNotification() {
       throw new AppError("NOT_FOUND", "No payment provider notifications are configured on this deployment.");

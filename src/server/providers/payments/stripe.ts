@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { AppError } from "../../errors";
 import type { StripeConfig } from "./config";
-import type { PaymentNotification, PaymentProvider } from "./types";
+import type { PaymentNotification, PaymentProvider, ProviderInvoice } from "./types";
 
 /** Subscription states in which the organization keeps the paid plan (past_due: Stripe is still retrying). */
 const ACTIVE_STATES = new Set(["active", "trialing", "past_due"]);
@@ -68,6 +68,26 @@ export function createStripePayments(config: StripeConfig): PaymentProvider {
       try {
         const portal = await stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl });
         return { url: portal.url };
+      } catch (err) {
+        throw mapStripeError(err);
+      }
+    },
+
+    async listInvoices(customerId) {
+      try {
+        const page = await stripe.invoices.list({ customer: customerId, limit: 24 });
+        return page.data.map(
+          (inv): ProviderInvoice => ({
+            id: inv.id,
+            number: inv.number ?? null,
+            status: inv.status ?? null,
+            amountDue: inv.amount_due,
+            currency: inv.currency,
+            created: new Date(inv.created * 1000),
+            hostedInvoiceUrl: inv.hosted_invoice_url ?? null,
+            pdfUrl: inv.invoice_pdf ?? null,
+          }),
+        );
       } catch (err) {
         throw mapStripeError(err);
       }

@@ -41,10 +41,28 @@ export type PaymentNotification =
     }
   | { kind: "ignored"; eventId: string; type: string };
 
+/**
+ * One invoice as the provider keeps it. `amountDue` is in the currency's minor unit (cents; whole
+ * yen for zero-decimal currencies), as Stripe counts it; `currency` is lower-case ISO 4217.
+ */
+export type ProviderInvoice = {
+  id: string;
+  number: string | null;
+  /** draft, open, paid, uncollectible or void (Stripe may add states). */
+  status: string | null;
+  amountDue: number;
+  currency: string;
+  created: Date;
+  hostedInvoiceUrl: string | null;
+  pdfUrl: string | null;
+};
+
 export type PaymentProvider = {
   name: "sandbox" | "stripe";
   createCheckout(req: CheckoutRequest): Promise<CreatedCheckout>;
   createPortal(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /** The customer's most recent invoices (at most 24), newest first. */
+  listInvoices(customerId: string): Promise<ProviderInvoice[]>;
   /** Verifies the signature over the exact body bytes and parses the event; throws INVALID_SIGNATURE. */
   parseNotification(rawBody: Buffer, signatureHeader: string | null): PaymentNotification;
 };

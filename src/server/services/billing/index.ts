@@ -27,6 +27,10 @@ export {
   WebhookReceived,
 } from "./billing.schema";
 export { confirmChainPayment, sandboxChainTransfer } from "./chain-payment";
+export { BillingHistory, BillingInvoices } from "./console.schema";
+export { usageHistory } from "./history";
+export { listInvoices } from "./invoices";
+export { billingOverview } from "./overview";
 export { listPlans } from "./plans";
 export type { PublicContext } from "./public";
 export { checkoutStatus, completeSandboxCheckout, revealCheckout } from "./settle";
