@@ -9,7 +9,7 @@ const METHOD_COLORS: Record<string, string> = {
 export function MethodBadge({ method, small }: { method: string; small?: boolean }) {
   return (
     <span
-      className={`inline-block rounded font-mono font-bold uppercase ${small ? "w-12 px-1 text-[10px]" : "px-2 py-0.5 text-xs"} ${METHOD_COLORS[method] ?? "bg-slate-100"}`}
+      className={`inline-block shrink-0 rounded text-center font-mono font-bold uppercase ${small ? "w-12 px-1 text-[10px]" : "min-w-14 px-2 py-0.5 text-xs"} ${METHOD_COLORS[method] ?? "bg-slate-100"}`}
     >
       {method}
     </span>
@@ -19,7 +19,9 @@ export function MethodBadge({ method, small }: { method: string; small?: boolean
 export function ScopeBadge({ scope }: { scope: string }) {
   const isPublic = scope === "public";
   return (
-    <span className={`rounded-full px-2 py-0.5 text-xs ${isPublic ? "bg-slate-100 text-slate-600" : "bg-indigo-100 text-indigo-800"}`}>
+    <span
+      className={`shrink-0 rounded-full px-2 py-0.5 text-xs ${isPublic ? "bg-slate-100 text-slate-600" : "bg-indigo-50 text-indigo-800 ring-1 ring-indigo-200"}`}
+    >
       {isPublic ? "public" : `scope: ${scope}`}
     </span>
   );

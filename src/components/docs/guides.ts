@@ -1,0 +1,16 @@
+/** The guides of docs/api/guides, in reading order: file `<slug>.md`, page `/docs/guides/<slug>`. */
+export const GUIDES = [
+  { slug: "quickstart", title: "Quickstart", summary: "From nothing to a sandbox API key and a first free account, with curl." },
+  { slug: "binding", title: "Binding a verified person", summary: "KYC, the wallet-signed bind challenge, and the credential it issues." },
+  { slug: "sandbox", title: "Sandbox", summary: "Test identities, their outcomes, sanctions and PEP hits, the simulated chain." },
+  { slug: "signing", title: "Request signing", summary: "HMAC-signed requests: headers, the canonical string, the replay window." },
+  { slug: "webhooks", title: "Receiving webhooks", summary: "Verifying deliveries, retries, replays and de-duplication." },
+  {
+    slug: "credentials",
+    title: "Verifying credentials",
+    summary: "Checking an AccountBinding credential offline or with a standard library.",
+  },
+  { slug: "errors-and-limits", title: "Errors and limits", summary: "The error envelope, codes, rate limits and idempotent retries." },
+] as const;
+
+export const guideBySlug = (slug: string) => GUIDES.find((g) => g.slug === slug);
