@@ -205,3 +205,31 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     close: server.close,
   };
 }
+
+const STRIPE_VARS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_GROWTH", "STRIPE_API_URL"] as const;
+
+/** The environment that points the service's Stripe provider at this fake. */
+export const stripeEnvOf = (fake: FakeStripe) => ({
+  STRIPE_SECRET_KEY: fake.secretKey,
+  STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+  STRIPE_PRICE_GROWTH: fake.priceGrowth,
+  STRIPE_API_URL: fake.url,
+});
+
+/**
+ * Starts a fake Stripe, points the service's payment provider at it (`resetPayments` drops the
+ * provider the service had chosen), and undoes both when done. Call from `beforeAll`.
+ */
+export async function useFakeStripe(resetPayments: () => void): Promise<{ fake: FakeStripe; restore: () => Promise<void> }> {
+  const fake = await startFakeStripe();
+  Object.assign(process.env, stripeEnvOf(fake));
+  resetPayments();
+  return {
+    fake,
+    restore: async () => {
+      for (const v of STRIPE_VARS) delete process.env[v];
+      resetPayments();
+      await fake.close();
+    },
+  };
+}

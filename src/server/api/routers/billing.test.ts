@@ -5,7 +5,7 @@ import type { MemberRole } from "@/generated/prisma/enums.ts";
 import { resetPaymentsCache } from "../../providers/payments";
 import { serviceCtx } from "../../testing/aml";
 import { fromIp, trustLoopbackProxy } from "../../testing/billing";
-import { type FakeStripe, startFakeStripe } from "../../testing/fake-stripe";
+import { type FakeStripe, useFakeStripe } from "../../testing/fake-stripe";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { createCaller } from "../root";
 
@@ -145,22 +145,11 @@ describe("billing procedures", () => {
 
 describe("billing procedures with Stripe", () => {
   let stripe: FakeStripe;
-  const VARS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_GROWTH", "STRIPE_API_URL"] as const;
+  let restoreStripe: () => Promise<void>;
   beforeAll(async () => {
-    stripe = await startFakeStripe();
-    Object.assign(process.env, {
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-      STRIPE_PRICE_GROWTH: stripe.priceGrowth,
-      STRIPE_API_URL: stripe.url,
-    });
-    resetPaymentsCache();
+    ({ fake: stripe, restore: restoreStripe } = await useFakeStripe(resetPaymentsCache));
   });
-  afterAll(async () => {
-    for (const v of VARS) delete process.env[v];
-    resetPaymentsCache();
-    await stripe.close();
-  });
+  afterAll(() => restoreStripe());
 
   it("lists the customer's invoices; without a customer, no portal (in words) and no invoices with the reason", async () => {
     const { db } = await testServer();

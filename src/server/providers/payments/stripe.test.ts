@@ -1,24 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAppError } from "../../errors";
-import { type FakeStripe, startFakeStripe } from "../../testing/fake-stripe";
+import { type FakeStripe, startFakeStripe, stripeEnvOf } from "../../testing/fake-stripe";
 import { paymentsConfig } from "./config";
 import { createSandboxPayments } from "./sandbox";
 import { createStripePayments } from "./stripe";
 
 let fake: FakeStripe;
-const provider = () =>
-  createStripePayments(
-    paymentsConfig(
-      {
-        STRIPE_SECRET_KEY: fake.secretKey,
-        STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-        STRIPE_PRICE_GROWTH: fake.priceGrowth,
-        STRIPE_API_URL: fake.url,
-        STRIPE_TIMEOUT_MS: "2000",
-      },
-      "sandbox",
-    ).stripe!,
-  );
+const provider = () => createStripePayments(paymentsConfig({ ...stripeEnvOf(fake), STRIPE_TIMEOUT_MS: "2000" }, "sandbox").stripe!);
 
 beforeAll(async () => {
   fake = await startFakeStripe();

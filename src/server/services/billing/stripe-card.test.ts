@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { resetPaymentsCache } from "../../providers/payments";
 import { emailProof, fromIp, trustLoopbackProxy } from "../../testing/billing";
-import { type FakeStripe, startFakeStripe } from "../../testing/fake-stripe";
+import { type FakeStripe, useFakeStripe } from "../../testing/fake-stripe";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 
 // One case pays an upgrade on the sandbox chain; it need not wait for finality.
@@ -11,24 +11,13 @@ resetEnvCache();
 trustLoopbackProxy();
 
 let stripe: FakeStripe;
-const STRIPE_VARS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_PRICE_GROWTH", "STRIPE_API_URL"] as const;
+let restoreStripe: () => Promise<void>;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
-  Object.assign(process.env, {
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-    STRIPE_PRICE_GROWTH: stripe.priceGrowth,
-    STRIPE_API_URL: stripe.url,
-  });
-  resetPaymentsCache();
+  ({ fake: stripe, restore: restoreStripe } = await useFakeStripe(resetPaymentsCache));
 });
 
-afterAll(async () => {
-  for (const v of STRIPE_VARS) delete process.env[v];
-  resetPaymentsCache();
-  await stripe.close();
-});
+afterAll(() => restoreStripe());
 
 async function cardCheckout(url: string) {
   const proof = await emailProof(url);
