@@ -59,7 +59,7 @@ describe("the service as the README starts it", () => {
     expect((await fetch(`${base}/v1/ready`)).status).toBe(200);
     const home = await fetch(`${base}/`);
     expect(home.status).toBe(200);
-    expect(await home.text()).toContain("Know who is behind every chain account");
+    expect(await home.text()).toContain("Know who is behind every free chain account");
     expect(fs.existsSync(path.join(dataDir, "pglite"))).toBe(true);
   });
 
