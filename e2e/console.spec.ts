@@ -208,7 +208,7 @@ test("security headers on every page; the home page, /docs and the console run u
   await page.goto("/docs");
   await expect(page.getByRole("heading", { name: "Bind Identity API" })).toBeVisible();
   await page.goto("/");
-  await page.getByRole("link", { name: "API reference" }).click();
+  await page.getByRole("link", { name: "API reference", exact: true }).click();
   await expect(page).toHaveURL(/\/docs$/);
   await page.goto("/console/sign-in");
   await page.getByLabel("Organization ID").fill("x");
