@@ -4,7 +4,7 @@ import { AddMemberInput, MemberEmailParams, UpdateMemberInput } from "../../serv
 import { consoleProcedure, router } from "../trpc";
 
 export const membersRouter = router({
-  list: consoleProcedure("admin").query(({ ctx }) => members.listMembers(ctx.svc)),
+  list: consoleProcedure("admin").query(({ ctx }) => members.listMembersForConsole(ctx.svc)),
   add: consoleProcedure("admin")
     .input(AddMemberInput)
     .mutation(({ ctx, input }) => members.addMember(ctx.svc, input)),
@@ -14,4 +14,10 @@ export const membersRouter = router({
   remove: consoleProcedure("admin")
     .input(MemberEmailParams)
     .mutation(({ ctx, input }) => members.removeMember(ctx.svc, input.email)),
+  resendInvitation: consoleProcedure("admin")
+    .input(MemberEmailParams)
+    .mutation(({ ctx, input }) => members.resendInvitation(ctx.svc, input.email)),
+  endSessions: consoleProcedure("admin")
+    .input(MemberEmailParams)
+    .mutation(({ ctx, input }) => members.endMemberSessions(ctx.svc, input.email)),
 });

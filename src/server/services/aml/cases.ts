@@ -2,11 +2,11 @@ import type { AmlCase } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { Tx } from "../../db/client";
-import { notFound } from "../../errors";
+import { forbidden, notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
-import { samePerson } from "../org";
+import { samePerson, signedInWithOwnCredentials } from "../org";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
 import {
   caseClosed,
@@ -178,6 +178,10 @@ async function lockedCase(tx: Tx, ctx: ServiceContext, caseId: string) {
 export async function approveClear(ctx: ServiceContext, caseId: string, input: ApproveClearInput) {
   const orgId = ctx.org.id;
   const me = actorId(ctx.actor);
+  // A shared password does not tell two people apart: the second pair of eyes signs in with their own credentials.
+  if (signedInWithOwnCredentials(ctx) === false) {
+    throw forbidden("own_credentials_required", "Approving a clear needs a sign-in with your own passkey or password and code.");
+  }
   return ctx.db.$transaction(async (tx) => {
     const c = await lockedCase(tx, ctx, caseId);
     if (c.status !== "pending_approval") throw notAwaitingApproval();

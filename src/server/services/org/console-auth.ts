@@ -10,7 +10,9 @@ import { isUuid } from "../../platform/ids";
 import { hitWindow, peekWindow } from "../../platform/rate-limit";
 import { appendAudit } from "../audit";
 import { confirmChallenge, startChallenge } from "../contacts";
+import { attachSession, createConsoleSession, signedInWithOwnCredentials } from "./console-auth-sessions";
 import type { MemberRole } from "./members.schema";
+import { hasOwnCredentials } from "./members-invitations";
 
 /**
  * Failed sign-ins in a 15-minute window. Wrong organization or password counts against the client
@@ -21,8 +23,11 @@ export const CONSOLE_SIGN_IN = { windowSec: 15 * 60, failuresPerClientIp: 20, fa
 
 export type SignInCredentials = { organizationId: string; email: string; password: string };
 
-/** What the session token carries; the role is read again from the member row on every request. */
-export type ConsoleSessionClaims = { orgId: string; email: string; bootstrap: boolean; pwf: string };
+/**
+ * What the session token carries; the role is read again from the member row on every request,
+ * and `sid` names the session's row in console_sessions, which can be revoked.
+ */
+export type ConsoleSessionClaims = { orgId: string; email: string; bootstrap: boolean; pwf: string; sid: string };
 
 /** One answer for every wrong part, so a failure never tells which one was wrong. */
 export const signInFailed = () =>
@@ -69,11 +74,12 @@ async function checkPassword(db: Db, creds: SignInCredentials, clientIp: string)
   }
   if (!(await verifyPassword(creds.password, org.consolePasswordHash))) throw await failed();
   const members = await db.consoleMember.count({ where: { orgId: org.id } });
-  if (members === 0) return { org, email, bootstrap: true as const, role: "owner" as MemberRole };
+  if (members === 0) return { org, email, bootstrap: true as const, role: "owner" as MemberRole, memberId: null };
   const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email } } });
-  if (!member?.active) throw await failed();
+  // A member with a passkey or a password of their own signs in with those, never with the shared password.
+  if (!member?.active || (await hasOwnCredentials(db, member))) throw await failed();
   await refuseWhileLimited(db, memberFailures(org.id, email), CONSOLE_SIGN_IN.failuresPerMember);
-  return { org, email, bootstrap: false as const, role: member.role as MemberRole };
+  return { org, email, bootstrap: false as const, role: member.role as MemberRole, memberId: member.id };
 }
 
 /**
@@ -103,6 +109,7 @@ export async function completeConsoleSignIn(
   db: Db,
   input: SignInCredentials & { challengeId?: string; code?: string },
   clientIp: string,
+  userAgent?: string | null,
 ): Promise<ConsoleSessionClaims & { role: MemberRole }> {
   const who = await checkPassword(db, input, clientIp);
   if (!who.bootstrap) {
@@ -125,39 +132,61 @@ export async function completeConsoleSignIn(
       throw await codeFailed();
     }
   }
-  await db.$transaction((tx) =>
-    appendAudit(
+  const session = await db.$transaction(async (tx) => {
+    const s = await createConsoleSession(
+      tx,
+      { orgId: who.org.id, memberId: who.memberId, email: who.email, method: "org_password" },
+      { clientIp, userAgent },
+    );
+    await appendAudit(
       tx,
       { orgId: who.org.id, actor: { type: "member", email: who.email, role: who.role } },
       {
         action: "console.signed_in",
         subjectType: "member",
         subject: who.email,
-        data: { bootstrap: who.bootstrap, clientIp },
+        data: { bootstrap: who.bootstrap, method: "org_password", clientIp },
       },
-    ),
-  );
-  return { orgId: who.org.id, email: who.email, bootstrap: who.bootstrap, role: who.role, pwf: passwordFingerprint(who.org) };
+    );
+    return s;
+  });
+  return {
+    orgId: who.org.id,
+    email: who.email,
+    bootstrap: who.bootstrap,
+    role: who.role,
+    pwf: passwordFingerprint(who.org),
+    sid: session.id,
+  };
 }
 
 /**
  * Turns a session's claims into the member's ServiceContext, checking the database on every
- * request: a deactivated member, a member whose organization now has other members (bootstrap
- * ended without them), or a session older than a password change gets null (401).
+ * request: a revoked or unknown session, a deactivated member, a member whose organization now has
+ * other members (bootstrap ended without them), or a shared-password session older than a change
+ * of that password gets null (401).
  */
 export async function resolveConsoleSession(
   db: Db,
   claims: Partial<ConsoleSessionClaims> | null | undefined,
   request: { clientIp: string; correlationId: string },
 ): Promise<ServiceContext | null> {
-  if (!claims?.orgId || !claims.email || !isUuid(claims.orgId)) return null;
+  if (!claims?.orgId || !claims.email || !isUuid(claims.orgId) || !claims.sid || !isUuid(claims.sid)) return null;
+  const session = await db.consoleSession.findUnique({ where: { id: claims.sid } });
+  if (!session || session.revokedAt || session.orgId !== claims.orgId || session.email !== claims.email) return null;
   const org = await db.organization.findUnique({ where: { id: claims.orgId } });
-  if (!org || claims.pwf !== passwordFingerprint(org)) return null;
+  if (!org) return null;
+  if (session.method === "org_password" && claims.pwf !== passwordFingerprint(org)) return null;
   const member = await db.consoleMember.findUnique({ where: { orgId_email: { orgId: org.id, email: claims.email } } });
   let role: MemberRole | null = member?.active ? (member.role as MemberRole) : null;
   if (!member && claims.bootstrap && (await db.consoleMember.count({ where: { orgId: org.id } })) === 0) role = "owner";
   if (!role) return null;
-  return {
+  const now = new Date();
+  // Last seen is kept to the minute: one write a minute per session, not one per request.
+  if (now.getTime() - session.lastSeenAt.getTime() > 60_000) {
+    await db.consoleSession.updateMany({ where: { id: session.id, revokedAt: null }, data: { lastSeenAt: now } });
+  }
+  const ctx: ServiceContext = {
     db,
     org,
     actor: { type: "member", email: claims.email, role },
@@ -166,6 +195,8 @@ export async function resolveConsoleSession(
     log: logger().child({ correlationId: request.correlationId, orgId: org.id }),
     now: () => new Date(),
   };
+  attachSession(ctx, session);
+  return ctx;
 }
 
 /** An owner changes the console password; every session (theirs too) ends at its next request. */
@@ -191,4 +222,21 @@ export function consoleSession(ctx: ServiceContext) {
   const { actor, org } = ctx;
   if (actor.type !== "member") throw forbidden("console_role", "Only a console member has a console session.");
   return { email: actor.email, role: actor.role, organizationId: org.id, organizationName: org.name, environment: org.environment };
+}
+
+/**
+ * How the signed-in member signs in: whether this session was opened with their own credentials,
+ * whether they have any yet, and whether they are a member at all (a bootstrap session is not).
+ * The console asks those without own credentials to set them up.
+ */
+export async function credentialStatus(ctx: ServiceContext) {
+  if (ctx.actor.type !== "member") throw forbidden("console_role", "Only a console member has a console session.");
+  const member = await ctx.db.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email: ctx.actor.email } } });
+  const passkeys = member ? await ctx.db.consolePasskey.count({ where: { memberId: member.id } }) : 0;
+  return {
+    signedInWithOwnCredentials: signedInWithOwnCredentials(ctx) === true,
+    isMember: member?.active === true,
+    passkeys,
+    password: member?.passwordHash != null,
+  };
 }

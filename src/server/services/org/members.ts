@@ -6,7 +6,9 @@ import { conflict, forbidden, notFound } from "../../errors";
 import { normalizeEmail } from "../../platform/contact-address";
 import { appendAudit } from "../audit";
 import { actingRole } from "./acting-person";
+import { revokeSessionsOf } from "./console-auth-sessions";
 import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
+import { hasOwnCredentials, invitationUrl, issueInvitation, sendInvitation, voidInvitation } from "./members-invitations";
 
 export const memberView = (m: ConsoleMember) => ({
   email: m.email,
@@ -20,6 +22,42 @@ export async function listMembers(ctx: ServiceContext) {
   const members = await ctx.db.consoleMember.findMany({ where: { orgId: ctx.org.id }, orderBy: [{ active: "desc" }, { email: "asc" }] });
   return { members: members.map(memberView) };
 }
+
+/**
+ * The console's list: each member with how they sign in ("passkey", "password_totp", "invited"
+ * while an invitation is open, "org_password" for a member from before own credentials who has
+ * not set them up) and how many sessions they have open.
+ */
+export async function listMembersForConsole(ctx: ServiceContext) {
+  const members = await ctx.db.consoleMember.findMany({
+    where: { orgId: ctx.org.id },
+    orderBy: [{ active: "desc" }, { email: "asc" }],
+    include: { invitation: { select: { expiresAt: true } }, _count: { select: { passkeys: true } } },
+  });
+  const open = await ctx.db.consoleSession.groupBy({
+    by: ["email"],
+    where: { orgId: ctx.org.id, revokedAt: null, lastSeenAt: { gt: new Date(ctx.now().getTime() - SESSION_LIFETIME_MS) } },
+    _count: { _all: true },
+  });
+  const sessionsOf = new Map(open.map((o) => [o.email, o._count._all]));
+  return {
+    members: members.map((m) => ({
+      ...memberView(m),
+      signIn: (m._count.passkeys > 0
+        ? "passkey"
+        : m.passwordHash
+          ? "password_totp"
+          : m.invitation && m.invitation.expiresAt > ctx.now()
+            ? "invited"
+            : "org_password") as "passkey" | "password_totp" | "invited" | "org_password",
+      invitationExpiresAt: m.invitation?.expiresAt.toISOString() ?? null,
+      openSessions: sessionsOf.get(m.email) ?? 0,
+    })),
+  };
+}
+
+/** Console sessions last a working day (src/server/auth/options.ts); older rows are no longer open. */
+const SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;
 
 /**
  * A console member cannot grant a role above their own, nor change someone who holds a higher
@@ -62,6 +100,19 @@ const audit = (tx: Tx, ctx: ServiceContext, action: string, email: string, data:
  * lock the person who added them out of the console.
  */
 export async function addMember(ctx: ServiceContext, input: AddMemberInput) {
+  const invites: { member: ConsoleMember; token: string }[] = [];
+  const view = await addMemberInTransaction(ctx, input, invites);
+  for (const i of invites) await sendInvitation(ctx.db, ctx.org, i.member, i.token);
+  return view;
+}
+
+/** A new or reactivated member without credentials of their own gets an invitation (emailed once this commits). */
+async function invite(tx: Tx, ctx: ServiceContext, member: ConsoleMember, invites: { member: ConsoleMember; token: string }[]) {
+  if (await hasOwnCredentials(tx, member)) return;
+  invites.push({ member, token: await issueInvitation(tx, ctx, member, "invited") });
+}
+
+async function addMemberInTransaction(ctx: ServiceContext, input: AddMemberInput, invites: { member: ConsoleMember; token: string }[]) {
   const email = normalizeEmail(input.email);
   return ctx.db.$transaction(async (tx) => {
     await lockOrg(tx, ctx.org.id);
@@ -70,13 +121,15 @@ export async function addMember(ctx: ServiceContext, input: AddMemberInput) {
     if (!existing && ctx.actor.type === "member" && ctx.actor.email !== email) {
       const count = await tx.consoleMember.count({ where: { orgId: ctx.org.id } });
       if (count === 0) {
-        await tx.consoleMember.create({ data: { orgId: ctx.org.id, email: ctx.actor.email, role: "owner" } });
+        const self = await tx.consoleMember.create({ data: { orgId: ctx.org.id, email: ctx.actor.email, role: "owner" } });
         await audit(tx, ctx, "member.added", ctx.actor.email, { role: "owner", bootstrap: true });
+        await invite(tx, ctx, self, invites);
       }
     }
     if (!existing) {
       const created = await tx.consoleMember.create({ data: { orgId: ctx.org.id, email, role: input.role } });
       await audit(tx, ctx, "member.added", email, { role: input.role });
+      await invite(tx, ctx, created, invites);
       return memberView(created);
     }
     if (existing.active && existing.role === input.role) return memberView(existing);
@@ -86,6 +139,7 @@ export async function addMember(ctx: ServiceContext, input: AddMemberInput) {
       before: { role: existing.role, active: existing.active },
       after: { role: updated.role, active: true },
     });
+    if (!existing.active) await invite(tx, ctx, updated, invites);
     return memberView(updated);
   });
 }
@@ -107,11 +161,29 @@ export async function updateMember(ctx: ServiceContext, rawEmail: string, input:
     await assertNotLastOwner(tx, ctx.org.id, member, after);
     const updated = await tx.consoleMember.update({ where: { id: member.id }, data: after });
     await audit(tx, ctx, "member.updated", member.email, { before: { role: member.role, active: member.active }, after });
+    if (!after.active) await endAccess(tx, ctx, member);
     return memberView(updated);
   });
 }
 
-/** Deactivates (the row and its audit history stay); the member's session stops at its next request. */
+/** A deactivated member's open invitation is void and every session they have ends at its next request. */
+async function endAccess(tx: Tx, ctx: ServiceContext, member: ConsoleMember) {
+  await voidInvitation(tx, member.id);
+  await revokeSessionsOf(tx, ctx.org.id, member.email, ctx.now());
+}
+
+/** An admin ends every session of a member (a lost laptop): they must sign in again. */
+export async function endMemberSessions(ctx: ServiceContext, rawEmail: string) {
+  return ctx.db.$transaction(async (tx) => {
+    const member = await findMember(tx, ctx.org.id, rawEmail);
+    await assertCeiling(tx, ctx, [member.role]);
+    const ended = await revokeSessionsOf(tx, ctx.org.id, member.email, ctx.now());
+    if (ended > 0) await audit(tx, ctx, "member.sessions_ended", member.email, { sessions: ended });
+    return { email: member.email, ended };
+  });
+}
+
+/** Deactivates (the row and its audit history stay); the member's sessions end at once and an open invitation is void. */
 export async function removeMember(ctx: ServiceContext, rawEmail: string) {
   return ctx.db.$transaction(async (tx) => {
     await lockOrg(tx, ctx.org.id);
@@ -121,6 +193,26 @@ export async function removeMember(ctx: ServiceContext, rawEmail: string) {
     await assertNotLastOwner(tx, ctx.org.id, member, { role: member.role, active: false });
     const updated = await tx.consoleMember.update({ where: { id: member.id }, data: { active: false } });
     await audit(tx, ctx, "member.deactivated", member.email, { role: member.role });
+    await endAccess(tx, ctx, member);
     return memberView(updated);
+  });
+}
+
+/**
+ * A signed-in member without credentials of their own sets them up now: a fresh invitation whose
+ * link is handed straight back to them (no email round trip; they are already signed in). The
+ * first owner of a new organization, signed in with the organization password alone, becomes its
+ * owner member on the way.
+ */
+export async function startOwnCredentialsSetup(ctx: ServiceContext) {
+  if (ctx.actor.type !== "member") throw forbidden("console_role", "Only a console member can set up console credentials.");
+  const email = ctx.actor.email;
+  const existing = await ctx.db.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email } } });
+  if (!existing) await addMemberInTransaction(ctx, { email, role: "owner" }, []);
+  return ctx.db.$transaction(async (tx) => {
+    const member = await tx.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email } } });
+    if (!member?.active) throw conflict("not_a_member", "You are not an active member of this organization.");
+    if (await hasOwnCredentials(tx, member)) throw conflict("credentials_set", "You have already set up your own sign-in.");
+    return { url: invitationUrl(await issueInvitation(tx, ctx, member, "self")) };
   });
 }

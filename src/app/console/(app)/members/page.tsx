@@ -1,17 +1,25 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast, ROLES, type Role, roleLabel } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Member = RouterOutputs["members"]["list"]["members"][number];
+
+const SIGN_IN: Record<Member["signIn"], { label: string; tone: "green" | "amber" | "slate" | "indigo" }> = {
+  passkey: { label: "Passkey", tone: "green" },
+  password_totp: { label: "Password + app", tone: "green" },
+  invited: { label: "Invitation sent", tone: "indigo" },
+  org_password: { label: "Shared password", tone: "amber" },
+};
 
 export default function MembersPage() {
   return (
@@ -28,27 +36,44 @@ function Members() {
   const me = useMe();
   const list = useQuery(trpc.members.list.queryOptions());
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.members.list.queryKey() });
-  const onError = (title: string) => (err: unknown) => toast({ tone: "error", title, body: errorMessage(err) });
-  const update = useMutation(
-    trpc.members.update.mutationOptions({
-      onSuccess: (m) => {
-        toast({ tone: "ok", title: `${m.email} is now ${roleLabel(m.role)}${m.active ? "" : " (inactive)"}` });
-        void refresh();
-      },
-      onError: onError("The member was not changed"),
-    }),
-  );
-  const updateMutate = update.mutate;
-  const remove = useMutation(
-    trpc.members.remove.mutationOptions({
-      onSuccess: (m) => {
-        toast({ tone: "ok", title: `${m.email} was deactivated` });
-        void refresh();
-      },
-      onError: onError("The member was not deactivated"),
-    }),
-  );
-  const removeMutate = remove.mutate;
+  const client = useTRPCClient();
+  const onError = (title: string) => (err: { message: string }) => toast({ tone: "error", title, body: err.message });
+  const update = useSubmission(client.members.update, {
+    onSuccess: (m) => {
+      toast({ tone: "ok", title: `${m.email} is now ${roleLabel(m.role)}${m.active ? "" : " (inactive)"}` });
+      void refresh();
+    },
+    onError: onError("The member was not changed"),
+  });
+  const updateMutate = update.submit;
+  const remove = useSubmission(client.members.remove, {
+    onSuccess: (m) => {
+      toast({ tone: "ok", title: `${m.email} was deactivated` });
+      void refresh();
+    },
+    onError: onError("The member was not deactivated"),
+  });
+  const removeMutate = remove.submit;
+  const resend = useSubmission(client.members.resendInvitation, {
+    onSuccess: (r) => {
+      toast(
+        r.sent
+          ? { tone: "ok", title: `An invitation was sent to ${r.email}`, body: "Any earlier link no longer works." }
+          : { tone: "error", title: "The invitation email could not be sent", body: "Try again in a few minutes." },
+      );
+      void refresh();
+    },
+    onError: onError("The invitation was not sent"),
+  });
+  const resendMutate = resend.submit;
+  const endSessions = useSubmission(client.members.endSessions, {
+    onSuccess: (r) => {
+      toast({ tone: "ok", title: r.ended === 1 ? `1 session of ${r.email} was ended` : `${r.ended} sessions of ${r.email} were ended` });
+      void refresh();
+    },
+    onError: onError("The sessions were not ended"),
+  });
+  const endSessionsMutate = endSessions.submit;
   const grantable = useMemo(() => ROLES.filter((r) => atLeast(me.role, r)), [me.role]);
 
   const columns = useMemo(() => {
@@ -81,6 +106,27 @@ function Members() {
         header: "Status",
         cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge>,
       }),
+      c.accessor((m) => SIGN_IN[m.signIn].label, {
+        id: "signIn",
+        header: "Sign-in",
+        cell: (i) => {
+          const m = i.row.original;
+          const how = SIGN_IN[m.signIn];
+          return (
+            <span className="flex flex-col items-start gap-0.5">
+              <Badge tone={how.tone}>{how.label}</Badge>
+              {m.signIn === "invited" && m.invitationExpiresAt && (
+                <span className="text-xs text-slate-500">link expires {fmtTime(m.invitationExpiresAt)}</span>
+              )}
+              {m.openSessions > 0 && (
+                <span className="text-xs text-slate-500">
+                  {m.openSessions} open session{m.openSessions === 1 ? "" : "s"}
+                </span>
+              )}
+            </span>
+          );
+        },
+      }),
       c.accessor("updatedAt", { header: "Changed", sortFn: "datetime", cell: (i) => fmtTime(i.getValue()) }),
       c.display({
         id: "actions",
@@ -88,18 +134,39 @@ function Members() {
         cell: (i) => {
           const m = i.row.original;
           if (!atLeast(me.role, m.role)) return null;
+          const canInvite = m.active && (m.signIn === "invited" || m.signIn === "org_password");
           return m.active ? (
-            <Confirm
-              trigger={
-                <button type="button" className="btn-secondary">
-                  Deactivate
+            <span className="flex flex-wrap gap-2">
+              {canInvite && (
+                <button type="button" className="btn-secondary" onClick={() => resendMutate({ email: m.email })}>
+                  {m.signIn === "invited" ? "Resend invitation" : "Send invitation"}
                 </button>
-              }
-              title={`Deactivate ${m.email}?`}
-              description="They are signed out at their next request and can no longer sign in. Their audit history stays. You can reactivate them later."
-              confirmLabel="Deactivate"
-              onConfirm={() => removeMutate({ email: m.email })}
-            />
+              )}
+              {m.openSessions > 0 && m.email !== me.email && (
+                <Confirm
+                  trigger={
+                    <button type="button" className="btn-secondary">
+                      End sessions
+                    </button>
+                  }
+                  title={`End every session of ${m.email}?`}
+                  description="They are signed out everywhere at their next request and must sign in again. Their membership and sign-in stay."
+                  confirmLabel="End sessions"
+                  onConfirm={() => endSessionsMutate({ email: m.email })}
+                />
+              )}
+              <Confirm
+                trigger={
+                  <button type="button" className="btn-secondary">
+                    Deactivate
+                  </button>
+                }
+                title={`Deactivate ${m.email}?`}
+                description="Their sessions end at once and they can no longer sign in; an open invitation stops working. Their audit history stays. You can reactivate them later."
+                confirmLabel="Deactivate"
+                onConfirm={() => removeMutate({ email: m.email })}
+              />
+            </span>
           ) : (
             <button type="button" className="btn-secondary" onClick={() => updateMutate({ email: m.email, patch: { active: true } })}>
               Reactivate
@@ -108,7 +175,7 @@ function Members() {
         },
       }),
     ];
-  }, [me.role, grantable, updateMutate, removeMutate]);
+  }, [me.role, me.email, grantable, updateMutate, removeMutate, resendMutate, endSessionsMutate]);
 
   return (
     <>
@@ -120,7 +187,7 @@ function Members() {
       {list.data && list.data.members.length === 0 && (
         <p className="mb-4 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
           No members yet: anyone with the console password signs in as owner. Adding the first member ends this, and you are added as an
-          owner too.
+          owner too; each member is then emailed an invitation to set up a passkey or a password of their own.
         </p>
       )}
       <DataTable
@@ -138,21 +205,24 @@ function Members() {
 }
 
 function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => void }) {
-  const trpc = useTRPC();
   const toast = useToast();
   const [open, setOpen] = useState(false);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("viewer");
-  const add = useMutation(
-    trpc.members.add.mutationOptions({
-      onSuccess: (m) => {
-        toast({ tone: "ok", title: `${m.email} added as ${roleLabel(m.role)}` });
-        setOpen(false);
-        setEmail("");
-        onAdded();
-      },
-    }),
-  );
+  const client = useTRPCClient();
+  const add = useSubmission(client.members.add, {
+    fields: { email: { label: "email" } },
+    onSuccess: (m) => {
+      toast({
+        tone: "ok",
+        title: `${m.email} added as ${roleLabel(m.role)}`,
+        body: "An invitation to set up their sign-in was emailed to them.",
+      });
+      setOpen(false);
+      setEmail("");
+      onAdded();
+    },
+  });
   return (
     <>
       <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
@@ -165,13 +235,13 @@ function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => v
           add.reset();
         }}
         title="Add a member"
-        description="They sign in with the organization's console password and a code emailed to this address. Adding an existing address updates its role and reactivates it."
+        description="We email them a link to set up a passkey or a password with an authenticator app; it works once, for 72 hours. Adding an existing address updates its role and reactivates it."
       >
         <form
           className="space-y-4"
           onSubmit={(e) => {
             e.preventDefault();
-            add.mutate({ email, role });
+            add.submit({ email, role });
           }}
         >
           <div>
@@ -194,7 +264,7 @@ function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => v
           </div>
           {add.error && (
             <p role="alert" className="text-sm text-red-700">
-              {errorMessage(add.error)}
+              {add.error.message}
             </p>
           )}
           <div className="flex justify-end gap-2">

@@ -1,0 +1,187 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef } from "react";
+import { signOutNow } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { Confirm } from "@/components/ui/dialog";
+import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import type { RouterOutputs } from "@/trpc/outputs";
+import { errorMessage, useTRPC } from "@/trpc/react";
+
+type Session = RouterOutputs["session"]["list"]["sessions"][number];
+
+const METHOD: Record<Session["method"], string> = {
+  passkey: "Passkey",
+  password_totp: "Password and authenticator code",
+  org_password: "Organization password",
+};
+
+/** "Chrome on macOS" from a user agent; the whole string stays on hover. */
+function device(ua: string | null) {
+  if (!ua) return "Unknown device";
+  const browser = /Edg\//.test(ua)
+    ? "Edge"
+    : /Firefox\//.test(ua)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(ua)
+        ? "Chrome"
+        : /Safari\//.test(ua)
+          ? "Safari"
+          : "A browser";
+  const os = /iPhone|iPad/.test(ua)
+    ? "iOS"
+    : /Android/.test(ua)
+      ? "Android"
+      : /Mac OS X/.test(ua)
+        ? "macOS"
+        : /Windows/.test(ua)
+          ? "Windows"
+          : /Linux/.test(ua)
+            ? "Linux"
+            : "another system";
+  return `${browser} on ${os}`;
+}
+
+export default function SecurityPage() {
+  return (
+    <>
+      <PageHeader title="Security" description="How you sign in to this console, and where you are signed in now." />
+      <div className="space-y-6">
+        <OwnSignIn />
+        <Sessions />
+      </div>
+    </>
+  );
+}
+
+function OwnSignIn() {
+  const trpc = useTRPC();
+  const toast = useToast();
+  const status = useQuery(trpc.session.credentials.queryOptions());
+  const started = useRef(false);
+  const setUp = useMutation(
+    trpc.session.setUpOwnCredentials.mutationOptions({
+      onSuccess: ({ url }) => window.location.assign(url),
+      onError: (err) => {
+        started.current = false;
+        toast({ tone: "error", title: "Setup could not start", body: errorMessage(err) });
+      },
+    }),
+  );
+  const s = status.data;
+  return (
+    <section aria-labelledby="own-heading" className="card space-y-3">
+      <h2 id="own-heading" className="text-lg font-semibold">
+        Your sign-in
+      </h2>
+      {status.isLoading && <LoadingRows rows={2} />}
+      {status.error && <ErrorState error={status.error} onRetry={() => void status.refetch()} />}
+      {s && (
+        <>
+          <ul className="space-y-1 text-sm">
+            <li>
+              Passkeys: <strong>{s.passkeys}</strong>
+            </li>
+            <li>
+              Password and authenticator app: <strong>{s.password ? "set up" : "not set up"}</strong>
+            </li>
+            <li>
+              This session was opened with{" "}
+              <strong>{s.signedInWithOwnCredentials ? "your own sign-in" : "the organization's shared console password"}</strong>.
+            </li>
+          </ul>
+          {s.passkeys === 0 && !s.password && (
+            <div className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+              <p>
+                You still sign in with the organization's shared password. Set up a passkey or a password with an authenticator app of your
+                own: the shared password then stops working for you, and you can approve AML clears (four-eyes needs each person's own
+                sign-in).
+              </p>
+              <button
+                type="button"
+                className="btn-primary mt-3"
+                disabled={setUp.isPending}
+                onClick={() => {
+                  if (started.current) return;
+                  started.current = true;
+                  setUp.mutate();
+                }}
+              >
+                {setUp.isPending ? "Opening…" : "Set up my own sign-in"}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Sessions() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const list = useQuery(trpc.session.list.queryOptions());
+  const revoke = useMutation(
+    trpc.session.revoke.mutationOptions({
+      onSuccess: (r) => {
+        if (r.current) {
+          void signOutNow("ended");
+          return;
+        }
+        toast({ tone: "ok", title: "Session ended" });
+        void qc.invalidateQueries({ queryKey: trpc.session.list.queryKey() });
+      },
+      onError: (err) => toast({ tone: "error", title: "The session was not ended", body: errorMessage(err) }),
+    }),
+  );
+  return (
+    <section aria-labelledby="sessions-heading" className="card space-y-3">
+      <div>
+        <h2 id="sessions-heading" className="text-lg font-semibold">
+          Sessions
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">
+          Every browser signed in as you. End any you do not recognise; it is refused at its next request.
+        </p>
+      </div>
+      {list.isLoading && <LoadingRows rows={3} />}
+      {list.error && <ErrorState error={list.error} onRetry={() => void list.refetch()} />}
+      <ul className="divide-y divide-slate-100" aria-label="Your sessions">
+        {list.data?.sessions.map((s) => (
+          <li key={s.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+            <div className="min-w-0 text-sm">
+              <p className="flex flex-wrap items-center gap-2 font-medium">
+                <span title={s.userAgent ?? undefined}>{device(s.userAgent)}</span>
+                {s.current && <Badge tone="green">This session</Badge>}
+              </p>
+              <p className="text-slate-600">
+                {METHOD[s.method]} · signed in {fmtTime(s.createdAt)} · last seen {fmtTime(s.lastSeenAt)}
+                {s.clientIp ? ` · ${s.clientIp}` : ""}
+              </p>
+            </div>
+            <Confirm
+              trigger={
+                <button type="button" className="btn-secondary shrink-0 self-start sm:self-auto">
+                  {s.current ? "Sign out here" : "End session"}
+                </button>
+              }
+              title={s.current ? "Sign out of this browser?" : "End this session?"}
+              description={
+                s.current
+                  ? "You are signed out of this browser now."
+                  : `${device(s.userAgent)}, last seen ${fmtTime(s.lastSeenAt)}, is signed out at its next request.`
+              }
+              confirmLabel="End session"
+              onConfirm={() => {
+                if (!revoke.isPending) revoke.mutate({ sessionId: s.id });
+              }}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
