@@ -1,11 +1,12 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState } from "react";
-import superjson from "superjson";
+import { describeError } from "@/components/ui/error-text";
 import type { AppRouter } from "@/server/api/root";
+import { consoleLinks } from "./links";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -34,9 +35,7 @@ export function TRPCReactProvider({ children }: { children: React.ReactNode }) {
     qc.getMutationCache().subscribe((e) => e.type === "updated" && e.action.type === "error" && onUnauthorized(e.action.error));
     return qc;
   });
-  const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
-  );
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: consoleLinks("/api/trpc") }));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
@@ -46,8 +45,7 @@ export function TRPCReactProvider({ children }: { children: React.ReactNode }) {
   );
 }
 
-/** The message to show for a failed call; the server's AppError message is written for people. */
+/** The message to show for a failed call, in words (src/components/ui/error-text.ts). */
 export function errorMessage(err: unknown): string {
-  if (err instanceof TRPCClientError) return err.message;
-  return "Something went wrong. Try again.";
+  return describeError(err).message;
 }

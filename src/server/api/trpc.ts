@@ -3,7 +3,9 @@ import superjson from "superjson";
 import { ZodError } from "zod";
 import { atLeast, type Role } from "@/lib/roles";
 import type { ServiceContext } from "../context";
-import { ERRORS, isAppError } from "../errors";
+import { sha256Hex } from "../crypto/hash";
+import { AppError, conflict, ERRORS, isAppError } from "../errors";
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../platform/idempotency";
 import { REFUSED_TEXT_MESSAGE, refusedTextAt } from "../platform/input-text";
 
 /**
@@ -11,7 +13,14 @@ import { REFUSED_TEXT_MESSAGE, refusedTextAt } from "../platform/input-text";
  * signed-in member as actor; procedures parse with the shared zod schemas and call one service
  * function, exactly like a /v1 route.
  */
-export type ConsoleContext = { svc: ServiceContext | null };
+export type ConsoleContext = {
+  svc: ServiceContext | null;
+  /** The `Idempotency-Key` header of the request: one per submission of a console form. */
+  idempotencyKey?: string | null;
+};
+
+/** The header the console's tRPC client sends with each mutation (see src/trpc/react.tsx). */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
 
 /** Each procedure records its weakest admitted role, so tests can walk every procedure and check it. */
 export type ConsoleMeta = { minRole: Role };
@@ -25,8 +34,14 @@ const t = initTRPC
       const cause = error.cause;
       if (isAppError(cause)) return { ...shape, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } };
       // Input errors: one readable line per field, for the page to show as is.
+      // Input errors: one readable line per field for any caller, plus the issues themselves (path,
+      // code and limits, never the rejected value) for the console to word per field.
       if (cause instanceof ZodError) {
-        return { ...shape, message: cause.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ") };
+        return {
+          ...shape,
+          message: cause.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; "),
+          data: { ...shape.data, issues: cause.issues.map(issueData) },
+        };
       }
       // Anything unexpected answers like /v1's 500: nothing of the failure reaches the browser.
       if (error.code === "INTERNAL_SERVER_ERROR")
@@ -34,6 +49,22 @@ const t = initTRPC
       return shape;
     },
   });
+
+/** What the console needs of a zod issue to word it: where, which rule, and the rule's limits. */
+function issueData(issue: ZodError["issues"][number]) {
+  const i = issue as unknown as Record<string, unknown>;
+  const pick = (k: string) => (typeof i[k] === "string" || typeof i[k] === "number" ? { [k]: i[k] } : {});
+  return {
+    path: issue.path.map(String),
+    code: issue.code,
+    message: issue.message,
+    ...pick("origin"),
+    ...pick("format"),
+    ...pick("expected"),
+    ...(typeof i.minimum === "number" || typeof i.minimum === "bigint" ? { minimum: Number(i.minimum) } : {}),
+    ...(typeof i.maximum === "number" || typeof i.maximum === "bigint" ? { maximum: Number(i.maximum) } : {}),
+  };
+}
 
 /** AppError -> TRPCError through the one table in errors.ts; anything else is an internal error with no detail. */
 const mapErrors = t.middleware(async ({ next }) => {
@@ -52,6 +83,44 @@ const acceptText = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * A mutation sent with an Idempotency-Key runs once per key: a repeat with the same member,
+ * procedure and input replays the first answer; another procedure or input under the same key is
+ * refused (422); a repeat while the first is still running is 409 `idempotency_in_progress`. Keys
+ * live in the same store as /v1's, scoped to the organization and the member. A failed call
+ * releases its key (services roll back), so a corrected retry may reuse it; without a key a
+ * mutation runs as before.
+ */
+const idempotentMutation = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  const key = ctx.idempotencyKey;
+  const svc = ctx.svc;
+  if (type !== "mutation" || key === undefined || key === null || svc?.actor.type !== "member") return next();
+  if (key.length < 1 || key.length > 255) {
+    throw new AppError("VALIDATION_ERROR", "The Idempotency-Key header must be 1 to 255 characters.", {
+      issues: [{ path: "header.Idempotency-Key", message: "must be 1 to 255 characters" }],
+    });
+  }
+  const route = `console:${path}`;
+  const requestHash = sha256Hex(`${route}\n${JSON.stringify((await getRawInput()) ?? null)}`);
+  const scope = `console:${svc.org.id}:${svc.actor.email}`;
+  const claim = await claimIdempotencyKey(svc.db, { scope, orgId: svc.org.id, key, route, requestHash }, svc.now());
+  if (claim.kind === "mismatch") {
+    throw new AppError("IDEMPOTENCY_KEY_REUSED", "This submission was already sent with other values; send the form again.");
+  }
+  if (claim.kind === "in_progress") {
+    throw conflict("idempotency_in_progress", "This submission is still being processed; wait a moment and try again.");
+  }
+  if (claim.kind === "replay") {
+    // tRPC offers a middleware no public way to answer without calling next(); this is the shape
+    // its own resolver step returns, so the replay travels exactly like a first answer.
+    return { ok: true as const, data: superjson.parse(claim.body), marker: "middlewareMarker" as never, ctx };
+  }
+  const result = await next();
+  if (result.ok) await completeIdempotencyKey(svc.db, claim.id, 200, superjson.stringify(result.data));
+  else await releaseIdempotencyKey(svc.db, claim.id);
+  return result;
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
@@ -68,5 +137,6 @@ export function consoleProcedure(minRole: Role) {
       }
       return next({ ctx: { svc } });
     })
-    .use(acceptText);
+    .use(acceptText)
+    .use(idempotentMutation);
 }

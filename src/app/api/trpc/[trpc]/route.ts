@@ -2,6 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { NextRequest } from "next/server";
 import { refuseNonJsonPost } from "@/server/api/json-only";
 import { appRouter } from "@/server/api/root";
+import { IDEMPOTENCY_HEADER } from "@/server/api/trpc";
 import { consoleContextFrom } from "@/server/auth/session";
 import { logger } from "@/server/log";
 
@@ -15,7 +16,10 @@ function handler(req: NextRequest) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: async () => ({ svc: await consoleContextFrom(req.cookies, req.headers) }),
+    createContext: async () => ({
+      svc: await consoleContextFrom(req.cookies, req.headers),
+      idempotencyKey: req.headers.get(IDEMPOTENCY_HEADER),
+    }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") logger().error({ err: error.cause ?? error, path }, "console procedure failed");
     },

@@ -1,15 +1,17 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useMemo, useState } from "react";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Account = RouterOutputs["accounts"]["list"]["accounts"][number];
 type Lifecycle = Account["lifecycle"];
@@ -22,21 +24,30 @@ export default function AccountsPage() {
   const me = useMe();
   const [lifecycle, setLifecycle] = useState<Lifecycle | "">("");
   const list = useQuery(trpc.accounts.list.queryOptions({ limit: 200, ...(lifecycle ? { lifecycle } : {}) }));
-  const suspend = useMutation(
-    trpc.accounts.suspend.mutationOptions({
-      onSuccess: (r) => {
-        toast({ tone: "ok", title: `${r.accountDid} suspended` });
-        void qc.invalidateQueries({ queryKey: trpc.accounts.list.queryKey() });
-      },
-      onError: (err) => toast({ tone: "error", title: "The account was not suspended", body: errorMessage(err) }),
-    }),
-  );
-  const suspendMutate = suspend.mutate;
+  const client = useTRPCClient();
+  const suspend = useSubmission(client.accounts.suspend, {
+    onSuccess: (r) => {
+      toast({ tone: "ok", title: `${r.accountDid} suspended` });
+      void qc.invalidateQueries({ queryKey: trpc.accounts.list.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "The account was not suspended", body: err.message }),
+  });
+  const suspendMutate = suspend.submit;
   const canSuspend = atLeast(me.role, "admin");
   const columns = useMemo(() => {
     const c = columnsFor<Account>();
     return [
-      c.accessor("name", { header: "Account", cell: (i) => <span className="font-mono font-medium">{i.getValue()}</span> }),
+      c.accessor("name", {
+        header: "Account",
+        cell: (i) => (
+          <Link
+            href={`/console/accounts/${encodeURIComponent(i.getValue())}`}
+            className="font-mono font-medium text-indigo-700 hover:underline"
+          >
+            {i.getValue()}
+          </Link>
+        ),
+      }),
       c.accessor("lifecycle", { header: "Lifecycle", cell: (i) => <Badge tone={TONE[i.getValue()]}>{i.getValue()}</Badge> }),
       c.accessor((a) => `${a.contacts.email ?? ""} ${a.contacts.phone ?? ""}`, {
         id: "contacts",

@@ -1,16 +1,21 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
-import { Modal } from "@/components/ui/dialog";
+import { Modal, ModalActions } from "@/components/ui/dialog";
+import { present, textIssue } from "@/components/ui/error-text";
+import { Counter, FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Case = RouterOutputs["aml"]["queue"]["cases"][number];
+
+const CASE_FIELDS = { reason: { label: "reason" }, "body.reason": { label: "reason" }, "body.notes": { label: "notes" } };
 const PRIORITY_TONE = { low: "slate", medium: "amber", high: "red", critical: "red" } as const;
 const PRIORITY_RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
 
@@ -90,33 +95,37 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
     void qc.invalidateQueries({ queryKey: trpc.aml.queue.queryKey() });
     setText("");
   };
-  const propose = useMutation(
-    trpc.aml.proposeClear.mutationOptions({
-      onSuccess: (r) => done(r.pendingApproval ? "Clear proposed: waiting for a second member" : "Case cleared")(),
-    }),
-  );
-  const approve = useMutation(
-    trpc.aml.approveClear.mutationOptions({
-      onSuccess: () => {
-        done("Clear approved: flags lifted")();
-        onClose();
-      },
-    }),
-  );
-  const confirm = useMutation(
-    trpc.aml.confirm.mutationOptions({
-      onSuccess: () => {
-        done("Match confirmed: flags stay up")();
-        onClose();
-      },
-    }),
-  );
+  const client = useTRPCClient();
+  const propose = useSubmission(client.aml.proposeClear, {
+    fields: CASE_FIELDS,
+    validate: (input) => present([textIssue(["reason"], input.reason, 3, 500)]),
+    onSuccess: (r) => done(r.pendingApproval ? "Clear proposed: waiting for a second member" : "Case cleared")(),
+  });
+  const approve = useSubmission(client.aml.approveClear, {
+    fields: CASE_FIELDS,
+    validate: (input) => present([textIssue(["body", "notes"], input.body.notes ?? "", 0, 500)]),
+    onSuccess: () => {
+      done("Clear approved: flags lifted")();
+      onClose();
+    },
+  });
+  const confirm = useSubmission(client.aml.confirm, {
+    fields: CASE_FIELDS,
+    validate: (input) => present([textIssue(["body", "reason"], input.body.reason, 1, 500)]),
+    onSuccess: () => {
+      done("Match confirmed: flags stay up")();
+      onClose();
+    },
+  });
   const iProposed = c.proposedBy === `member:${me.email}`;
-  const error = propose.error ?? approve.error ?? confirm.error;
+  // The last action tried speaks; the text box is the one field all three share.
+  const [tried, setTried] = useState<"propose" | "approve" | "confirm" | null>(null);
+  const sub = tried === "propose" ? propose : tried === "approve" ? approve : tried === "confirm" ? confirm : null;
+  const textError = sub?.fieldError("reason") ?? sub?.fieldError("body.reason") ?? sub?.fieldError("body.notes");
   const busy = propose.isPending || approve.isPending || confirm.isPending;
   return (
     <Modal open onOpenChange={(o) => !o && onClose()} title={`AML case · ${c.priority} priority`} description={c.subjectDid}>
-      <div className="max-h-[70vh] overflow-y-auto pr-1">
+      <div>
         <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[8rem_1fr]">
           <dt className="text-slate-500">Status</dt>
           <dd data-testid="case-status">{c.status.replace("_", " ")}</dd>
@@ -157,24 +166,33 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
             <label htmlFor="case-text" className="label">
               {c.status === "pending_approval" ? "Notes (optional for approval, required to confirm)" : "Reason"}
             </label>
-            <textarea id="case-text" rows={2} maxLength={500} className="field" value={text} onChange={(e) => setText(e.target.value)} />
+            <textarea
+              id="case-text"
+              rows={2}
+              className="field"
+              aria-describedby="case-text-count case-text-error"
+              aria-invalid={!!textError}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+            />
+            <FieldError id="case-text-error" text={textError} />
+            <Counter id="case-text-count" value={text} max={500} min={c.status === "open" ? 3 : 0} />
           </div>
           {c.status === "pending_approval" && iProposed && (
             <p role="note" className="rounded-md bg-indigo-50 p-2 text-sm text-indigo-900">
               You proposed this clear, so you cannot approve it: four-eyes needs a different member to approve.
             </p>
           )}
-          {error && (
-            <p role="alert" className="text-sm text-red-700">
-              {errorMessage(error)}
-            </p>
-          )}
-          <div className="flex flex-wrap justify-end gap-2">
+          <FormError text={sub?.formError} />
+          <ModalActions>
             <button
               type="button"
               className="btn-secondary"
               disabled={busy || !text.trim()}
-              onClick={() => confirm.mutate({ caseId: c.caseId, body: { reason: text } })}
+              onClick={() => {
+                setTried("confirm");
+                confirm.submit({ caseId: c.caseId, body: { reason: text } });
+              }}
             >
               Confirm match
             </button>
@@ -183,7 +201,10 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
                 type="button"
                 className="btn-primary"
                 disabled={busy || text.trim().length < 3}
-                onClick={() => propose.mutate({ subjectDid: c.subjectDid, reason: text })}
+                onClick={() => {
+                  setTried("propose");
+                  propose.submit({ subjectDid: c.subjectDid, reason: text });
+                }}
               >
                 Propose clear
               </button>
@@ -192,12 +213,15 @@ function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
                 type="button"
                 className="btn-primary"
                 disabled={busy || iProposed}
-                onClick={() => approve.mutate({ caseId: c.caseId, body: text.trim() ? { notes: text } : {} })}
+                onClick={() => {
+                  setTried("approve");
+                  approve.submit({ caseId: c.caseId, body: text.trim() ? { notes: text } : {} });
+                }}
               >
                 Approve clear
               </button>
             )}
-          </div>
+          </ModalActions>
         </form>
       </div>
     </Modal>

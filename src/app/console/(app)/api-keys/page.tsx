@@ -1,16 +1,20 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useMemo, useState } from "react";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
+import { present, textIssue } from "@/components/ui/error-text";
+import { Counter, FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import { SCOPES, type Scope } from "@/lib/scopes";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Key = RouterOutputs["apiKeys"]["list"]["keys"][number];
 
@@ -24,24 +28,30 @@ export default function ApiKeysPage() {
 
 function ApiKeys() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const qc = useQueryClient();
   const toast = useToast();
   const list = useQuery(trpc.apiKeys.list.queryOptions());
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-  const revoke = useMutation(
-    trpc.apiKeys.revoke.mutationOptions({
-      onSuccess: () => {
-        toast({ tone: "ok", title: "Key revoked", body: "Calls with it now answer 401." });
-        void refresh();
-      },
-      onError: (err) => toast({ tone: "error", title: "The key was not revoked", body: errorMessage(err) }),
-    }),
-  );
-  const revokeMutate = revoke.mutate;
+  const revoke = useSubmission(client.apiKeys.revoke, {
+    onSuccess: () => {
+      toast({ tone: "ok", title: "Key revoked", body: "Calls with it now answer 401." });
+      void refresh();
+    },
+    onError: (err) => toast({ tone: "error", title: "The key was not revoked", body: err.message }),
+  });
+  const revokeMutate = revoke.submit;
   const columns = useMemo(() => {
     const c = columnsFor<Key>();
     return [
-      c.accessor("name", { header: "Name", cell: (i) => <span className="font-medium">{i.getValue()}</span> }),
+      c.accessor("name", {
+        header: "Name",
+        cell: (i) => (
+          <Link href={`/console/api-keys/${i.row.original.id}`} className="font-medium text-indigo-700 hover:underline">
+            {i.getValue()}
+          </Link>
+        ),
+      }),
       c.accessor("prefix", { header: "Key", cell: (i) => <code className="text-xs">{i.getValue()}…</code> }),
       c.accessor((k) => k.scopes.join(" "), {
         id: "scopes",
@@ -105,12 +115,22 @@ function ApiKeys() {
   );
 }
 
+const KEY_FIELDS = { name: { label: "key name" }, scopes: { label: "scope" } };
+
 function MintKey({ onMinted }: { onMinted: () => void }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const [open, setOpen] = useState(false);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<Scope[]>(["read"]);
-  const mint = useMutation(trpc.apiKeys.mint.mutationOptions({ onSuccess: () => onMinted() }));
+  const mint = useSubmission(client.apiKeys.mint, {
+    fields: KEY_FIELDS,
+    validate: (input) =>
+      present([
+        textIssue(["name"], input.name, 2, 64),
+        input.scopes?.length ? null : { path: ["scopes"], code: "too_small", origin: "array", minimum: 1 },
+      ]),
+    onSuccess: () => onMinted(),
+  });
   const close = (o: boolean) => {
     setOpen(o);
     if (!o) {
@@ -153,7 +173,7 @@ function MintKey({ onMinted }: { onMinted: () => void }) {
             className="space-y-4"
             onSubmit={(e) => {
               e.preventDefault();
-              mint.mutate({ name, scopes });
+              mint.submit({ name, scopes });
             }}
           >
             <div>
@@ -163,13 +183,15 @@ function MintKey({ onMinted }: { onMinted: () => void }) {
               <input
                 id="key-name"
                 required
-                minLength={2}
-                maxLength={64}
+                aria-describedby="key-name-count key-name-error"
+                aria-invalid={!!mint.fieldError("name")}
                 className="field"
                 value={name}
                 onChange={(e) => setName(e.target.value)}
                 placeholder="e.g. Wallet backend (production)"
               />
+              <FieldError id="key-name-error" text={mint.fieldError("name")} />
+              <Counter id="key-name-count" value={name} min={2} max={64} />
             </div>
             <fieldset>
               <legend className="label">Scopes</legend>
@@ -186,12 +208,9 @@ function MintKey({ onMinted }: { onMinted: () => void }) {
                   </label>
                 ))}
               </div>
+              <FieldError id="key-scopes-error" text={mint.fieldError("scopes")} />
             </fieldset>
-            {mint.error && (
-              <p role="alert" className="text-sm text-red-700">
-                {errorMessage(mint.error)}
-              </p>
-            )}
+            <FormError text={mint.formError} />
             <div className="flex justify-end gap-2">
               <button type="button" className="btn-secondary" onClick={() => close(false)}>
                 Cancel

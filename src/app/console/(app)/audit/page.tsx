@@ -1,15 +1,32 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
+import { Summary } from "@/components/console/activity";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
+import { dateIssue, present } from "@/components/ui/error-text";
+import { FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC, useTRPCClient } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Entry = RouterOutputs["audit"]["list"]["entries"][number];
+
+const EXPORT_FIELDS = {
+  from: { label: "start" },
+  to: {
+    label: "end",
+    words: (_: unknown, issue: { code: string; message?: string }) =>
+      issue.code !== "custom"
+        ? undefined
+        : /later than/.test(issue.message ?? "")
+          ? "The end must be after the start."
+          : `The range is too long: ${issue.message?.replace(/^the range may span /, "an export may span ")}.`,
+  },
+};
 
 export default function AuditPage() {
   return (
@@ -26,11 +43,11 @@ export default function AuditPage() {
 }
 
 function VerifyChain() {
-  const trpc = useTRPC();
-  const verify = useMutation(trpc.audit.verify.mutationOptions());
+  const client = useTRPCClient();
+  const verify = useSubmission(client.audit.verify);
   return (
     <div className="flex flex-col items-start gap-2 sm:items-end">
-      <button type="button" className="btn-primary" onClick={() => verify.mutate()} disabled={verify.isPending}>
+      <button type="button" className="btn-primary" onClick={() => verify.submit()} disabled={verify.isPending}>
         {verify.isPending ? "Verifying…" : "Verify the chain"}
       </button>
       {verify.data && (
@@ -40,11 +57,7 @@ function VerifyChain() {
             : `Chain broken${verify.data.firstInvalidEntryId ? ` at entry ${verify.data.firstInvalidEntryId}` : ""}: ${verify.data.reason}`}
         </p>
       )}
-      {verify.error && (
-        <p role="alert" className="text-sm text-red-700">
-          {errorMessage(verify.error)}
-        </p>
-      )}
+      <FormError text={verify.formError} />
     </div>
   );
 }
@@ -73,11 +86,32 @@ function Entries() {
         cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span>,
       }),
       c.accessor("action", { header: "Action", cell: (i) => <code className="text-xs">{i.getValue()}</code> }),
-      c.accessor("actor", { header: "Actor", cell: (i) => <span className="break-all">{i.getValue()}</span> }),
-      c.accessor((e) => `${e.subjectType ?? ""} ${e.subject ?? ""}`, {
+      c.accessor((e) => `${e.summary} ${e.actor}`, {
+        id: "what",
+        header: "What happened",
+        cell: (i) => (
+          <span className="break-words" title={i.row.original.actor}>
+            <Summary entry={i.row.original} />
+          </span>
+        ),
+      }),
+      c.accessor((e) => `${e.actorName} ${e.actor}`, {
+        id: "actor",
+        header: "Actor",
+        cell: (i) => (
+          <span className="break-words" title={i.row.original.actor}>
+            {i.row.original.actorName}
+          </span>
+        ),
+      }),
+      c.accessor((e) => `${e.subjectName ?? ""} ${e.subjectType ?? ""} ${e.subject ?? ""}`, {
         id: "subject",
         header: "Subject",
-        cell: (i) => <span className="break-all text-slate-600">{i.row.original.subject ?? "—"}</span>,
+        cell: (i) => (
+          <span className="break-all text-slate-600" title={i.row.original.subject ?? undefined}>
+            {i.row.original.subjectName ?? i.row.original.subject ?? "—"}
+          </span>
+        ),
       }),
       c.accessor((e) => JSON.stringify(e.data), {
         id: "data",
@@ -145,15 +179,15 @@ function Exports() {
     ...trpc.audit.exports.queryOptions({ limit: "20" }),
     refetchInterval: (q) => (q.state.data?.exports.some((e) => e.status === "queued" || e.status === "running") ? 1500 : false),
   });
-  const request = useMutation(
-    trpc.audit.requestExport.mutationOptions({
-      onSuccess: () => {
-        toast({ tone: "ok", title: "Export queued", body: "It is signed and ready in a few seconds." });
-        void qc.invalidateQueries({ queryKey: trpc.audit.exports.queryKey() });
-      },
-      onError: (err) => toast({ tone: "error", title: "The export was not started", body: errorMessage(err) }),
-    }),
-  );
+  const request = useSubmission(client.audit.requestExport, {
+    fields: EXPORT_FIELDS,
+    validate: (input) => present([dateIssue(["from"], input.from), dateIssue(["to"], input.to)]),
+    onSuccess: () => {
+      toast({ tone: "ok", title: "Export queued", body: "It is signed and ready in a few seconds." });
+      void qc.invalidateQueries({ queryKey: trpc.audit.exports.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "The export was not started", body: err.message }),
+  });
   async function download(jobId: string) {
     const job = await client.audit.getExport.query({ jobId });
     const blob = new Blob([JSON.stringify(job.artifact, null, 2)], { type: "application/json" });
@@ -175,25 +209,46 @@ function Exports() {
         className="mt-3 flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          request.mutate({ from: `${from}T00:00:00Z`, to: `${to}T00:00:00Z` });
+          request.submit({ from: from && `${from}T00:00:00Z`, to: to && `${to}T00:00:00Z` });
         }}
       >
         <div>
           <label htmlFor="export-from" className="label">
             From
           </label>
-          <input id="export-from" type="date" className="field" value={from} onChange={(e) => setFrom(e.target.value)} />
+          <input
+            id="export-from"
+            type="date"
+            className="field"
+            aria-describedby="export-from-error"
+            aria-invalid={!!request.fieldError("from")}
+            value={from}
+            onChange={(e) => setFrom(e.target.value)}
+          />
         </div>
         <div>
           <label htmlFor="export-to" className="label">
             To (exclusive)
           </label>
-          <input id="export-to" type="date" className="field" value={to} onChange={(e) => setTo(e.target.value)} />
+          <input
+            id="export-to"
+            type="date"
+            className="field"
+            aria-describedby="export-to-error"
+            aria-invalid={!!request.fieldError("to")}
+            value={to}
+            onChange={(e) => setTo(e.target.value)}
+          />
         </div>
         <button type="submit" className="btn-primary" disabled={request.isPending}>
-          Start export
+          {request.isPending ? "Starting…" : "Start export"}
         </button>
       </form>
+      <div className="mt-2 space-y-1">
+        <FieldError id="export-from-error" text={request.fieldError("from")} />
+        <FieldError id="export-to-error" text={request.fieldError("to")} />
+        <FormError text={request.formError} />
+      </div>
       <ul className="mt-4 divide-y divide-slate-100 text-sm" aria-label="Export jobs">
         {list.data?.exports.length === 0 && <li className="py-3 text-slate-500">No exports yet.</li>}
         {list.data?.exports.map((j) => (

@@ -1,17 +1,20 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { cidrContains } from "@/components/console/cidr";
+import { cidrContains, isCidr } from "@/components/console/cidr";
 import { RoleGate, signOutNow, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Confirm } from "@/components/ui/dialog";
+import type { Described, Issue } from "@/components/ui/error-text";
+import { FieldError, FormError } from "@/components/ui/form-field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 const FLAGS = [
   ["requireEmailProofBeforeFreeCreate", "Require a verified email before free create"],
@@ -38,7 +41,7 @@ function useSaved() {
       void qc.invalidateQueries({ queryKey: trpc.tenant.settings.queryKey() });
       void qc.invalidateQueries({ queryKey: trpc.tenant.get.queryKey() });
     },
-    fail: (title: string) => (err: unknown) => toast({ tone: "error", title, body: errorMessage(err) }),
+    fail: (title: string) => (err: Described) => toast({ tone: "error", title, body: err.message }),
   };
 }
 
@@ -81,23 +84,38 @@ function Section({ title, id, children, description }: { title: string; id: stri
 
 type Flags = RouterOutputs["tenant"]["settings"]["policy"];
 
+const CIDR_FIELDS = {
+  cidrs: {
+    label: "range",
+    words: (value: unknown) =>
+      typeof value === "string" ? `Enter a CIDR such as 203.0.113.0/24 or a single address; ${value} is not one.` : undefined,
+  },
+};
+
+const countryWords = (value: unknown) =>
+  typeof value === "string" ? `${value} is not a country code: use two letters such as GH or KE.` : undefined;
+const COUNTRY_FIELDS = {
+  allowedCountries: { label: "allowed countries", words: countryWords },
+  blockedCountries: { label: "blocked countries", words: countryWords },
+};
+
+const PASSWORD_FIELDS = { currentPassword: { label: "current password" }, newPassword: { label: "new password" } };
+
 function Policy({ policy: saved_ }: { policy: Flags }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const saved = useSaved();
   // Shown at once and put back if the service refuses the change.
   const [policy, setPolicy] = useState(saved_);
-  const update = useMutation(
-    trpc.tenant.updatePolicy.mutationOptions({
-      onSuccess: (p) => {
-        setPolicy(p);
-        saved.ok("Policy saved")();
-      },
-      onError: (err) => {
-        setPolicy(saved_);
-        saved.fail("The policy was not saved")(err);
-      },
-    }),
-  );
+  const update = useSubmission(client.tenant.updatePolicy, {
+    onSuccess: (p) => {
+      setPolicy(p);
+      saved.ok("Policy saved")();
+    },
+    onError: (err) => {
+      setPolicy(saved_);
+      saved.fail("The policy was not saved")(err);
+    },
+  });
   return (
     <Section title="Policy" id="policy-h" description="Gates on free account creation and the AML four-eyes rule.">
       <ul className="space-y-3">
@@ -111,7 +129,7 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
                 disabled={update.isPending}
                 onChange={(e) => {
                   setPolicy({ ...policy, [flag]: e.target.checked });
-                  update.mutate({ [flag]: e.target.checked });
+                  update.submit({ [flag]: e.target.checked });
                 }}
               />
               <span>{label}</span>
@@ -124,14 +142,16 @@ function Policy({ policy: saved_ }: { policy: Flags }) {
 }
 
 function Signing({ enabled }: { enabled: boolean }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const saved = useSaved();
-  const enable = useMutation(
-    trpc.tenant.enableSigning.mutationOptions({ onSuccess: saved.ok("Signing is on"), onError: saved.fail("Signing was not enabled") }),
-  );
-  const disable = useMutation(
-    trpc.tenant.disableSigning.mutationOptions({ onSuccess: saved.ok("Signing is off"), onError: saved.fail("Signing was not disabled") }),
-  );
+  const enable = useSubmission(client.tenant.enableSigning, {
+    onSuccess: saved.ok("Signing is on"),
+    onError: saved.fail("Signing was not enabled"),
+  });
+  const disable = useSubmission(client.tenant.disableSigning, {
+    onSuccess: saved.ok("Signing is off"),
+    onError: saved.fail("Signing was not disabled"),
+  });
   return (
     <Section
       title="Request signing"
@@ -160,7 +180,7 @@ function Signing({ enabled }: { enabled: boolean }) {
           title={enabled ? "Rotate the signing secret?" : "Turn request signing on?"}
           description="Unsigned calls, and calls signed with an older secret, answer 401 from the next request. Update your backends right after."
           confirmLabel={enabled ? "Rotate" : "Turn on"}
-          onConfirm={() => enable.mutate()}
+          onConfirm={() => enable.submit()}
         />
         {enabled && (
           <Confirm
@@ -172,7 +192,7 @@ function Signing({ enabled }: { enabled: boolean }) {
             title="Turn request signing off?"
             description="Calls are then accepted without a signature, and the secret is discarded."
             confirmLabel="Turn off"
-            onConfirm={() => disable.mutate()}
+            onConfirm={() => disable.submit()}
           />
         )}
       </div>
@@ -182,23 +202,26 @@ function Signing({ enabled }: { enabled: boolean }) {
 
 function Allowlist({ cidrs }: { cidrs: string[] }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const saved = useSaved();
   const ip = useQuery(trpc.tenant.clientIp.queryOptions());
   const [text, setText] = useState(cidrs.join("\n"));
-  const save = useMutation(
-    trpc.tenant.setIpAllowlist.mutationOptions({
-      onSuccess: saved.ok("Allowlist saved"),
-      onError: saved.fail("The allowlist was not saved"),
-    }),
-  );
+  const save = useSubmission(client.tenant.setIpAllowlist, {
+    fields: CIDR_FIELDS,
+    validate: (input) => input.cidrs.flatMap((c, i): Issue[] => (isCidr(c) ? [] : [{ path: ["cidrs", String(i)], code: "custom" }])),
+    onSuccess: saved.ok("Allowlist saved"),
+    onError: saved.fail("The allowlist was not saved"),
+  });
   const list = text
     .split(/[\s,]+/)
     .map((s) => s.trim())
     .filter(Boolean);
   const mine = ip.data?.clientIp;
+  // Entries are checked before anything else: a typo is not a lock-out and is never confirmed as one.
+  const wellFormed = list.every(isCidr);
   // The page is not the API, but an admin who pastes only their office range usually also calls /v1 from here.
-  const locksOut = !!mine && list.length > 0 && !list.some((c) => cidrContains(c, mine));
-  const submit = () => save.mutate({ cidrs: list });
+  const locksOut = wellFormed && !!mine && list.length > 0 && !list.some((c) => cidrContains(c, mine));
+  const submit = () => save.submit({ cidrs: list });
   return (
     <Section
       title="IP allowlist"
@@ -216,9 +239,12 @@ function Allowlist({ cidrs }: { cidrs: string[] }) {
         rows={4}
         className="field font-mono"
         value={text}
+        aria-describedby="cidrs-error"
+        aria-invalid={!!save.fieldError("cidrs")}
         onChange={(e) => setText(e.target.value)}
         placeholder={"203.0.113.0/24\n2001:db8::/32"}
       />
+      <FieldError id="cidrs-error" text={save.fieldError("cidrs")} />
       {locksOut && (
         <p role="alert" className="mt-2 rounded-md bg-amber-50 p-2 text-sm text-amber-900">
           Your address {mine} is not on this list: calls from it would be refused.
@@ -244,7 +270,7 @@ function Allowlist({ cidrs }: { cidrs: string[] }) {
           />
         ) : (
           <button type="button" className="btn-primary" onClick={submit} disabled={save.isPending}>
-            Save allowlist
+            {save.isPending ? "Saving…" : "Save allowlist"}
           </button>
         )}
       </div>
@@ -253,16 +279,18 @@ function Allowlist({ cidrs }: { cidrs: string[] }) {
 }
 
 function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const saved = useSaved();
   const [a, setA] = useState(allowed.join(", "));
   const [b, setB] = useState(blocked.join(", "));
-  const save = useMutation(
-    trpc.tenant.setCountryPolicy.mutationOptions({
-      onSuccess: saved.ok("Country policy saved"),
-      onError: saved.fail("The country policy was not saved"),
-    }),
-  );
+  const save = useSubmission(client.tenant.setCountryPolicy, {
+    fields: COUNTRY_FIELDS,
+    validate: (input) =>
+      (["allowedCountries", "blockedCountries"] as const).flatMap((k) =>
+        (input[k] ?? []).flatMap((c, i): Issue[] => (/^[A-Za-z]{2}$/.test(c) ? [] : [{ path: [k, String(i)], code: "invalid_format" }])),
+      ),
+    onSuccess: saved.ok("Country policy saved"),
+  });
   const split = (s: string) =>
     s
       .split(/[\s,]+/)
@@ -278,26 +306,40 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
         className="space-y-3"
         onSubmit={(e) => {
           e.preventDefault();
-          save.mutate({ allowedCountries: split(a), blockedCountries: split(b) });
+          save.submit({ allowedCountries: split(a), blockedCountries: split(b) });
         }}
       >
         <div>
           <label htmlFor="allowed" className="label">
             Allowed countries
           </label>
-          <input id="allowed" className="field font-mono" value={a} onChange={(e) => setA(e.target.value)} placeholder="GH, NG, KE" />
+          <input
+            id="allowed"
+            className="field font-mono"
+            aria-describedby="allowed-error"
+            aria-invalid={!!save.fieldError("allowedCountries")}
+            value={a}
+            onChange={(e) => setA(e.target.value)}
+            placeholder="GH, NG, KE"
+          />
+          <FieldError id="allowed-error" text={save.fieldError("allowedCountries")} />
         </div>
         <div>
           <label htmlFor="blocked" className="label">
             Blocked countries
           </label>
-          <input id="blocked" className="field font-mono" value={b} onChange={(e) => setB(e.target.value)} placeholder="KP, IR" />
+          <input
+            id="blocked"
+            className="field font-mono"
+            aria-describedby="blocked-error"
+            aria-invalid={!!save.fieldError("blockedCountries")}
+            value={b}
+            onChange={(e) => setB(e.target.value)}
+            placeholder="KP, IR"
+          />
+          <FieldError id="blocked-error" text={save.fieldError("blockedCountries")} />
         </div>
-        {save.error && (
-          <p role="alert" className="text-sm text-red-700">
-            {errorMessage(save.error)}
-          </p>
-        )}
+        <FormError text={save.formError} />
         <button type="submit" className="btn-primary" disabled={save.isPending}>
           Save countries
         </button>
@@ -307,16 +349,21 @@ function Countries({ allowed, blocked }: { allowed: string[]; blocked: string[] 
 }
 
 function Dpa({ acceptedAt }: { acceptedAt: string | null }) {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const saved = useSaved();
-  const accept = useMutation(
-    trpc.tenant.acceptDpa.mutationOptions({
-      onSuccess: saved.ok("Data processing agreement accepted"),
-      onError: saved.fail("The DPA was not accepted"),
-    }),
-  );
+  const accept = useSubmission(client.tenant.acceptDpa, {
+    onSuccess: saved.ok("Data processing agreement accepted"),
+    onError: saved.fail("The DPA was not accepted"),
+  });
   return (
     <Section title="Data processing agreement" id="dpa-h">
+      <p className="mb-3 text-sm text-slate-600">
+        What we process for your organization, our subprocessors, where data stays and how it is deleted:{" "}
+        <a href="/legal/dpa" className="font-medium text-indigo-700 underline underline-offset-2">
+          read the data processing terms
+        </a>
+        .
+      </p>
       {acceptedAt ? (
         <p className="text-sm">Accepted on {fmtTime(acceptedAt)}.</p>
       ) : (
@@ -330,7 +377,7 @@ function Dpa({ acceptedAt }: { acceptedAt: string | null }) {
           description="This records acceptance for your organization, with the time and your address in the audit log."
           confirmLabel="Accept"
           destructive={false}
-          onConfirm={() => accept.mutate()}
+          onConfirm={() => accept.submit()}
         />
       )}
     </Section>
@@ -338,18 +385,19 @@ function Dpa({ acceptedAt }: { acceptedAt: string | null }) {
 }
 
 function ConsolePassword() {
-  const trpc = useTRPC();
+  const client = useTRPCClient();
   const toast = useToast();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
-  const change = useMutation(
-    trpc.tenant.changePassword.mutationOptions({
-      onSuccess: async () => {
-        toast({ tone: "ok", title: "Password changed", body: "Every session is signed out." });
-        await signOutNow("ended");
-      },
-    }),
-  );
+  const change = useSubmission(client.tenant.changePassword, {
+    fields: PASSWORD_FIELDS,
+    validate: (input) =>
+      input.newPassword.length < 12 ? [{ path: ["newPassword"], code: "too_small", origin: "string", minimum: 12 }] : [],
+    onSuccess: async () => {
+      toast({ tone: "ok", title: "Password changed", body: "Every session is signed out." });
+      await signOutNow("ended");
+    },
+  });
   return (
     <Section
       title="Console password"
@@ -360,7 +408,7 @@ function ConsolePassword() {
         className="space-y-3"
         onSubmit={(e) => {
           e.preventDefault();
-          change.mutate({ currentPassword: current, newPassword: next });
+          change.submit({ currentPassword: current, newPassword: next });
         }}
       >
         <div>
@@ -385,18 +433,16 @@ function ConsolePassword() {
             id="pw-new"
             type="password"
             autoComplete="new-password"
-            minLength={12}
+            aria-describedby="pw-new-error"
+            aria-invalid={!!change.fieldError("newPassword")}
             className="field"
             value={next}
             onChange={(e) => setNext(e.target.value)}
             required
           />
         </div>
-        {change.error && (
-          <p role="alert" className="text-sm text-red-700">
-            {errorMessage(change.error)}
-          </p>
-        )}
+        <FieldError id="pw-new-error" text={change.fieldError("newPassword")} />
+        <FormError text={change.formError} />
         <button type="submit" className="btn-primary" disabled={change.isPending}>
           Change password
         </button>

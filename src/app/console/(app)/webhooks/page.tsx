@@ -1,18 +1,31 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm, Modal } from "@/components/ui/dialog";
+import { FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Hook = RouterOutputs["webhooks"]["list"]["webhooks"][number];
+
+const HOOK_FIELDS = {
+  url: { label: "URL" },
+  events: {
+    label: "events",
+    words: (value: unknown, issue: { code: string }) =>
+      typeof value === "string" && issue.code === "invalid_format"
+        ? `${value} is not an event name: use names such as account.created, or * for every event.`
+        : undefined,
+  },
+};
 type Delivery = RouterOutputs["webhooks"]["deliveries"]["deliveries"][number];
 const STATUS_TONE = { pending: "amber", failed: "amber", delivered: "green", dead: "red" } as const;
 
@@ -27,21 +40,20 @@ export default function WebhooksPage() {
 
 function Webhooks() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const qc = useQueryClient();
   const toast = useToast();
   const me = useMe();
   const list = useQuery(trpc.webhooks.list.queryOptions());
   const isAdmin = atLeast(me.role, "admin");
-  const deactivate = useMutation(
-    trpc.webhooks.deactivate.mutationOptions({
-      onSuccess: () => {
-        toast({ tone: "ok", title: "Webhook deactivated" });
-        void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
-      },
-      onError: (err) => toast({ tone: "error", title: "The webhook was not deactivated", body: errorMessage(err) }),
-    }),
-  );
-  const deactivateMutate = deactivate.mutate;
+  const deactivate = useSubmission(client.webhooks.deactivate, {
+    onSuccess: () => {
+      toast({ tone: "ok", title: "Webhook deactivated" });
+      void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "The webhook was not deactivated", body: err.message }),
+  });
+  const deactivateMutate = deactivate.submit;
   const columns = useMemo(() => {
     const c = columnsFor<Hook>();
     return [
@@ -107,13 +119,15 @@ function Webhooks() {
 
 function Register() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState("*");
-  const register = useMutation(
-    trpc.webhooks.register.mutationOptions({ onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }) }),
-  );
+  const register = useSubmission(client.webhooks.register, {
+    fields: HOOK_FIELDS,
+    onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
+  });
   const close = (o: boolean) => {
     setOpen(o);
     if (!o) {
@@ -152,7 +166,7 @@ function Register() {
             className="space-y-4"
             onSubmit={(e) => {
               e.preventDefault();
-              register.mutate({ url, events: events.split(/[\s,]+/).filter(Boolean) });
+              register.submit({ url, events: events.split(/[\s,]+/).filter(Boolean) });
             }}
           >
             <div>
@@ -163,28 +177,36 @@ function Register() {
                 id="hook-url"
                 required
                 className="field font-mono"
+                aria-describedby="hook-url-error"
+                aria-invalid={!!register.fieldError("url")}
                 value={url}
                 onChange={(e) => setUrl(e.target.value)}
                 placeholder="https://example.com/bind-identity"
               />
+              <FieldError id="hook-url-error" text={register.fieldError("url")} />
             </div>
             <div>
               <label htmlFor="hook-events" className="label">
                 Events (comma separated, * for all)
               </label>
-              <input id="hook-events" required className="field font-mono" value={events} onChange={(e) => setEvents(e.target.value)} />
+              <input
+                id="hook-events"
+                required
+                className="field font-mono"
+                aria-describedby="hook-events-error"
+                aria-invalid={!!register.fieldError("events")}
+                value={events}
+                onChange={(e) => setEvents(e.target.value)}
+              />
+              <FieldError id="hook-events-error" text={register.fieldError("events")} />
             </div>
-            {register.error && (
-              <p role="alert" className="text-sm text-red-700">
-                {errorMessage(register.error)}
-              </p>
-            )}
+            <FormError text={register.formError} />
             <div className="flex justify-end gap-2">
               <button type="button" className="btn-secondary" onClick={() => close(false)}>
                 Cancel
               </button>
               <button type="submit" className="btn-primary" disabled={register.isPending}>
-                Register
+                {register.isPending ? "Registering…" : "Register"}
               </button>
             </div>
           </form>
@@ -196,6 +218,7 @@ function Register() {
 
 function Deliveries() {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const qc = useQueryClient();
   const toast = useToast();
   const [status, setStatus] = useState<Delivery["status"] | "">("");
@@ -203,16 +226,15 @@ function Deliveries() {
     ...trpc.webhooks.deliveries.queryOptions({ limit: "100", ...(status ? { status } : {}) }),
     refetchInterval: 5000,
   });
-  const replay = useMutation(
-    trpc.webhooks.replay.mutationOptions({
-      onSuccess: () => {
-        toast({ tone: "ok", title: "Delivery queued again", body: "Same body and delivery id, fresh signature." });
-        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() });
-      },
-      onError: (err) => toast({ tone: "error", title: "The delivery was not replayed", body: errorMessage(err) }),
-    }),
-  );
-  const replayMutate = replay.mutate;
+  const replay = useSubmission(client.webhooks.replay, {
+    onSuccess: () => {
+      toast({ tone: "ok", title: "Delivery queued again", body: "Same body and delivery id, fresh signature." });
+      void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "The delivery was not replayed", body: err.message }),
+  });
+  const replayMutate = replay.submit;
+  const replaying = replay.isPending;
   const columns = useMemo(() => {
     const c = columnsFor<Delivery>();
     return [
@@ -234,13 +256,13 @@ function Deliveries() {
         header: () => <span className="sr-only">Actions</span>,
         cell: (i) =>
           i.row.original.status === "dead" || i.row.original.status === "failed" ? (
-            <button type="button" className="btn-secondary" onClick={() => replayMutate({ id: i.row.original.id })}>
+            <button type="button" className="btn-secondary" disabled={replaying} onClick={() => replayMutate({ id: i.row.original.id })}>
               Replay
             </button>
           ) : null,
       }),
     ];
-  }, [replayMutate]);
+  }, [replayMutate, replaying]);
   return (
     <section className="mt-8" aria-labelledby="deliveries-h">
       <h2 id="deliveries-h" className="mb-3 text-lg font-semibold">
