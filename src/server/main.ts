@@ -1,15 +1,20 @@
+import { env } from "@/env";
 import { startServer } from "./app";
 import { disconnectDb } from "./db/client";
 import { flushLogs, logger } from "./log";
 import { stopDefaultAuthCache } from "./platform/auth-cache-listener";
 import { flushBatchedWindows } from "./platform/rate-limit-batch";
+import { startupLine } from "./startup-line";
 
 // Entry point of `npm start` / `npm run dev`: one instance serving the API, the DID documents
 // and the console. `--api-only` skips Next (an API-only deployment, and what tests spawn).
 const args = new Set(process.argv.slice(2));
+const withNext = !args.has("--api-only");
 
-startServer({ withNext: !args.has("--api-only"), dev: args.has("--dev") })
+startServer({ withNext, dev: args.has("--dev") })
   .then((srv) => {
+    // Besides the JSON "listening" log line: a sentence for the person at the terminal, on stderr.
+    process.stderr.write(`${startupLine({ port: srv.port, host: env().HOST, withNext, publicUrl: env().BI_PUBLIC_URL })}\n`);
     let stopping = false;
     const stop = async () => {
       if (stopping) return;

@@ -4,8 +4,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
-import { DropdownMenu } from "radix-ui";
-import { createContext, useContext, useEffect } from "react";
+import { Dialog, DropdownMenu } from "radix-ui";
+import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ToastProvider } from "@/components/ui/toast";
 import { atLeast, type Role, roleLabel } from "@/lib/roles";
@@ -24,7 +24,7 @@ export async function signOutNow(reason?: string) {
   window.location.assign(`/console/sign-in${reason ? `?${reason}=1` : ""}`);
 }
 
-/** The one console layout: navigation by role (sidebar on a laptop, a scrolling strip on a phone). */
+/** The one console layout: navigation by role (sidebar on a laptop, a menu button on a phone or tablet). */
 export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNode }) {
   const path = usePathname();
   const items = NAV.filter((n) => atLeast(me.role, n.min));
@@ -68,28 +68,16 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
             </aside>
             <div className="min-w-0 flex-1">
               <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur">
-                <div className="flex items-center gap-3 px-4 py-2.5 sm:px-6">
-                  <span className="whitespace-nowrap text-sm font-semibold text-indigo-600 lg:hidden">Bind Identity</span>
+                <div className="flex items-center gap-2 px-4 py-2.5 sm:gap-3 sm:px-6">
+                  <NavMenu items={items} active={active} me={me} path={path} />
+                  <Link href="/console" className="whitespace-nowrap text-sm font-semibold text-indigo-700 lg:hidden">
+                    Bind Identity
+                  </Link>
                   {me.environment === "sandbox" && <Badge tone="amber">Sandbox</Badge>}
                   <div className="ml-auto min-w-0">
                     <UserMenu me={me} />
                   </div>
                 </div>
-                <nav aria-label="Console (compact)" className="overflow-x-auto border-t border-slate-100 lg:hidden">
-                  <ul className="flex gap-1 px-3 py-1.5">
-                    {items.map((n) => (
-                      <li key={n.href}>
-                        <Link
-                          href={n.href}
-                          aria-current={active(n.href) ? "page" : undefined}
-                          className={`block whitespace-nowrap rounded-md px-2.5 py-1.5 text-sm ${active(n.href) ? "bg-indigo-50 font-medium text-indigo-700" : "text-slate-700"}`}
-                        >
-                          {n.label}
-                        </Link>
-                      </li>
-                    ))}
-                  </ul>
-                </nav>
               </header>
               <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6">
                 {children}
@@ -118,11 +106,72 @@ function SessionCheck({ path }: { path: string }) {
   return null;
 }
 
+/**
+ * Below the `lg` breakpoint the navigation is one "Menu" button that opens the full list as a sheet
+ * (Radix Dialog: focus moves to the current page's link, Escape or Close shuts it and focus returns
+ * to the button). Choosing a page closes it, and so does any other navigation.
+ */
+function NavMenu({ items, active, me, path }: { items: typeof NAV; active: (href: string) => boolean; me: Me; path: string }) {
+  const [open, setOpen] = useState(false);
+  const content = useRef<HTMLDivElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes on every navigation (path), on purpose
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Trigger className="btn-secondary shrink-0 lg:hidden">
+        <svg aria-hidden viewBox="0 0 20 20" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round">
+          <path d="M3 5h14M3 10h14M3 15h14" />
+        </svg>
+        Menu
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-slate-900/40 lg:hidden" />
+        <Dialog.Content
+          ref={content}
+          onOpenAutoFocus={(e) => {
+            const current = content.current?.querySelector<HTMLElement>('[aria-current="page"]');
+            if (current) {
+              e.preventDefault();
+              current.focus();
+            }
+          }}
+          className="fixed inset-y-0 left-0 z-50 flex w-[min(20rem,calc(100vw-3rem))] flex-col overflow-y-auto bg-white shadow-xl focus:outline-none lg:hidden"
+        >
+          <div className="flex items-start justify-between gap-3 border-b border-slate-200 px-4 py-3">
+            <div className="min-w-0">
+              <Dialog.Title className="text-sm font-semibold text-indigo-700">Bind Identity console</Dialog.Title>
+              <Dialog.Description className="mt-0.5 truncate text-sm text-slate-600">{me.organizationName}</Dialog.Description>
+            </div>
+            <Dialog.Close className="btn-secondary shrink-0">Close</Dialog.Close>
+          </div>
+          <nav aria-label="Console menu" className="px-3 py-3">
+            <ul className="space-y-0.5">
+              {items.map((n) => (
+                <li key={n.href}>
+                  <Link
+                    href={n.href}
+                    aria-current={active(n.href) ? "page" : undefined}
+                    onClick={() => setOpen(false)}
+                    className={`block rounded-md px-3 py-2.5 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-400 ${active(n.href) ? "bg-indigo-50 font-medium text-indigo-700" : "text-slate-700 hover:bg-slate-100"}`}
+                  >
+                    {n.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
 function UserMenu({ me }: { me: Me }) {
   return (
     <DropdownMenu.Root>
-      <DropdownMenu.Trigger className="btn-secondary max-w-full" aria-label="Account menu">
-        <span className="truncate">{me.email}</span>
+      {/* The accessible name starts with the visible text (the address), then says what the button opens. */}
+      <DropdownMenu.Trigger className="btn-secondary max-w-full" aria-label={`${me.email}, account menu`}>
+        <span className="min-w-0 truncate">{me.email}</span>
         <span aria-hidden>▾</span>
       </DropdownMenu.Trigger>
       <DropdownMenu.Portal>
@@ -136,6 +185,9 @@ function UserMenu({ me }: { me: Me }) {
           </DropdownMenu.Label>
           <DropdownMenu.Label className="px-2 pb-1.5 text-xs text-slate-500">Organization {me.organizationId}</DropdownMenu.Label>
           <DropdownMenu.Separator className="my-1 h-px bg-slate-100" />
+          <DropdownMenu.Item asChild className="cursor-pointer rounded px-2 py-1.5 text-sm outline-none data-[highlighted]:bg-slate-100">
+            <Link href="/console/security">Security and sessions</Link>
+          </DropdownMenu.Item>
           <DropdownMenu.Item
             onSelect={() => void signOutNow()}
             className="cursor-pointer rounded px-2 py-1.5 text-sm outline-none data-[highlighted]:bg-slate-100"

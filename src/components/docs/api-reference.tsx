@@ -175,7 +175,7 @@ function TagNav({ groups, className = "", compact }: { groups: TagGroup[]; class
               className="flex items-baseline justify-between gap-2 text-sm font-semibold text-slate-800 hover:text-indigo-700"
             >
               <span>{g.name}</span>
-              <span className="text-xs font-normal text-slate-400">{g.entries.length}</span>
+              <span className="text-xs font-normal text-slate-500">{g.entries.length}</span>
             </a>
             {!compact && (
               <ul className="mt-1 space-y-0.5">
@@ -201,7 +201,7 @@ function TagNav({ groups, className = "", compact }: { groups: TagGroup[]; class
 }
 
 function Heading({ children }: { children: React.ReactNode }) {
-  return <h5 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-slate-500">{children}</h5>;
+  return <h4 className="mb-1.5 text-xs font-semibold uppercase tracking-wide text-slate-500">{children}</h4>;
 }
 
 function Example({ label, media }: { label: string; media: ReturnType<typeof exampleOf> }) {
@@ -234,7 +234,7 @@ function ParameterList({ params, doc }: { params: Parameter[]; doc: OpenApiDoc }
               {p.required ? (
                 <span className="text-xs font-medium text-rose-700">required</span>
               ) : (
-                <span className="text-xs text-slate-400">optional</span>
+                <span className="text-xs text-slate-500">optional</span>
               )}
             </div>
             {(p.description ?? schema?.description) && (

@@ -11,7 +11,8 @@ export function CodeBlock({ code, caption, copyLabel = "Copy" }: { code: string;
         <span className="truncate font-mono text-xs text-slate-300">{caption ?? ""}</span>
         <CopyButton value={code} label={copyLabel} />
       </figcaption>
-      <pre className="max-h-[32rem] overflow-auto p-3 text-[13px] leading-relaxed text-slate-100">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take keyboard focus to be scrolled without a mouse (WCAG 2.1.1) */}
+      <pre tabIndex={0} className="max-h-[32rem] overflow-auto p-3 text-[13px] leading-relaxed text-slate-100">
         <code className="font-mono">{code}</code>
       </pre>
     </figure>

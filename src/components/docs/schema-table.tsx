@@ -81,7 +81,7 @@ function Fields({ schema, schemas, depth, seen }: { schema: Schema; schemas: Sch
               {schema.required?.includes(name) ? (
                 <span className="text-xs font-medium text-rose-700">required</span>
               ) : (
-                <span className="text-xs text-slate-400">optional</span>
+                <span className="text-xs text-slate-500">optional</span>
               )}
             </div>
             {notes.length > 0 && <p className="mt-0.5 text-sm text-slate-600">{notes.join(" · ")}</p>}

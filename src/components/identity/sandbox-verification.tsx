@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 
 const DOCUMENTS = [
   { outcome: "approved", title: "Valid passport", detail: "A genuine document; the review approves the applicant." },
@@ -25,14 +25,37 @@ const STATUS_TEXT: Record<string, string> = {
   pending: "Your verification is pending.",
 };
 
+/** Approved and rejected are final at the service: another document changes nothing, so the form is not offered again. */
+const FINAL = new Set(["approved", "rejected"]);
+/** The final decision is remembered in this browser, so a reload or the link opened again shows it instead of the form. */
+const storageKey = (applicantId: string) => `bi-sandbox-verification:${applicantId}`;
+
+function rememberedResult(applicantId: string): Result | null {
+  try {
+    const saved = JSON.parse(window.localStorage.getItem(storageKey(applicantId)) ?? "null") as Result | null;
+    return saved && typeof saved.status === "string" && FINAL.has(saved.status) ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
 export function SandboxVerification({ applicantId }: { applicantId: string }) {
   const [choice, setChoice] = useState<Outcome>("approved");
   const [busy, setBusy] = useState(false);
+  const sending = useRef(false);
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  useEffect(() => {
+    const saved = rememberedResult(applicantId);
+    if (saved) setResult(saved);
+  }, [applicantId]);
+
   async function submit(e: React.FormEvent) {
     e.preventDefault();
+    // A double click sends one document.
+    if (sending.current) return;
+    sending.current = true;
     setBusy(true);
     setError(null);
     try {
@@ -43,18 +66,27 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
       });
       const body = await res.json();
       if (!res.ok) throw new Error(body?.error?.message ?? "The verification could not be submitted.");
-      setResult(body as Result);
+      const answer = body as Result;
+      if (FINAL.has(answer.status)) {
+        try {
+          window.localStorage.setItem(storageKey(applicantId), JSON.stringify(answer));
+        } catch {
+          // Storage can be off (private mode): the result still shows until the page is left.
+        }
+      }
+      setResult(answer);
     } catch (err) {
       setError((err as Error).message);
     } finally {
+      sending.current = false;
       setBusy(false);
     }
   }
 
-  if (result) {
+  if (result && FINAL.has(result.status)) {
     return (
       <section role="status" className="mt-8 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <h2 className="text-xl font-semibold">Submitted</h2>
+        <h2 className="text-xl font-semibold">Decision made</h2>
         <p className="mt-2 text-slate-700" data-testid="verification-status">
           {STATUS_TEXT[result.status] ?? `Status: ${result.status}`}
         </p>
@@ -66,14 +98,25 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
             Continue
           </a>
         ) : (
-          <p className="mt-4 text-sm text-slate-500">You can close this page.</p>
+          <p className="mt-4 text-sm text-slate-600">You can close this page.</p>
         )}
+        <p className="mt-4 text-sm text-slate-600">This decision is final: this verification cannot be submitted again.</p>
       </section>
     );
   }
 
   return (
     <form onSubmit={submit} className="mt-8 space-y-4">
+      {result && (
+        // Not final (a resubmission was asked for, or the review is still running): the form stays.
+        <p
+          role="status"
+          className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900"
+          data-testid="verification-status"
+        >
+          {STATUS_TEXT[result.status] ?? `Status: ${result.status}`}
+        </p>
+      )}
       <fieldset className="space-y-3">
         <legend className="text-sm font-medium text-slate-700">Test document</legend>
         {DOCUMENTS.map((d) => (

@@ -42,11 +42,13 @@ export function CodeSample({ origin }: { origin: string }) {
         </p>
         <CopyButton value={command} label="Copy request" />
       </div>
-      <pre className="overflow-x-auto p-4 text-[12.5px] leading-relaxed text-slate-100">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take keyboard focus to be scrolled without a mouse (WCAG 2.1.1) */}
+      <pre tabIndex={0} className="overflow-x-auto p-4 text-[12.5px] leading-relaxed text-slate-100">
         <code data-testid="free-account-request">{command}</code>
       </pre>
       <div className="border-t border-slate-800 bg-slate-950/40">
-        <pre className="overflow-x-auto p-4 text-[12.5px] leading-relaxed text-emerald-200/90">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take keyboard focus to be scrolled without a mouse (WCAG 2.1.1) */}
+        <pre tabIndex={0} className="overflow-x-auto p-4 text-[12.5px] leading-relaxed text-emerald-200/90">
           <code>{ANSWER}</code>
         </pre>
       </div>

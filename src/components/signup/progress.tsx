@@ -19,7 +19,7 @@ export function Progress({ step }: { step: Step }) {
         {STAGES.map((s, i) => (
           <li key={s.label} aria-current={i === at ? "step" : undefined}>
             <div className={`h-1.5 rounded-full ${i < at ? "bg-indigo-600" : i === at ? "bg-indigo-400" : "bg-slate-200"}`} />
-            <span className={`mt-1.5 hidden text-xs sm:block ${i <= at ? "text-slate-700" : "text-slate-400"}`}>{s.label}</span>
+            <span className={`mt-1.5 hidden text-xs sm:block ${i <= at ? "text-slate-700" : "text-slate-600"}`}>{s.label}</span>
           </li>
         ))}
       </ol>

@@ -114,7 +114,7 @@ function InvoiceRow({ inv }: { inv: Invoice }) {
               PDF<span className="sr-only"> of invoice {inv.number ?? inv.id}</span>
             </a>
           )}
-          {!inv.hostedInvoiceUrl && !inv.pdfUrl && <span className="text-slate-400">—</span>}
+          {!inv.hostedInvoiceUrl && !inv.pdfUrl && <span className="text-slate-500">—</span>}
         </span>
       </td>
     </tr>

@@ -80,7 +80,7 @@ export function Upgrade({ from, to }: { from: Plan; to: Plan }) {
               {now}
             </dd>
             <dd className="text-slate-900">
-              <span aria-hidden className="mr-1 text-slate-400 sm:hidden">
+              <span aria-hidden className="mr-1 text-slate-500 sm:hidden">
                 →
               </span>
               <span className="sr-only">With {to.name}: </span>

@@ -45,7 +45,7 @@ export function UsageChart({ title, unit, days, tone }: { title: string; unit: s
         </p>
       </figcaption>
       <div aria-hidden className="mt-3 flex gap-2">
-        <div className="flex w-8 shrink-0 flex-col justify-between pb-5 text-right text-[11px] leading-none text-slate-400 tabular-nums">
+        <div className="flex w-8 shrink-0 flex-col justify-between pb-5 text-right text-[11px] leading-none text-slate-500 tabular-nums">
           <span>{n(top)}</span>
           <span>0</span>
         </div>
@@ -62,7 +62,7 @@ export function UsageChart({ title, unit, days, tone }: { title: string; unit: s
               </div>
             ))}
           </div>
-          <div className="mt-1.5 flex justify-between text-[11px] text-slate-400">
+          <div className="mt-1.5 flex justify-between text-[11px] text-slate-500">
             <span>{days[0] ? dayLabel(days[0].day) : ""}</span>
             <span>Today (UTC)</span>
           </div>
