@@ -68,8 +68,8 @@ test("four-eyes: one member proposes, the same member cannot approve, another ap
   expect([status.pepFlag, status.sanctionsFlag]).toEqual([false, false]);
 
   await b.getByRole("link", { name: "Audit log" }).first().click();
-  await expect(b.getByRole("cell", { name: `member:${first}` }).first()).toBeVisible();
-  await expect(b.getByRole("cell", { name: `member:${second}` }).first()).toBeVisible();
+  await expect(b.getByRole("cell", { name: first, exact: true }).first()).toBeVisible();
+  await expect(b.getByRole("cell", { name: second, exact: true }).first()).toBeVisible();
   await a.context().close();
   await b.context().close();
 });

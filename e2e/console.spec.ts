@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { callProcedure, createOrg, memberPage, shoot, signIn, uniq } from "./console-helpers";
+import { callProcedure, createOrg, memberPage, shoot, signIn, startSignIn, uniq } from "./console-helpers";
 
 // The admin console in Chromium against the service as `npm run serve` runs it. Emailed sign-in
 // codes are read from the sandbox's dev outbox over the operator socket.
@@ -14,8 +14,9 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
   await shoot(page, "sign-in");
 
   // A wrong password says nothing about which part was wrong.
+  await startSignIn(page, founder);
+  await page.getByRole("button", { name: "Sign in with the organization's console password" }).click();
   await page.getByLabel("Organization ID").fill(org.organizationId);
-  await page.getByLabel("Email").fill(founder);
   await page.getByLabel("Console password").fill("not-the-password");
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Sign-in failed" })).toHaveText(
@@ -24,7 +25,7 @@ test("bootstrap owner adds members; a member signs in with the emailed code", as
 
   await signIn(page, org, founder);
   await expect(page.getByText(`Signed in as ${founder} (owner).`)).toBeVisible();
-  await expect(page.getByText("console.signed_in").first()).toBeVisible();
+  await expect(page.getByText(`${founder} signed in to the console`).first()).toBeVisible();
   await expect(page.getByText("Not accepted")).toBeVisible();
   await shoot(page, "dashboard");
 
@@ -211,7 +212,7 @@ test("security headers on every page; the home page, /docs and the console run u
   await page.getByRole("link", { name: "API reference", exact: true }).click();
   await expect(page).toHaveURL(/\/docs$/);
   await page.goto("/console/sign-in");
-  await page.getByLabel("Organization ID").fill("x");
-  await expect(page.getByLabel("Organization ID")).toHaveValue("x");
+  await page.getByLabel("Work email").fill("x");
+  await expect(page.getByLabel("Work email")).toHaveValue("x");
   expect(violations).toEqual([]);
 });

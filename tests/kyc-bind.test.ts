@@ -4,6 +4,7 @@ import { sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox
 import { walletKey, walletSign } from "@/server/testing/factories";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
 import { verifyWithDigitalBazaar } from "@/server/testing/independent-vc-verifier";
+import { applicantOf, approvedPerson } from "@/server/testing/kyc-flow";
 import { orgFootprint } from "@/server/testing/security-suite";
 
 type Api = ReturnType<typeof client>;
@@ -12,19 +13,6 @@ async function setup(opts: { plan?: "builder" | "growth" | "institutional" } = {
   const { url, db } = await testServer();
   const org = await createTestOrg({ plan: opts.plan ?? "institutional" });
   return { url, db, org, api: client(url, org.apiKey) };
-}
-
-const applicantOf = (verificationUrl: string) => new URL(verificationUrl).pathname.split("/").pop()!;
-
-/** Person-first KYC completed on the sandbox's hosted route, then the status with its create token. */
-async function approvedPerson(url: string, api: Api, outcome: "approved" | "pep" = "approved") {
-  const started = await api.post("/v1/kyc/start", {});
-  expect(started.status, started.text).toBe(200);
-  const hosted = await call(url, "POST", `/v1/sandbox/kyc/hosted/${applicantOf(started.body.verificationUrl)}`, { body: { outcome } });
-  expect(hosted.status, hosted.text).toBe(200);
-  const status = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(started.body.personDid)}`);
-  expect(status.body.status).toBe("approved");
-  return { personDid: started.body.personDid as string, createToken: status.body.createToken as string, started: started.body };
 }
 
 async function boundReadyAccount(url: string, api: Api) {

@@ -1611,10 +1611,10 @@ export interface components {
       requireSecondApprovalToClearAml?: boolean;
     };
     AuditListView: {
-      entries: components["schemas"]["AuditEntryView"][];
+      entries: components["schemas"]["AuditActivityView"][];
       nextBefore: number | null;
     };
-    AuditEntryView: {
+    AuditActivityView: {
       /** Format: uuid */
       id: string;
       seq: number;
@@ -1629,6 +1629,12 @@ export interface components {
       createdAt: string;
       prevHash: string;
       hash: string;
+      /** @example API key 'backend' (bi_test_ab12cd34) */
+      actorName: string;
+      /** @example Person 7F3A-21C9 */
+      subjectName: string | null;
+      /** @example ops@acme.test cleared the AML case for Person 7F3A-21C9 */
+      summary: string;
     };
     VerifyResultView: {
       valid: boolean;
@@ -1721,6 +1727,22 @@ export interface components {
           signatureMultibase: string;
         };
       };
+    };
+    AuditEntryView: {
+      /** Format: uuid */
+      id: string;
+      seq: number;
+      actor: string;
+      action: string;
+      subjectType: string | null;
+      subject: string | null;
+      data: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      createdAt: string;
+      prevHash: string;
+      hash: string;
     };
     OpenApiDocument: {
       openapi: string;
@@ -2324,7 +2346,7 @@ export interface components {
         review: number;
         deny: number;
       };
-      recentAudit: components["schemas"]["AuditEntryView"][];
+      recentAudit: components["schemas"]["AuditActivityView"][];
     };
     WebhookList: {
       webhooks: components["schemas"]["WebhookView"][];
@@ -3982,7 +4004,10 @@ export interface operations {
            *           "data": {},
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "prevHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
-           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f"
+           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *           "actorName": "API key 'backend' (bi_test_ab12cd34)",
+           *           "subjectName": "Person 7F3A-21C9",
+           *           "summary": "ops@acme.test cleared the AML case for Person 7F3A-21C9"
            *         }
            *       ],
            *       "nextBefore": 3
@@ -6924,7 +6949,10 @@ export interface operations {
            *           "data": {},
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "prevHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
-           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f"
+           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *           "actorName": "API key 'backend' (bi_test_ab12cd34)",
+           *           "subjectName": "Person 7F3A-21C9",
+           *           "summary": "ops@acme.test cleared the AML case for Person 7F3A-21C9"
            *         }
            *       ]
            *     }

@@ -1,3 +1,5 @@
+import { personShortLabel } from "@/lib/person-label";
+
 const TONES = {
   slate: "bg-slate-100 text-slate-700",
   green: "bg-emerald-100 text-emerald-800",
@@ -29,11 +31,22 @@ export function PageHeader({ title, description, actions }: { title: string; des
 export const fmtTime = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
 
-/** A DID short enough for a table cell: its method and last segment, the full DID on hover and for screen readers. */
+/**
+ * A DID short enough for a table cell: its method and last segment, the full DID on hover and for
+ * screen readers. A person is named as everywhere in the console ("Person 7F3A-21C9").
+ */
 export function ShortDid({ did }: { did: string }) {
+  if (did.includes(":people:")) {
+    return (
+      <span title={did} className="whitespace-nowrap text-sm font-medium">
+        <span className="sr-only">{did}</span>
+        <span aria-hidden>{personShortLabel(did)}</span>
+      </span>
+    );
+  }
   const last = did.split(":").pop() ?? did;
   const short = last.length > 12 ? `${last.slice(0, 8)}…` : last;
-  const kind = did.includes(":people:") ? "person" : did.includes(":orgs:") ? "org" : did.split(":").slice(0, 3).join(":");
+  const kind = did.includes(":orgs:") ? "org" : did.split(":").slice(0, 3).join(":");
   return (
     <span title={did} className="whitespace-nowrap font-mono text-xs">
       <span className="sr-only">{did}</span>

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { Summary } from "@/components/console/activity";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
@@ -90,13 +91,12 @@ export default function DashboardPage() {
           <ul className="mt-2 divide-y divide-slate-100 text-sm">
             {d?.recentAudit.slice(0, 8).map((e) => (
               <li key={e.id} className="py-2">
-                <div className="flex items-baseline justify-between gap-3">
-                  <span className="font-mono text-xs text-slate-800">{e.action}</span>
-                  <span className="shrink-0 text-xs text-slate-400">{fmtTime(e.createdAt)}</span>
-                </div>
-                <p className="truncate text-slate-500" title={e.actor}>
-                  {e.actor}
+                <p className="break-words text-slate-800">
+                  <Summary entry={e} />
                 </p>
+                <time className="text-xs text-slate-500" dateTime={e.createdAt}>
+                  {fmtTime(e.createdAt)}
+                </time>
               </li>
             ))}
           </ul>

@@ -1,3 +1,4 @@
+export { getAccountDetail } from "./account-detail";
 export { createFreeAccount, getAccount, listAccounts, nameAvailable, suspendAccount } from "./accounts";
 export {
   AccountDidInput,

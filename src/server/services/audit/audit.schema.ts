@@ -27,8 +27,21 @@ export const AuditEntryView = z.object({
 });
 export type AuditEntryView = z.output<typeof AuditEntryView>;
 
+/** An entry as the admin reads list it: the chained fields plus names and one sentence in words. */
+export const AuditActivityView = AuditEntryView.extend({
+  /** Who acted, by name: "API key 'backend' (bi_test_ab12cd34)", a member's email, or the system part. */
+  actorName: z.string().meta({ examples: ["API key 'backend' (bi_test_ab12cd34)"] }),
+  /** What the entry is about, by name: "Person 7F3A-21C9", an account name, a key's name; null when unnamed. */
+  subjectName: z
+    .string()
+    .nullable()
+    .meta({ examples: ["Person 7F3A-21C9"] }),
+  /** The entry in words: "ops@acme.test cleared the AML case for Person 7F3A-21C9". */
+  summary: z.string().meta({ examples: ["ops@acme.test cleared the AML case for Person 7F3A-21C9"] }),
+});
+
 export const AuditListView = z.object({
-  entries: z.array(AuditEntryView),
+  entries: z.array(AuditActivityView),
   /** Pass as `before` for the next (older) page; null on the last page. */
   nextBefore: z.int().nullable(),
 });

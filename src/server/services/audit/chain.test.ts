@@ -202,6 +202,10 @@ describe("GET /v1/admin/audit", () => {
       createdAt: newest[0]!.createdAt.toISOString(),
       prevHash: newest[0]!.prevHash,
       hash: newest[0]!.hash,
+      // Added for readers: names and a sentence, with the chained fields above unchanged.
+      actorName: "The system (audit-test)",
+      subjectName: null,
+      summary: "The system (audit-test): test step",
     });
     expect(first.body.nextBefore).toBe(newest[3]!.seq);
     const second = await api.get(`/v1/admin/audit?limit=4&before=${first.body.nextBefore}`);

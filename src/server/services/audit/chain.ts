@@ -181,16 +181,5 @@ export const auditEntryView = (e: AuditEntry) => ({
   hash: e.hash,
 });
 
-/** Newest entries of the caller's organization first; page on with `before` = the last seq seen. */
-export async function listAudit(ctx: ServiceContext, query: { limit: number; before?: number }) {
-  const entries = await ctx.db.auditEntry.findMany({
-    where: { orgId: ctx.org.id, ...(query.before !== undefined ? { seq: { lt: query.before } } : {}) },
-    orderBy: { seq: "desc" },
-    take: query.limit,
-  });
-  const last = entries[entries.length - 1];
-  return { entries: entries.map(auditEntryView), nextBefore: entries.length === query.limit && last && last.seq > 1 ? last.seq : null };
-}
-
 /** Verifies the caller's organization's chain (a read: it writes no audit entry of its own). */
 export const verifyAudit = (ctx: ServiceContext) => verifyChain(ctx.db, ctx.org.id);

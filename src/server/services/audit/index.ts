@@ -1,4 +1,6 @@
+export { actorNames, auditTrail, describeAudit, listAudit } from "./activity";
 export {
+  AuditActivityView,
   AuditEntryView,
   AuditListQuery,
   AuditListView,
@@ -10,5 +12,5 @@ export {
   ExportRequestInput,
   VerifyResultView,
 } from "./audit.schema";
-export { appendAudit, auditEntryView, listAudit, verifyAudit } from "./chain";
+export { appendAudit, auditEntryView, verifyAudit } from "./chain";
 export { getExport, listExports, requestExport, runExportJobs } from "./exports";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RiskDecision } from "../aml";
-import { AuditEntryView } from "../audit";
+import { AuditActivityView } from "../audit";
 import { KycStatusName } from "../people";
 
 const Lifecycle = z.enum(["provisional", "bound", "unlocked", "suspended"]);
@@ -12,5 +12,5 @@ export const DashboardView = z.object({
   people: z.object({ total: count, byKycStatus: z.record(KycStatusName, count), flagged: count }),
   amlCases: z.object({ open: bySeverity, pendingApproval: bySeverity }),
   risk24h: z.record(RiskDecision, count),
-  recentAudit: z.array(AuditEntryView),
+  recentAudit: z.array(AuditActivityView),
 });

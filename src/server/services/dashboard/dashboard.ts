@@ -1,7 +1,7 @@
 import { AccountLifecycle, KycStatus } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
 import { OPEN_STATUSES, SEVERITIES, type Severity } from "../aml";
-import { auditEntryView } from "../audit";
+import { describeAudit } from "../audit";
 
 // The console's landing aggregates across domains (accounts, people, cases, risk, audit): reads only.
 
@@ -9,7 +9,7 @@ const DAY = 24 * 60 * 60_000;
 
 const zeroes = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
-/** GET /v1/admin/dashboard: account lifecycle counts, people by KYC status, open cases by priority, risk decisions, recent audit. */
+/** GET /v1/admin/dashboard: account lifecycle counts, people by KYC status, open cases by priority, risk decisions, recent audit in words. */
 export async function dashboard(ctx: ServiceContext) {
   const orgId = ctx.org.id;
   const [accounts, people, flagged, cases, risk, audit] = await Promise.all([
@@ -39,6 +39,6 @@ export async function dashboard(ctx: ServiceContext) {
     people: { total: sum(byKycStatus), byKycStatus, flagged },
     amlCases: { open, pendingApproval },
     risk24h,
-    recentAudit: audit.map(auditEntryView),
+    recentAudit: await describeAudit(ctx.db, orgId, audit),
   };
 }

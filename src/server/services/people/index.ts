@@ -1,2 +1,3 @@
 export { listPeople, personSummary } from "./people";
-export { KycStatusName, ListPeopleQuery, PeopleList, PersonSummary } from "./people.schema";
+export { KycStatusName, ListPeopleQuery, PeopleList, PersonRef, PersonSummary } from "./people.schema";
+export { getPersonDetail } from "./person-detail";

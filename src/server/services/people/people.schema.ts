@@ -27,4 +27,7 @@ export const ListPeopleQuery = z.object({
 });
 export type ListPeopleQuery = z.output<typeof ListPeopleQuery>;
 
+/** The person page: by id (uuid) or person DID. */
+export const PersonRef = z.object({ id: z.string().min(1).max(300) });
+
 export const PeopleList = z.object({ people: z.array(PersonSummary), nextBefore: z.string().nullable() });

@@ -1,10 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useMemo, useState } from "react";
 import { RoleGate } from "@/components/console/shell";
-import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
+import { personIdOfDid, personShortLabel } from "@/lib/person-label";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
 
@@ -30,7 +32,19 @@ function People() {
   const columns = useMemo(() => {
     const c = columnsFor<Person>();
     return [
-      c.accessor("personDid", { header: "Person", cell: (i) => <ShortDid did={i.getValue()} /> }),
+      c.accessor((p) => `${personShortLabel(p.personDid)} ${p.personDid}`, {
+        id: "person",
+        header: "Person",
+        cell: (i) => (
+          <Link
+            href={`/console/people/${personIdOfDid(i.row.original.personDid)}`}
+            className="whitespace-nowrap font-medium text-indigo-700 hover:underline"
+            title={i.row.original.personDid}
+          >
+            {personShortLabel(i.row.original.personDid)}
+          </Link>
+        ),
+      }),
       c.accessor("kycStatus", { header: "KYC", cell: (i) => <Badge tone={TONE[i.getValue()]}>{i.getValue().replace("_", " ")}</Badge> }),
       c.accessor((p) => p.country ?? "", { id: "country", header: "Country", cell: (i) => i.getValue() || "—" }),
       c.accessor((p) => `${p.pepFlag ? "PEP " : ""}${p.sanctionsFlag ? "sanctions" : ""}`, {
@@ -56,7 +70,7 @@ function People() {
     <>
       <PageHeader
         title="People"
-        description="KYC subjects of this organization, newest first. No identity documents are held here, only the provider's verdict."
+        description="KYC subjects of this organization, newest first. Names and documents stay with the KYC provider, so each person is named by a short form of their id; open one for the whole record."
       />
       <DataTable
         label="People"
@@ -66,7 +80,7 @@ function People() {
         error={list.error}
         onRetry={() => void list.refetch()}
         empty="No people yet. They appear when your backend starts KYC."
-        filterPlaceholder="Filter by DID or country"
+        filterPlaceholder="Filter by person, DID or country"
         toolbar={
           <>
             <label htmlFor="kyc-status" className="sr-only">

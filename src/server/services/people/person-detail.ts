@@ -1,0 +1,105 @@
+import { personLabel } from "@/lib/person-label";
+import type { ServiceContext } from "../../context";
+import { issuerDid } from "../../crypto/issuer-keys";
+import { notFound } from "../../errors";
+import { personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { isUuid } from "../../platform/ids";
+import { actorNames, auditTrail } from "../audit";
+import { personSummary } from "./people";
+
+type StoredScreening = {
+  listVersions?: { id: string; list: string; versionHash?: string }[];
+  matches?: {
+    entryId: string;
+    list: string;
+    listVersionId?: string;
+    externalId?: string;
+    name: string;
+    topics?: string[];
+    score: number;
+  }[];
+};
+
+/**
+ * One person of the caller's organization as the console's person page shows them: KYC, flags,
+ * stored screenings, AML cases, bindings and accounts, and the audit entries about them. Looked up
+ * by id or person DID; anything else, or another organization's person, is 404.
+ */
+export async function getPersonDetail(ctx: ServiceContext, ref: string) {
+  const issuer = issuerDid();
+  const id = isUuid(ref) ? ref.toLowerCase() : personIdFromDid(issuer, ref);
+  const person = id ? await ctx.db.person.findFirst({ where: { id, orgId: ctx.org.id } }) : null;
+  if (!person) throw notFound("Person");
+  const did = personDidOf(issuer, person.id);
+  const orgId = ctx.org.id;
+  const [screenings, cases, bindings, audit] = await Promise.all([
+    ctx.db.screeningResult.findMany({
+      where: { orgId, subjectType: "person", subjectRef: { in: [did, person.id] } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: 20,
+    }),
+    ctx.db.amlCase.findMany({ where: { orgId, OR: [{ personId: person.id }, { subjectDid: did }] }, orderBy: { createdAt: "desc" } }),
+    ctx.db.accountBinding.findMany({
+      where: { orgId, personId: person.id },
+      orderBy: { createdAt: "desc" },
+      include: { account: { select: { did: true, name: true, chain: true, lifecycle: true } } },
+    }),
+    auditTrail(ctx.db, orgId, { subjects: [did] }),
+  ]);
+  const names = await actorNames(
+    ctx.db,
+    orgId,
+    cases.flatMap((c) => [c.openedBy, c.proposedBy, c.approvedBy, c.confirmedBy]),
+  );
+  const nameOf = (a: string | null) => (a ? (names.get(a) ?? a) : null);
+  const accounts = new Map<string, { accountDid: string; name: string; chain: string; lifecycle: string }>();
+  for (const b of bindings) accounts.set(b.account.did, { accountDid: b.account.did, ...b.account });
+  const summary = personSummary(person, issuer);
+  return {
+    ...summary,
+    id: person.id,
+    label: personLabel(summary),
+    reviewedAt: person.reviewedAt?.toISOString() ?? null,
+    screenings: screenings.map((r) => {
+      const d = (r.detail ?? {}) as StoredScreening;
+      return {
+        resultId: r.id,
+        screenedAt: r.createdAt.toISOString(),
+        severity: r.severity,
+        score: r.score,
+        sanctions: r.sanctionsHit,
+        pep: r.pepHit,
+        listVersions: (d.listVersions ?? []).map((v) => ({ list: v.list, versionHash: v.versionHash ?? v.id })),
+        matches: (d.matches ?? []).map((m) => ({
+          list: m.list,
+          name: m.name,
+          externalId: m.externalId ?? m.entryId,
+          topics: m.topics ?? [],
+          score: m.score,
+        })),
+      };
+    }),
+    amlCases: cases.map((c) => ({
+      caseId: c.id,
+      status: c.status,
+      priority: c.priority,
+      reason: c.reason,
+      openedBy: nameOf(c.openedBy)!,
+      proposedBy: nameOf(c.proposedBy),
+      approvedBy: nameOf(c.approvedBy),
+      confirmedBy: nameOf(c.confirmedBy),
+      createdAt: c.createdAt.toISOString(),
+      closedAt: c.closedAt?.toISOString() ?? null,
+    })),
+    bindings: bindings.map((b) => ({
+      bindingId: b.id,
+      accountDid: b.account.did,
+      accountName: b.account.name,
+      bindingVcHash: b.bindingVcHash,
+      createdAt: b.createdAt.toISOString(),
+      revokedAt: b.revokedAt?.toISOString() ?? null,
+    })),
+    accounts: [...accounts.values()],
+    audit,
+  };
+}
