@@ -8,6 +8,7 @@ import { QrCode } from "@/components/signup/qr-code";
 import { fmtTime } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { roleLabel } from "@/lib/roles";
+import { FormAlert } from "../ui/states";
 import { AuthStepError, authStep, passkeyErrorText } from "./auth-api";
 
 type Invitation = { organizationName: string; email: string; role: string; expiresAt: string };
@@ -132,11 +133,7 @@ export function InviteAccept({ token }: { token: string }) {
     );
   }
 
-  const alert = error && (
-    <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">
-      {error}
-    </p>
-  );
+  const alert = <FormAlert error={error} />;
 
   return (
     <div className="card mt-6 space-y-5">

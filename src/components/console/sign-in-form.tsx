@@ -5,6 +5,7 @@ import { startAuthentication } from "@simplewebauthn/browser";
 import { useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useRef, useState } from "react";
+import { FormAlert } from "../ui/states";
 import { AuthStepError, authStep, passkeyErrorText, tooManyAttempts } from "./auth-api";
 
 type Step =
@@ -207,11 +208,7 @@ export function SignInForm() {
     </div>
   );
 
-  const alert = error && (
-    <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">
-      {error}
-    </p>
-  );
+  const alert = <FormAlert error={error} />;
 
   return (
     <div className="card mt-6 space-y-4">

@@ -32,3 +32,13 @@ export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () =>
     </div>
   );
 }
+
+/** A form's error in words, announced to screen readers; nothing when there is none. */
+export function FormAlert({ error }: { error: string | null | undefined }) {
+  if (!error) return null;
+  return (
+    <p role="alert" className="rounded-md bg-red-50 p-3 text-sm text-red-800">
+      {error}
+    </p>
+  );
+}
