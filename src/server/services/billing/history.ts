@@ -9,7 +9,8 @@ const dayKey = (d: Date) => d.toISOString().slice(0, 10);
 /**
  * The last 30 UTC days of the organization's metered use: requests per day as the plan quota
  * counted them (the `usage_days` rows of bucket `plan:<orgId>`, the same count `usage` shows as
- * today's) and KYC verifications per day (sessions started, as `usage` counts the month's).
+ * today's) and KYC verifications per day (sessions started, which is what the month's allowance meter in `usage`
+ * counts: a start that failed at the provider left no session and was given back).
  * Every day is present, oldest first; a day without use is zero.
  */
 export async function usageHistory(ctx: ServiceContext) {
