@@ -149,10 +149,19 @@ test("webhooks and audit exports: double clicks register one webhook and start o
   await page.getByRole("button", { name: "Register webhook" }).click();
   const dialog = page.getByRole("dialog", { name: "Register a webhook" });
   await dialog.getByLabel("URL").fill("http://127.0.0.1:9/double-submit");
+  // Events are picked from the catalog, never typed (a typo would subscribe to nothing).
+  await dialog.getByLabel("Only the events I pick").check();
+  await expect(dialog.getByText("Pick at least one event.")).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Register" })).toBeDisabled();
+  await dialog.getByRole("checkbox", { name: /account\.created/ }).check();
+  await dialog.getByRole("checkbox", { name: /aml\.sanctions_hit/ }).check();
+  await shoot(page, "webhook-register-events", { fullPage: false });
   await dialog.getByRole("button", { name: "Register" }).dblclick();
   await expect(page.getByRole("dialog", { name: "Webhook registered" })).toBeVisible();
-  const hooks = await read<{ webhooks: { url: string }[] }>(page, "webhooks.list");
-  expect(hooks.webhooks.filter((h) => h.url === "http://127.0.0.1:9/double-submit")).toHaveLength(1);
+  const hooks = await read<{ webhooks: { url: string; events: string[] }[] }>(page, "webhooks.list");
+  const registered = hooks.webhooks.filter((h) => h.url === "http://127.0.0.1:9/double-submit");
+  expect(registered).toHaveLength(1);
+  expect(registered[0]!.events).toEqual(["account.created", "aml.sanctions_hit"]);
   await page.getByRole("button", { name: "Done" }).click();
 
   await page.goto("/console/audit");

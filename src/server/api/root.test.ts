@@ -43,3 +43,16 @@ describe("the console door calls the same services as /v1", () => {
     await expect(caller.tenant.updatePolicy({} as never)).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
+
+describe("webhook events in the console", () => {
+  it("registers names picked from the catalog and refuses one outside it, writing nothing", async () => {
+    const { db, orgId, caller } = await memberContext("admin");
+    await expect(
+      caller.webhooks.register({ url: "https://hooks.example.com/a", events: ["account.created", "acount.created"] }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await db.webhook.count({ where: { orgId } })).toBe(0);
+    await expect(caller.webhooks.register({ url: "https://hooks.example.com/a", events: [] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+});

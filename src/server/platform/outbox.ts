@@ -1,8 +1,9 @@
 import type { Prisma } from "@/generated/prisma/client.ts";
+import type { WebhookEventName } from "../../lib/webhook-events";
 import type { Tx } from "../db/client";
 
-/** Event names of the spec's Events table; webhooks subscribe to these (or "*"). */
-export type EventName = "account.created" | "kyc.approved" | "identity.bound" | "account.unlocked" | "aml.sanctions_hit";
+/** The events webhooks subscribe to (or "*"): the catalog in src/lib/webhook-events.ts. */
+export type EventName = WebhookEventName;
 
 /**
  * Writes an outgoing event in the caller's transaction (transactional outbox): the change and its

@@ -1,5 +1,5 @@
 import * as webhooks from "../../services/webhooks";
-import { DeliveryIdParams, DeliveryListQuery, RegisterWebhookInput, WebhookIdParams } from "../../services/webhooks";
+import { ConsoleRegisterWebhookInput, DeliveryIdParams, DeliveryListQuery, WebhookIdParams } from "../../services/webhooks";
 import { consoleProcedure, router } from "../trpc";
 
 /** Outbound webhooks: operators watch deliveries and replay them; admins register and deactivate endpoints. */
@@ -11,8 +11,9 @@ export const webhooksRouter = router({
   replay: consoleProcedure("operator")
     .input(DeliveryIdParams)
     .mutation(({ ctx, input }) => webhooks.replayDelivery(ctx.svc, input.id)),
+  // Names are picked from the catalog here, so one outside it is refused (/v1 accepts any well-formed name).
   register: consoleProcedure("admin")
-    .input(RegisterWebhookInput)
+    .input(ConsoleRegisterWebhookInput)
     .mutation(({ ctx, input }) => webhooks.registerWebhook(ctx.svc, input)),
   deactivate: consoleProcedure("admin")
     .input(WebhookIdParams)

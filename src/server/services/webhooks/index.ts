@@ -3,6 +3,7 @@ export { webhookMetrics } from "./metrics";
 export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery } from "./registry";
 export { purgeWebhookHistory } from "./retention";
 export {
+  ConsoleRegisterWebhookInput,
   DeliveryIdParams,
   DeliveryList,
   DeliveryListQuery,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WEBHOOK_EVENT_NAMES } from "../../../lib/webhook-events";
 
 /** Event names are not checked against the known list (an unknown one is kept and never fires). */
 const EventName = z
@@ -14,6 +15,17 @@ export const RegisterWebhookInput = z.strictObject({
   events: z.array(EventName).min(1).max(50),
 });
 export type RegisterWebhookInput = z.output<typeof RegisterWebhookInput>;
+
+/**
+ * The console offers the event catalog to pick from, so there a name outside it is a typo
+ * (`acount.created`) and is refused; /v1 keeps accepting any well-formed name (docs/api/guides/webhooks.md).
+ */
+export const ConsoleRegisterWebhookInput = RegisterWebhookInput.extend({
+  events: z
+    .array(z.enum(["*", ...WEBHOOK_EVENT_NAMES] as [string, ...string[]], { error: "is not an event the service sends" }))
+    .min(1, "pick at least one event")
+    .max(50),
+});
 
 export const WebhookIdParams = z.object({ id: z.uuid() });
 export const DeliveryIdParams = z.object({ id: z.uuid() });

@@ -11,6 +11,7 @@ import { FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
+import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, type WebhookEventName } from "@/lib/webhook-events";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 
@@ -21,8 +22,8 @@ const HOOK_FIELDS = {
   events: {
     label: "events",
     words: (value: unknown, issue: { code: string }) =>
-      typeof value === "string" && issue.code === "invalid_format"
-        ? `${value} is not an event name: use names such as account.created, or * for every event.`
+      typeof value === "string" && issue.code === "invalid_value"
+        ? `${value} is not an event the service sends: pick from the list.`
         : undefined,
   },
 };
@@ -123,7 +124,8 @@ function Register() {
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState("*");
+  const [every, setEvery] = useState(true);
+  const [picked, setPicked] = useState<WebhookEventName[]>([]);
   const register = useSubmission(client.webhooks.register, {
     fields: HOOK_FIELDS,
     onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
@@ -133,7 +135,8 @@ function Register() {
     if (!o) {
       register.reset();
       setUrl("");
-      setEvents("*");
+      setEvery(true);
+      setPicked([]);
     }
   };
   return (
@@ -166,7 +169,7 @@ function Register() {
             className="space-y-4"
             onSubmit={(e) => {
               e.preventDefault();
-              register.submit({ url, events: events.split(/[\s,]+/).filter(Boolean) });
+              register.submit({ url, events: every ? ["*"] : WEBHOOK_EVENT_NAMES.filter((n) => picked.includes(n)) });
             }}
           >
             <div>
@@ -185,27 +188,49 @@ function Register() {
               />
               <FieldError id="hook-url-error" text={register.fieldError("url")} />
             </div>
-            <div>
-              <label htmlFor="hook-events" className="label">
-                Events (comma separated, * for all)
-              </label>
-              <input
-                id="hook-events"
-                required
-                className="field font-mono"
-                aria-describedby="hook-events-error"
-                aria-invalid={!!register.fieldError("events")}
-                value={events}
-                onChange={(e) => setEvents(e.target.value)}
+            <fieldset aria-describedby="hook-events-error">
+              <legend className="label">Events</legend>
+              <div className="space-y-2 text-sm">
+                <label className="flex items-start gap-2">
+                  <input type="radio" name="hook-scope" className="mt-1" checked={every} onChange={() => setEvery(true)} />
+                  <span>Every event, including events added later</span>
+                </label>
+                <label className="flex items-start gap-2">
+                  <input type="radio" name="hook-scope" className="mt-1" checked={!every} onChange={() => setEvery(false)} />
+                  <span>Only the events I pick</span>
+                </label>
+                {!every && (
+                  <ul className="ml-6 space-y-2">
+                    {WEBHOOK_EVENTS.map((e) => (
+                      <li key={e.name}>
+                        <label className="flex items-start gap-2">
+                          <input
+                            type="checkbox"
+                            className="mt-1"
+                            checked={picked.includes(e.name)}
+                            onChange={(ev) => setPicked((p) => (ev.target.checked ? [...p, e.name] : p.filter((n) => n !== e.name)))}
+                          />
+                          <span>
+                            <code className="text-xs">{e.name}</code>
+                            <span className="block text-slate-600">{e.firesWhen}</span>
+                          </span>
+                        </label>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+              <FieldError
+                id="hook-events-error"
+                text={register.fieldError("events") ?? (!every && picked.length === 0 ? "Pick at least one event." : undefined)}
               />
-              <FieldError id="hook-events-error" text={register.fieldError("events")} />
-            </div>
+            </fieldset>
             <FormError text={register.formError} />
             <div className="flex justify-end gap-2">
               <button type="button" className="btn-secondary" onClick={() => close(false)}>
                 Cancel
               </button>
-              <button type="submit" className="btn-primary" disabled={register.isPending}>
+              <button type="submit" className="btn-primary" disabled={register.isPending || (!every && picked.length === 0)}>
                 {register.isPending ? "Registering…" : "Register"}
               </button>
             </div>

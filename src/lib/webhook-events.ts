@@ -1,0 +1,16 @@
+/**
+ * The events the service sends to webhooks, in the order the API guide lists them. Browser and
+ * server code both import this file (the console offers these names to pick from), so it imports
+ * nothing. A subscription to "*" receives every event, including ones added here later.
+ */
+export const WEBHOOK_EVENTS = [
+  { name: "account.created", firesWhen: "A chain account is provisioned" },
+  { name: "kyc.approved", firesWhen: "A person passes verification" },
+  { name: "identity.bound", firesWhen: "A person is bound to an account by a wallet signature" },
+  { name: "account.unlocked", firesWhen: "An account becomes fully its user's after unlock" },
+  { name: "aml.sanctions_hit", firesWhen: "Screening flags a person against a sanctions or PEP list" },
+] as const;
+
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]["name"];
+
+export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = WEBHOOK_EVENTS.map((e) => e.name);
