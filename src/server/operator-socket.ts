@@ -4,11 +4,11 @@ import path from "node:path";
 import { env } from "@/env";
 import type { Db } from "./db/client";
 import { listOutbox, OutboxQuery } from "./providers/messaging/dev-outbox";
-import { type ProvisionInput, provisionOrganization } from "./services/org";
+import { eraseOrganization, type ProvisionInput, provisionOrganization } from "./services/org";
 
 /**
  * The embedded database can be opened by one process only. While the service runs on it, operator
- * commands (org:create) reach the running process over a Unix socket instead of opening the
+ * commands (org:create, org:delete) reach the running process over a Unix socket instead of opening the
  * database a second time. The socket sits in a folder of its own with mode 0700, so only the same
  * OS user can reach it, from the moment it exists (its own 0600 is set only once it listens).
  */
@@ -33,6 +33,7 @@ export function listenOperatorSocket(db: Db): () => void {
         let result: unknown;
         if (msg.cmd === "org:create")
           result = await provisionOrganization(db, msg.input as ProvisionInput, { type: "system", label: "org-create" });
+        else if (msg.cmd === "org:delete") result = await eraseOrganization(db, msg.input as Parameters<typeof eraseOrganization>[1]);
         else if (msg.cmd === "outbox:list") result = await listOutbox(db, OutboxQuery.parse(msg.input));
         else throw new Error("unknown command");
         sock.end(`${JSON.stringify({ ok: true, result })}\n`);

@@ -14,6 +14,7 @@ export {
 export { ChangeConsolePasswordInput } from "./console-auth.schema";
 export { completePasskeySignIn, completeTicketSignIn, passkeySignInOptions, startPasswordSignIn } from "./console-auth-member";
 export { endSignedOutSession, listOwnSessions, revokeOwnSession, signedInWithOwnCredentials } from "./console-auth-sessions";
+export { type ErasureReceipt, eraseOrganization } from "./erase";
 export {
   addMember,
   endMemberSessions,
