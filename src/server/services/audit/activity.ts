@@ -99,6 +99,7 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "member.sessions_ended": `${actor} ended the console sessions of ${s}`,
     "console.session_revoked": `${actor} ended a console session`,
     "console.signed_in": `${actor} signed in to the console`,
+    "console.signed_out": `${actor} signed out of the console`,
     "console_password.changed": `${actor} changed the console password`,
     "organization.created": `${actor} created the organization`,
     "policy.updated": `${actor} changed the policy`,

@@ -10,7 +10,7 @@ import { approveClear } from "../aml";
 import { completeConsoleSignIn, credentialStatus, resolveConsoleSession, startConsoleSignIn } from "./console-auth";
 import { CREDENTIAL_FAILURES, relyingParty } from "./console-auth-challenges";
 import { completePasskeySignIn, completeTicketSignIn, passkeySignInOptions, startPasswordSignIn } from "./console-auth-member";
-import { listOwnSessions, revokeOwnSession, signedInWithOwnCredentials } from "./console-auth-sessions";
+import { endSignedOutSession, listOwnSessions, revokeOwnSession, signedInWithOwnCredentials } from "./console-auth-sessions";
 import { addMember, endMemberSessions, listMembersForConsole, removeMember } from "./members";
 import {
   acceptInvitationWithPasskey,
@@ -274,5 +274,20 @@ describe("sessions", () => {
     expect(signedInWithOwnCredentials(ctx)).toBe(false);
     const refused = await appErrorOf(approveClear(ctx, "00000000-0000-4000-8000-000000000000", {}));
     expect(refused.details).toEqual({ reason: "own_credentials_required" });
+  });
+});
+
+describe("signing out", () => {
+  it("ends the session's row and writes one audit entry, however often the sign-out arrives", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const { claims } = await owner(org);
+    await endSignedOutSession(db, claims.sid);
+    await endSignedOutSession(db, claims.sid);
+    await endSignedOutSession(db, "not-a-session");
+    expect(await resolveConsoleSession(db, claims, req)).toBeNull();
+    const entries = await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "console.signed_out" } });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor: `member:${claims.email}`, subject: claims.email, data: { sessionId: claims.sid } });
   });
 });

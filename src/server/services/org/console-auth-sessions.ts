@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../../context";
-import type { DbOrTx, Tx } from "../../db/client";
+import type { Db, DbOrTx, Tx } from "../../db/client";
 import { forbidden, notFound } from "../../errors";
 import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
@@ -107,8 +107,22 @@ export async function revokeSessionsOf(tx: Tx, orgId: string, email: string, now
   return count;
 }
 
-/** Signing out ends the session's row too, so a copy of the cookie stops working. */
-export async function endSignedOutSession(db: DbOrTx, sessionId: unknown) {
+/** Signing out ends the session's row too, so a copy of the cookie stops working; audited like the sign-in. */
+export async function endSignedOutSession(db: Db, sessionId: unknown) {
   if (typeof sessionId !== "string" || !isUuid(sessionId)) return;
-  await db.consoleSession.updateMany({ where: { id: sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
+  await db.$transaction(async (tx) => {
+    const [ended] = await tx.consoleSession.updateManyAndReturn({
+      where: { id: sessionId, revokedAt: null },
+      data: { revokedAt: new Date() },
+      select: { id: true, orgId: true, email: true, member: { select: { role: true } } },
+    });
+    if (!ended) return;
+    // A bootstrap session has no member row: it is the owner's (console-auth.ts).
+    const role = ended.member?.role ?? "owner";
+    await appendAudit(
+      tx,
+      { orgId: ended.orgId, actor: { type: "member", email: ended.email, role } },
+      { action: "console.signed_out", subjectType: "member", subject: ended.email, data: { sessionId: ended.id } },
+    );
+  });
 }
