@@ -58,6 +58,10 @@ const EnvSchema = z
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */
     BI_RUN_JOBS: bool(true),
+    /** On SIGTERM: how long /v1/ready answers 503 while requests are still served, before the listener closes. */
+    BI_SHUTDOWN_DELAY_MS: int(0),
+    /** On SIGTERM: how long requests in flight (and running jobs) may take to finish before they are cut. */
+    BI_SHUTDOWN_GRACE_MS: int(20_000),
   })
   .transform((e) => ({
     ...e,

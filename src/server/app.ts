@@ -18,6 +18,7 @@ import { chainConfigFromEnv, usesSimulatedChain } from "./providers/chain";
 import { assertKycConfigured } from "./providers/kyc";
 import { assertMessagingConfigured } from "./providers/messaging";
 import { assertPaymentsConfigured } from "./providers/payments";
+import { withDeadline } from "./shutdown";
 
 export type StartOptions = {
   port?: number;
@@ -28,6 +29,29 @@ export type StartOptions = {
   runJobs?: boolean;
 };
 
+/**
+ * Fails at start-up rather than on the first message or chain call, naming every bad or missing
+ * variable of every provider in one error (never a value), so one restart can fix them all.
+ */
+export function assertConfigured(): void {
+  const checks = [
+    assertMessagingConfigured,
+    assertKycConfigured,
+    assertPaymentsConfigured,
+    advisorConfig,
+    () => usesSimulatedChain() || chainConfigFromEnv(),
+  ];
+  const problems: string[] = [];
+  for (const check of checks) {
+    try {
+      check();
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (problems.length) throw new Error(problems.join("\n"));
+}
+
 export type RunningServer = { url: string; port: number; close: () => Promise<void> };
 
 /**
@@ -37,16 +61,12 @@ export type RunningServer = { url: string; port: number; close: () => Promise<vo
  */
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const e = env();
-  // Fail at start-up, naming the bad variables, rather than on the first message or chain call.
-  assertMessagingConfigured();
-  assertKycConfigured();
-  assertPaymentsConfigured();
-  advisorConfig();
-  if (!usesSimulatedChain()) chainConfigFromEnv();
+  assertConfigured();
   const conn = await connectDb();
   const applied = await migrateDatabase();
   if (applied.length) logger().info({ applied }, "migrations applied");
-  const api = nodeHandler(createPipeline(routes, conn.prisma));
+  let draining = false;
+  const api = nodeHandler(createPipeline(routes, conn.prisma, { draining: () => draining }));
 
   let nextHandle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   let closeNext: (() => Promise<void>) | undefined;
@@ -88,12 +108,23 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   return {
     url,
     port,
+    /**
+     * Shuts down without dropping work (docs/operations.md, "Starting and stopping"): readiness
+     * answers 503 at once, requests keep being served for BI_SHUTDOWN_DELAY_MS while load balancers
+     * notice, then the listener closes and requests in flight (and running jobs) get
+     * BI_SHUTDOWN_GRACE_MS to finish before their connections are cut.
+     */
     async close() {
+      draining = true;
+      if (e.BI_SHUTDOWN_DELAY_MS) await new Promise((r) => setTimeout(r, e.BI_SHUTDOWN_DELAY_MS));
       stopOperator();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections?.();
+      const cut = setTimeout(() => server.closeAllConnections?.(), e.BI_SHUTDOWN_GRACE_MS);
+      cut.unref();
+      await Promise.all([closed, withDeadline(stopJobs(), e.BI_SHUTDOWN_GRACE_MS)]);
+      clearTimeout(cut);
       await operatorMetrics?.close();
-      await stopJobs();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections?.();
       await closeNext?.();
     },
   };

@@ -74,6 +74,8 @@ export type PipelineOptions = {
   authCache?: AuthCache;
   /** The instance's in-process rate-limit counters (default: the process's). */
   windows?: BatchedWindows;
+  /** Whether the instance is shutting down (readiness answers 503 while in-flight requests finish). */
+  draining?: () => boolean;
 };
 
 export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions = {}) {
@@ -115,6 +117,7 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
       startedAt: performance.now(),
       headers: {},
       params: {},
+      draining: opts.draining?.() ?? false,
     };
     try {
       return await chain(state);

@@ -98,6 +98,8 @@ export type PipelineState = {
   body?: unknown;
   query?: unknown;
   parsedParams?: unknown;
+  /** True once this instance is shutting down: /v1/ready answers 503 so load balancers stop sending. */
+  draining?: boolean;
 };
 
 export type Next = () => Promise<HttpResponse>;

@@ -21,7 +21,7 @@ export const opsRoutes = [
     summary: "Readiness: 200 once the database answers and every migration is applied, else 503.",
     response: z.object({ status: z.literal("ready") }).meta({ id: "Readiness" }),
     errors: ["NOT_READY"],
-    handler: () => ops.readiness(),
+    handler: ({ state }) => ops.readiness({ draining: !!state.draining }),
   }),
   route({
     method: "GET",
