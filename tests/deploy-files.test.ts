@@ -1,0 +1,84 @@
+import fs from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse, parseAllDocuments } from "yaml";
+import { ROLES } from "./topology/roles";
+
+// The Dockerfile, compose.yaml and deploy/k8s start the processes of tests/topology/roles.ts, with
+// the same commands and settings, so what is tested on loopback is what is deployed.
+
+const read = (file: string) => fs.readFileSync(file, "utf8");
+const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+const compose = parse(read("compose.yaml"), { merge: true }) as {
+  services: Record<string, { command?: string[]; environment?: Record<string, string>; env_file?: string; image?: string }>;
+};
+type K8s = { kind: string; metadata: { name: string }; spec: any; data?: Record<string, string> };
+const k8s: K8s[] = fs
+  .readdirSync("deploy/k8s")
+  .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
+  .flatMap((f) => parseAllDocuments(read(`deploy/k8s/${f}`)).map((d) => d.toJS() as K8s));
+const kustomization = parse(read("deploy/k8s/kustomization.yaml")) as { resources: string[] };
+const configMap = k8s.find((d) => d.kind === "ConfigMap")!.data!;
+const envKnown = read("src/env.ts") + read("README.md");
+
+const containerOf = (kind: string, name: string) => {
+  const doc = k8s.find((d) => d.kind === kind && d.metadata.name === name);
+  expect(doc, `${kind} ${name}`).toBeDefined();
+  return doc!.spec.template.spec.containers[0];
+};
+
+describe("deployment files", () => {
+  it("each role's command is its npm script without the wrappers, everywhere", () => {
+    for (const role of Object.values(ROLES)) {
+      // `npm run serve` is `tsx src/server/main.ts` (plus NEXT_TELEMETRY_DISABLED, set in the image).
+      expect(pkg.scripts[role.script]).toContain(`tsx ${role.command.at(-1)}`);
+    }
+    const dockerCmd = /^CMD (\[.*\])$/m.exec(read("Dockerfile"))?.[1];
+    expect(JSON.parse(dockerCmd!)).toEqual(ROLES.app.command);
+    expect(compose.services.migrate!.command).toEqual(ROLES.migrate.command);
+    expect(compose.services["app-1"]!.command).toEqual(ROLES.app.command);
+    expect(compose.services["app-2"]!.command).toEqual(ROLES.app.command);
+    expect(compose.services.worker!.command).toEqual(ROLES.worker.command);
+    expect(containerOf("Job", "bind-identity-migrate").command).toEqual(ROLES.migrate.command);
+    expect(containerOf("Deployment", "bind-identity-app").command).toEqual(ROLES.app.command);
+    expect(containerOf("Deployment", "bind-identity-worker").command).toEqual(ROLES.worker.command);
+  });
+
+  it("app instances get the topology's settings in compose and Kubernetes, and only settings the service knows", () => {
+    for (const [name, value] of Object.entries(ROLES.app.env)) {
+      expect(compose.services["app-1"]!.environment![name], `compose ${name}`).toBe(value);
+      expect(configMap[name], `ConfigMap ${name}`).toBe(value);
+    }
+    for (const name of [...Object.keys(configMap), ...Object.keys(compose.services["app-1"]!.environment!)])
+      expect(envKnown, `${name} is documented and parsed`).toContain(name);
+    expect(configMap.BI_ENV).toBe("production");
+    expect(compose.services["app-1"]!.environment!.BI_ENV).toBe("production");
+  });
+
+  it("probes ask readiness and liveness of the right routes, and stopping has time to drain", () => {
+    const app = containerOf("Deployment", "bind-identity-app");
+    expect(app.readinessProbe.httpGet.path).toBe("/v1/ready");
+    expect(app.livenessProbe.httpGet.path).toBe("/v1/health");
+    const drainSec = (Number(configMap.BI_SHUTDOWN_DELAY_MS) + Number(configMap.BI_SHUTDOWN_GRACE_MS)) / 1000;
+    const appSpec = k8s.find((d) => d.kind === "Deployment" && d.metadata.name === "bind-identity-app")!.spec;
+    expect(appSpec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(drainSec);
+    expect(appSpec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+    expect(k8s.some((d) => d.kind === "PodDisruptionBudget")).toBe(true);
+    expect(k8s.some((d) => d.kind === "HorizontalPodAutoscaler")).toBe(true);
+    expect(read("Dockerfile")).toMatch(/HEALTHCHECK[\s\S]*\/v1\/ready/);
+  });
+
+  it("keeps secrets out of the image and the repository: they come from the platform", () => {
+    const dockerfile = read("Dockerfile");
+    for (const secret of ["BI_ENCRYPTION_KEY", "BI_HASH_KEY", "BI_ISSUER_SIGNING_KEY", "NEXTAUTH_SECRET", "DATABASE_URL"]) {
+      expect(dockerfile).not.toMatch(new RegExp(`^\\s*(ENV|ARG)\\b.*${secret}`, "m"));
+      expect(configMap[secret], `${secret} in the ConfigMap`).toBeUndefined();
+    }
+    expect(read(".dockerignore")).toMatch(/^\.env$/m);
+    expect(read(".dockerignore")).toMatch(/^deploy\/compose\/\*\.env$/m);
+    expect(compose.services["app-1"]!.env_file).toBe("deploy/compose/production.env");
+    expect(fs.existsSync("deploy/compose/production.env")).toBe(false);
+    // The example Secret documents the keys and is never applied by kustomize.
+    expect(kustomization.resources).not.toContain("secret.example.yaml");
+    expect(read("Dockerfile")).toMatch(/^USER node$/m);
+  });
+});
