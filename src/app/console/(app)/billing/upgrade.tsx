@@ -1,11 +1,12 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { CopyButton } from "@/components/ui/copy-button";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Plan = RouterOutputs["billing"]["overview"]["plan"];
 type Started = RouterOutputs["billing"]["upgrade"];
@@ -18,17 +19,10 @@ export const verificationsText = (p: Plan) =>
 
 /** Builder → Growth: what changes, when, and the two ways to pay (card checkout, or a chain transfer). */
 export function Upgrade({ from, to }: { from: Plan; to: Plan }) {
-  const trpc = useTRPC();
-  // One request per click, however fast the clicks: the button is disabled while busy, and the ref
-  // closes the gap before React re-renders it.
-  const busy = useRef(false);
-  const start = useMutation(
-    trpc.billing.upgrade.mutationOptions({
-      onSettled: () => {
-        busy.current = false;
-      },
-    }),
-  );
+  const client = useTRPCClient();
+  // One submission however fast the clicks (use-submission.ts): the button is disabled while busy,
+  // and the submission carries an Idempotency-Key, so a repeat is answered with the first checkout.
+  const start = useSubmission(client.billing.upgrade);
   const changes: [string, string, string][] = [
     ["Price", priceText(from), priceText(to)],
     ["Requests a minute", n(from.limits.requestsPerMinute), n(to.limits.requestsPerMinute)],
@@ -49,16 +43,7 @@ export function Upgrade({ from, to }: { from: Plan; to: Plan }) {
           </p>
         </div>
         {!start.data && (
-          <button
-            type="button"
-            className="btn-primary shrink-0 self-start"
-            disabled={start.isPending}
-            onClick={() => {
-              if (busy.current) return;
-              busy.current = true;
-              start.mutate();
-            }}
-          >
+          <button type="button" className="btn-primary shrink-0 self-start" disabled={start.isPending} onClick={() => start.submit()}>
             {start.isPending ? "Starting…" : `Upgrade to ${to.name}`}
           </button>
         )}
@@ -91,7 +76,7 @@ export function Upgrade({ from, to }: { from: Plan; to: Plan }) {
       </dl>
       {start.error && (
         <p role="alert" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-          {errorMessage(start.error)}
+          {start.error.message}
         </p>
       )}
       {start.data && <PayFor started={start.data} plan={to} />}

@@ -1,14 +1,14 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { signOutNow } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { Confirm } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 type Session = RouterOutputs["session"]["list"]["sessions"][number];
 
@@ -59,17 +59,14 @@ export default function SecurityPage() {
 function OwnSignIn() {
   const trpc = useTRPC();
   const toast = useToast();
+  const client = useTRPCClient();
   const status = useQuery(trpc.session.credentials.queryOptions());
-  const started = useRef(false);
-  const setUp = useMutation(
-    trpc.session.setUpOwnCredentials.mutationOptions({
-      onSuccess: ({ url }) => window.location.assign(url),
-      onError: (err) => {
-        started.current = false;
-        toast({ tone: "error", title: "Setup could not start", body: errorMessage(err) });
-      },
-    }),
-  );
+  // Once it answered, the page is leaving for the setup link: the button stays disabled until it has.
+  const setUp = useSubmission(client.session.setUpOwnCredentials, {
+    onSuccess: ({ url }) => window.location.assign(url),
+    onError: (err) => toast({ tone: "error", title: "Setup could not start", body: err.message }),
+  });
+  const leaving = setUp.isPending || setUp.data !== undefined;
   const s = status.data;
   return (
     <section aria-labelledby="own-heading" className="card space-y-3">
@@ -99,17 +96,8 @@ function OwnSignIn() {
                 own: the shared password then stops working for you, and you can approve AML clears (four-eyes needs each person's own
                 sign-in).
               </p>
-              <button
-                type="button"
-                className="btn-primary mt-3"
-                disabled={setUp.isPending}
-                onClick={() => {
-                  if (started.current) return;
-                  started.current = true;
-                  setUp.mutate();
-                }}
-              >
-                {setUp.isPending ? "Opening…" : "Set up my own sign-in"}
+              <button type="button" className="btn-primary mt-3" disabled={leaving} onClick={() => setUp.submit()}>
+                {leaving ? "Opening…" : "Set up my own sign-in"}
               </button>
             </div>
           )}
@@ -123,20 +111,19 @@ function Sessions() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const toast = useToast();
+  const client = useTRPCClient();
   const list = useQuery(trpc.session.list.queryOptions());
-  const revoke = useMutation(
-    trpc.session.revoke.mutationOptions({
-      onSuccess: (r) => {
-        if (r.current) {
-          void signOutNow("ended");
-          return;
-        }
-        toast({ tone: "ok", title: "Session ended" });
-        void qc.invalidateQueries({ queryKey: trpc.session.list.queryKey() });
-      },
-      onError: (err) => toast({ tone: "error", title: "The session was not ended", body: errorMessage(err) }),
-    }),
-  );
+  const revoke = useSubmission(client.session.revoke, {
+    onSuccess: (r) => {
+      if (r.current) {
+        void signOutNow("ended");
+        return;
+      }
+      toast({ tone: "ok", title: "Session ended" });
+      void qc.invalidateQueries({ queryKey: trpc.session.list.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "The session was not ended", body: err.message }),
+  });
   return (
     <section aria-labelledby="sessions-heading" className="card space-y-3">
       <div>
@@ -175,9 +162,7 @@ function Sessions() {
                   : `${device(s.userAgent)}, last seen ${fmtTime(s.lastSeenAt)}, is signed out at its next request.`
               }
               confirmLabel="End session"
-              onConfirm={() => {
-                if (!revoke.isPending) revoke.mutate({ sessionId: s.id });
-              }}
+              onConfirm={() => revoke.submit({ sessionId: s.id })}
             />
           </li>
         ))}
