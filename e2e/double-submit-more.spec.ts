@@ -320,6 +320,8 @@ test("billing and settings: double clicks start one upgrade, turn signing on and
   calls = watch(page, "tenant.disableSigning");
   await confirmTwice(page, "Turn off");
   await expect(page.getByRole("button", { name: "Turn signing on" })).toBeVisible();
+  // The discarded secret is not left on the page.
+  await expect(page.getByRole("button", { name: "Copy secret" })).toHaveCount(0);
   calls.once();
   expect((await settings()).signingEnabled).toBe(false);
 

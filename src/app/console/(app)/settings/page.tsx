@@ -161,7 +161,8 @@ function Signing({ enabled }: { enabled: boolean }) {
       <p className="mb-3 text-sm">
         Status: <Badge tone={enabled ? "green" : "slate"}>{enabled ? "on" : "off"}</Badge>
       </p>
-      {enable.data && (
+      {/* The secret shown once, while it is the one in force: turning signing off discards it. */}
+      {enable.data && enabled && (
         <div className="mb-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm">
           <p className="font-medium text-amber-900">{enable.data.warning}</p>
           <div className="mt-2 flex items-center gap-2">
