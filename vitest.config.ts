@@ -19,7 +19,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "service", include: ["src/**/*.test.ts", "tests/**/*.test.ts"], exclude: [SMOKE], sequence: { groupOrder: 0 } },
+        test: {
+          name: "service",
+          include: ["src/**/*.test.ts", "tests/**/*.test.ts"],
+          exclude: [SMOKE, "tests/topology/**"],
+          sequence: { groupOrder: 0 },
+        },
       },
       { extends: true, test: { name: "smoke", include: [SMOKE], sequence: { groupOrder: 1 } } },
     ],

@@ -20,7 +20,8 @@ function stale() {
   const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], { encoding: "utf8" }).split("\n").filter(Boolean);
   const dirs = new Set();
   for (const file of files.filter(relevant)) {
-    for (let d = file; d.includes("/"); ) dirs.add((d = d.slice(0, d.lastIndexOf("/"))));
+    const parts = file.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
     try {
       if (fs.statSync(file).mtimeMs > built) return `${file} changed since the last build`;
     } catch {
