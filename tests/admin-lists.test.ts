@@ -53,7 +53,7 @@ describe("GET /v1/admin/aml", () => {
 
     const res = await api.get("/v1/admin/aml");
     expect(res.status, res.text).toBe(200);
-    expect(res.body.counts).toEqual({ flaggedPeople: 2, sanctionsFlagged: 1, pepFlagged: 1, openCases: 2, pendingApproval: 0 });
+    expect(res.body.counts).toEqual({ flaggedPeople: 2, sanctionsFlagged: 1, pepFlagged: 1, openCases: 2, pendingApproval: 0, overdue: 0 });
     expect(res.body.alerts.map((a: any) => [a.personDid, a.openCase?.caseId, a.openCase?.priority])).toEqual([
       [sanctions.person.did, sanctions.caseId, "critical"],
       [pep.person.did, pep.caseId, "high"],
@@ -140,6 +140,7 @@ describe("GET /v1/admin/dashboard", () => {
     expect(res.body.amlCases).toEqual({
       open: { low: 0, medium: 0, high: 1, critical: 1 },
       pendingApproval: { low: 0, medium: 0, high: 1, critical: 0 },
+      overdue: 0,
     });
     expect(res.body.risk24h).toEqual({ allow: 2, review: 0, deny: 0 });
     expect(res.body.recentAudit[0]).toMatchObject({ action: "aml.clear_proposed" });

@@ -878,10 +878,129 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Cases that are open or awaiting approval, worst priority first, then oldest first, with the screening hits that raised them. */
+    /** Cases by status (open: open or awaiting approval, the default; closed: cleared or confirmed; all), optionally of one assignee (an email, or none for unassigned) or matching q (the subject's name as screened, a matched entry's name or alias, or the subject DID). Open cases come worst priority first, then oldest; closed ones most recently closed first. Each carries its assignee, SLA deadline and ageing, and its hits with their evidence. */
     get: operations["getV1AmlCases"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/next": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Takes the next case: the worst-priority, then oldest, unassigned case in status open, assigned in one step to assigneeEmail (required with an API key; a console member takes it for themselves). Concurrent calls never get the same case. case is null when none is left. */
+    post: operations["postV1AmlCasesNext"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/assign": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Assigns an unassigned open case to a console member holding compliance_officer or above. 404 assignee_not_found for no such active member; 409 assignee_role below compliance_officer, already_assigned (use reassign), case_closed. */
+    post: operations["postV1AmlCasesByCaseIdAssign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/reassign": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Moves an assigned open case to another member, with a reason (3 to 500 characters). 409 not_assigned, case_closed, assignee_role. */
+    post: operations["postV1AmlCasesByCaseIdReassign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/unassign": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Returns an assigned open case to the unassigned queue. 409 not_assigned, case_closed. */
+    post: operations["postV1AmlCasesByCaseIdUnassign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/comments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Adds a note (1 to 4000 characters) to a case, open or closed. It appears in the timeline; the audit log records its id and length, not its text. */
+    post: operations["postV1AmlCasesByCaseIdComments"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/timeline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The case with its hits and their evidence, the person it is about with their accounts and bindings, every event in order (opened, hit added, assignment, comments, proposal, decision, webhook sent, overdue, export), and what clearing does and does not change. */
+    get: operations["getV1AmlCasesByCaseIdTimeline"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/cases/{caseId}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Exports the case timeline for an examiner as a JSON bundle: a checkpoint holding the SHA-256 of the timeline's JCS form, signed with the issuer key exactly as audit exports are. The export is audited and is the timeline's last event. */
+    post: operations["postV1AmlCasesByCaseIdExport"];
     delete?: never;
     options?: never;
     head?: never;
@@ -897,7 +1016,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Second approval of a proposed clear: lifts the flags, resets riskScore and closes the case in one transaction. 403 same_approver when the approver is the proposer; 409 not_awaiting_approval otherwise. */
+    /** Second approval of a proposed clear: lifts the flags, resets riskScore and closes the case in one transaction. 403 same_approver when the approver is the proposer, assignee_proposed when the approver was the case's assignee when it was proposed; 409 not_awaiting_approval otherwise. */
     post: operations["postV1AmlCasesByCaseIdApproveClear"];
     delete?: never;
     options?: never;
@@ -966,6 +1085,24 @@ export interface paths {
     /** PEP and sanctions alerts (flagged people with their open case), the open case queue, and recent AML audit entries. */
     get: operations["getV1AdminAml"];
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/aml-sla": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Hours to decide an AML case, per priority: the organization's own, and the defaults (critical 24, high 72, medium 168, low 336). */
+    get: operations["getV1AdminAmlSla"];
+    /** Sets the hours per priority (1 to 8760; an omitted priority keeps its value). The deadline of every open case moves to its opening time plus the new hours. */
+    put: operations["putV1AdminAmlSla"];
     post?: never;
     delete?: never;
     options?: never;
@@ -1378,6 +1515,92 @@ export interface paths {
     post?: never;
     /** Removes an applicant id hash from the organization's denylist. */
     delete: operations["deleteV1AmlDenylistByApplicantIdHash"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/list-versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Versions of the sanctions/PEP and account-labels lists (global reference data), newest import first: entry counts, import and activation times, who imported them, which one is active. */
+    get: operations["getV1AmlListVersions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/list-versions/diff": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What changed from one version of a list to another: entries added, removed and changed, by external id (chain account for account labels). 404 for an unknown version; 400 for versions of two different lists. */
+    get: operations["getV1AmlListVersionsDiff"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/monitoring/runs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's re-screens of approved people and bound accounts (after a list version became active, or on its daily/weekly schedule), newest first, with status and counts. */
+    get: operations["getV1AmlMonitoringRuns"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/aml/monitoring/runs/{runId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One re-screen run of the organization: status, phase and counts (people screened, skipped, new matches, cases opened). */
+    get: operations["getV1AmlMonitoringRunsByRunId"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/screening-monitoring": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's periodic re-screen of everyone: off (re-screen only when a list changes), daily or weekly. */
+    get: operations["getV1AdminScreeningMonitoring"];
+    /** Sets the periodic re-screen of every approved person and bound account against every active list: off, daily (one run per UTC day) or weekly (one per ISO week). Audited. */
+    put: operations["putV1AdminScreeningMonitoring"];
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -2161,6 +2384,10 @@ export interface components {
       confirmedAt: string | null;
       confirmReason: string | null;
       closedAt: string | null;
+      assigneeEmail: string | null;
+      assignedAt: string | null;
+      dueAt: string | null;
+      ageing: components["schemas"]["CaseAgeing"] | null;
       hits: {
         resultId: string | null;
         severity: components["schemas"]["Severity"];
@@ -2169,10 +2396,209 @@ export interface components {
         score: number;
         /** Format: date-time */
         createdAt: string;
+        evidence: components["schemas"]["AmlHitEvidence"] | null;
       }[];
     };
     /** @enum {string} */
     Severity: "low" | "medium" | "high" | "critical";
+    /** @enum {string} */
+    CaseAgeing: "on_time" | "due_soon" | "overdue";
+    /**
+     * @example {
+     *       "subject": {
+     *         "name": "Ivan Sidorov",
+     *         "birthDate": "1962-04-11",
+     *         "country": "RU",
+     *         "source": "kyc_provider"
+     *       },
+     *       "matches": [
+     *         {
+     *           "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+     *           "externalId": "NK-123",
+     *           "name": "Ivan Petrovich Sidorov",
+     *           "aliases": [
+     *             "Ivan Sidorov"
+     *           ],
+     *           "matchedName": "Ivan Sidorov",
+     *           "list": "opensanctions",
+     *           "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+     *           "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+     *           "programme": "UKRAINE-EO13660",
+     *           "topics": [
+     *             "sanction"
+     *           ],
+     *           "birthDates": [
+     *             "1961-04-12"
+     *           ],
+     *           "countries": [
+     *             "RU"
+     *           ],
+     *           "score": 94,
+     *           "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+     *         }
+     *       ],
+     *       "provider": null,
+     *       "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+     *     }
+     */
+    AmlHitEvidence: {
+      subject: {
+        name: string | null;
+        birthDate: string | null;
+        country: string | null;
+        /** @enum {string} */
+        source: "kyc_provider" | "person_record";
+      };
+      matches: {
+        entryId: string;
+        externalId: string | null;
+        name: string;
+        aliases: string[];
+        matchedName: string | null;
+        list: string;
+        listVersionId: string | null;
+        listVersionHash: string | null;
+        programme: string | null;
+        topics: string[];
+        birthDates: string[];
+        countries: string[];
+        score: number;
+        explanation: string;
+      }[];
+      provider: {
+        name: string;
+        sanctions: boolean;
+        pep: boolean;
+        labels: string[];
+      } | null;
+      summary: string;
+    };
+    NextCaseResult: {
+      case: components["schemas"]["AmlCaseView"] | null;
+    };
+    NextCaseInput: {
+      /** Format: email */
+      assigneeEmail?: string;
+    };
+    AssignCaseInput: {
+      /** Format: email */
+      assigneeEmail: string;
+    };
+    ReassignCaseInput: {
+      /** Format: email */
+      assigneeEmail: string;
+      reason: string;
+    };
+    UnassignCaseInput: {
+      reason?: string;
+    };
+    AmlCommentView: {
+      /** Format: uuid */
+      commentId: string;
+      /** Format: uuid */
+      caseId: string;
+      author: string;
+      text: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    AddCommentInput: {
+      text: string;
+    };
+    AmlCaseTimeline: {
+      case: components["schemas"]["AmlCaseView"];
+      person: components["schemas"]["PersonSummary"] | null;
+      accounts: {
+        accountDid: string;
+        name: string;
+        chain: string;
+        lifecycle: string;
+      }[];
+      bindings: {
+        /** Format: uuid */
+        bindingId: string;
+        accountDid: string;
+        /** Format: date-time */
+        createdAt: string;
+        revokedAt: string | null;
+      }[];
+      events: components["schemas"]["AmlCaseEventView"][];
+      clearing: {
+        changes: string[];
+        doesNotChange: string[];
+      };
+    };
+    PersonSummary: {
+      personDid: string;
+      kycStatus: components["schemas"]["KycStatusName"];
+      kycLevel: string;
+      kycProvider: string | null;
+      country: string | null;
+      pepFlag: boolean;
+      sanctionsFlag: boolean;
+      riskScore: number;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** @enum {string} */
+    KycStatusName: "not_started" | "pending" | "in_review" | "approved" | "rejected" | "retry";
+    AmlCaseEventView: {
+      seq: number;
+      /** @enum {string} */
+      kind:
+        | "opened"
+        | "hit_added"
+        | "assigned"
+        | "reassigned"
+        | "unassigned"
+        | "comment"
+        | "proposed"
+        | "approved"
+        | "cleared"
+        | "confirmed"
+        | "reopened"
+        | "webhook_sent"
+        | "overdue"
+        | "exported";
+      actor: string;
+      /** Format: date-time */
+      at: string;
+      data: {
+        [key: string]: unknown;
+      };
+      text: string | null;
+    };
+    AmlCaseExport: {
+      /** @constant */
+      format: "bi-aml-case-export/1";
+      /** Format: uuid */
+      organizationId: string;
+      /** Format: uuid */
+      caseId: string;
+      timeline: components["schemas"]["AmlCaseTimeline"];
+      checkpoint: {
+        /** @constant */
+        type: "bi-aml-case-checkpoint/1";
+        /** Format: uuid */
+        organizationId: string;
+        /** Format: uuid */
+        caseId: string;
+        timelineDigest: string;
+        events: number;
+        /** Format: date-time */
+        createdAt: string;
+      };
+      proof: {
+        /** @constant */
+        alg: "Ed25519";
+        /** @constant */
+        canonicalization: "JCS";
+        verificationMethod: string;
+        signatureMultibase: string;
+      };
+    };
     ApproveClearInput: {
       notes?: string;
     };
@@ -2218,22 +2644,6 @@ export interface components {
       people: components["schemas"]["PersonSummary"][];
       nextBefore: string | null;
     };
-    PersonSummary: {
-      personDid: string;
-      kycStatus: components["schemas"]["KycStatusName"];
-      kycLevel: string;
-      kycProvider: string | null;
-      country: string | null;
-      pepFlag: boolean;
-      sanctionsFlag: boolean;
-      riskScore: number;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    /** @enum {string} */
-    KycStatusName: "not_started" | "pending" | "in_review" | "approved" | "rejected" | "retry";
     AdminAmlView: {
       counts: {
         flaggedPeople: number;
@@ -2241,6 +2651,7 @@ export interface components {
         pepFlagged: number;
         openCases: number;
         pendingApproval: number;
+        overdue: number;
       };
       alerts: {
         personDid: string;
@@ -2265,6 +2676,27 @@ export interface components {
       }[];
       openCases: components["schemas"]["AmlCaseView"][];
       recentEvents: components["schemas"]["AuditEntryView"][];
+    };
+    AmlSlaView: {
+      hours: {
+        critical: number;
+        high: number;
+        medium: number;
+        low: number;
+      };
+      defaults: {
+        critical: number;
+        high: number;
+        medium: number;
+        low: number;
+      };
+      updatedAt: string | null;
+    };
+    AmlSlaInput: {
+      critical?: number;
+      high?: number;
+      medium?: number;
+      low?: number;
     };
     AdminRiskView: {
       velocity: {
@@ -2340,6 +2772,7 @@ export interface components {
           high: number;
           critical: number;
         };
+        overdue: number;
       };
       risk24h: {
         allow: number;
@@ -2740,6 +3173,78 @@ export interface components {
       applicantIdHash: string;
       /** @constant */
       removed: true;
+    };
+    ListVersionsView: {
+      versions: {
+        /** Format: uuid */
+        listVersionId: string;
+        list: string;
+        /** @enum {string} */
+        format: "ftm" | "ofac" | "labels";
+        entryCount: number;
+        versionHash: string;
+        active: boolean;
+        importedBy: string;
+        /** Format: date-time */
+        importedAt: string;
+        activatedAt: string | null;
+      }[];
+    };
+    ListDiffView: {
+      list: string;
+      /** Format: uuid */
+      from: string;
+      /** Format: uuid */
+      to: string;
+      counts: {
+        added: number;
+        removed: number;
+        changed: number;
+      };
+      added: string[];
+      removed: string[];
+      changed: string[];
+      truncated: boolean;
+    };
+    MonitoringRunsView: {
+      runs: components["schemas"]["MonitoringRunView"][];
+    };
+    MonitoringRunView: {
+      /** Format: uuid */
+      runId: string;
+      /** @enum {string} */
+      kind: "list_change" | "periodic";
+      /** @enum {string} */
+      status: "queued" | "running" | "completed" | "failed";
+      /** @enum {string} */
+      phase: "persons" | "accounts" | "done";
+      list: string | null;
+      listVersionId: string | null;
+      previousVersionId: string | null;
+      counts: {
+        changedEntries: number;
+        personsScreened: number;
+        personsSkipped: number;
+        accountsScreened: number;
+        hits: number;
+        casesOpened: number;
+      };
+      attempts: number;
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      startedAt: string | null;
+      completedAt: string | null;
+    };
+    MonitoringSettingView: {
+      /** @enum {string} */
+      frequency: "off" | "daily" | "weekly";
+      updatedBy: string | null;
+      updatedAt: string | null;
+    };
+    MonitoringSettingInput: {
+      /** @enum {string} */
+      frequency: "off" | "daily" | "weekly";
     };
   };
   responses: {
@@ -6286,7 +6791,12 @@ export interface operations {
   };
   getV1AmlCases: {
     parameters: {
-      query?: never;
+      query?: {
+        status?: "open" | "closed" | "all";
+        assignee?: "none" | string;
+        q?: string;
+        limit?: number;
+      };
       header?: {
         /** @description Echoed and logged; generated when omitted. */
         "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
@@ -6302,7 +6812,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Cases that are open or awaiting approval, worst priority first, then oldest first, with the screening hits that raised them. */
+      /** @description Cases by status (open: open or awaiting approval, the default; closed: cleared or confirmed; all), optionally of one assignee (an email, or none for unassigned) or matching q (the subject's name as screened, a matched entry's name or alias, or the subject DID). Open cases come worst priority first, then oldest; closed ones most recently closed first. Each carries its assignee, SLA deadline and ageing, and its hits with their evidence. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6335,6 +6845,10 @@ export interface operations {
            *           "confirmedAt": "2025-03-14T09:26:53.000Z",
            *           "confirmReason": "Reviewed: the list entry has another date of birth.",
            *           "closedAt": "2025-03-14T09:26:53.000Z",
+           *           "assigneeEmail": "ops@acme.example",
+           *           "assignedAt": "2025-03-14T09:26:53.000Z",
+           *           "dueAt": "2025-03-14T09:26:53.000Z",
+           *           "ageing": "on_time",
            *           "hits": [
            *             {
            *               "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
@@ -6342,7 +6856,43 @@ export interface operations {
            *               "sanctions": true,
            *               "pep": true,
            *               "score": 12,
-           *               "createdAt": "2025-03-14T09:26:53.000Z"
+           *               "createdAt": "2025-03-14T09:26:53.000Z",
+           *               "evidence": {
+           *                 "subject": {
+           *                   "name": "Ivan Sidorov",
+           *                   "birthDate": "1962-04-11",
+           *                   "country": "RU",
+           *                   "source": "kyc_provider"
+           *                 },
+           *                 "matches": [
+           *                   {
+           *                     "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                     "externalId": "NK-123",
+           *                     "name": "Ivan Petrovich Sidorov",
+           *                     "aliases": [
+           *                       "Ivan Sidorov"
+           *                     ],
+           *                     "matchedName": "Ivan Sidorov",
+           *                     "list": "opensanctions",
+           *                     "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                     "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                     "programme": "UKRAINE-EO13660",
+           *                     "topics": [
+           *                       "sanction"
+           *                     ],
+           *                     "birthDates": [
+           *                       "1961-04-12"
+           *                     ],
+           *                     "countries": [
+           *                       "RU"
+           *                     ],
+           *                     "score": 94,
+           *                     "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *                   }
+           *                 ],
+           *                 "provider": null,
+           *                 "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *               }
            *             }
            *           ]
            *         }
@@ -6359,7 +6909,128 @@ export interface operations {
       500: components["responses"]["Internal"];
     };
   };
-  postV1AmlCasesByCaseIdApproveClear: {
+  postV1AmlCasesNext: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        "application/json": components["schemas"]["NextCaseInput"];
+      };
+    };
+    responses: {
+      /** @description Takes the next case: the worst-priority, then oldest, unassigned case in status open, assigned in one step to assigneeEmail (required with an API key; a console member takes it for themselves). Concurrent calls never get the same case. case is null when none is left. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "case": {
+           *         "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "status": "open",
+           *         "priority": "low",
+           *         "subjectDid": "did:web:id.example.com",
+           *         "reason": "Reviewed: the list entry has another date of birth.",
+           *         "openedBy": "api_key:Backend",
+           *         "openedAt": "2025-03-14T09:26:53.000Z",
+           *         "proposedBy": "api_key:Backend",
+           *         "proposedAt": "2025-03-14T09:26:53.000Z",
+           *         "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *         "approvedBy": "api_key:Backend",
+           *         "approvedAt": "2025-03-14T09:26:53.000Z",
+           *         "approveNotes": "See the documentation for details.",
+           *         "confirmedBy": "api_key:Backend",
+           *         "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *         "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *         "closedAt": "2025-03-14T09:26:53.000Z",
+           *         "assigneeEmail": "ops@acme.example",
+           *         "assignedAt": "2025-03-14T09:26:53.000Z",
+           *         "dueAt": "2025-03-14T09:26:53.000Z",
+           *         "ageing": "on_time",
+           *         "hits": [
+           *           {
+           *             "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *             "severity": "low",
+           *             "sanctions": true,
+           *             "pep": true,
+           *             "score": 12,
+           *             "createdAt": "2025-03-14T09:26:53.000Z",
+           *             "evidence": {
+           *               "subject": {
+           *                 "name": "Ivan Sidorov",
+           *                 "birthDate": "1962-04-11",
+           *                 "country": "RU",
+           *                 "source": "kyc_provider"
+           *               },
+           *               "matches": [
+           *                 {
+           *                   "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                   "externalId": "NK-123",
+           *                   "name": "Ivan Petrovich Sidorov",
+           *                   "aliases": [
+           *                     "Ivan Sidorov"
+           *                   ],
+           *                   "matchedName": "Ivan Sidorov",
+           *                   "list": "opensanctions",
+           *                   "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                   "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                   "programme": "UKRAINE-EO13660",
+           *                   "topics": [
+           *                     "sanction"
+           *                   ],
+           *                   "birthDates": [
+           *                     "1961-04-12"
+           *                   ],
+           *                   "countries": [
+           *                     "RU"
+           *                   ],
+           *                   "score": 94,
+           *                   "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *                 }
+           *               ],
+           *               "provider": null,
+           *               "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["NextCaseResult"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdAssign: {
     parameters: {
       query?: never;
       header?: {
@@ -6378,14 +7049,18 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
-        /** @example {} */
-        "application/json": components["schemas"]["ApproveClearInput"];
+        /**
+         * @example {
+         *       "assigneeEmail": "ops@acme.example"
+         *     }
+         */
+        "application/json": components["schemas"]["AssignCaseInput"];
       };
     };
     responses: {
-      /** @description Second approval of a proposed clear: lifts the flags, resets riskScore and closes the case in one transaction. 403 same_approver when the approver is the proposer; 409 not_awaiting_approval otherwise. */
+      /** @description Assigns an unassigned open case to a console member holding compliance_officer or above. 404 assignee_not_found for no such active member; 409 assignee_role below compliance_officer, already_assigned (use reassign), case_closed. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6416,6 +7091,10 @@ export interface operations {
            *       "confirmedAt": "2025-03-14T09:26:53.000Z",
            *       "confirmReason": "Reviewed: the list entry has another date of birth.",
            *       "closedAt": "2025-03-14T09:26:53.000Z",
+           *       "assigneeEmail": "ops@acme.example",
+           *       "assignedAt": "2025-03-14T09:26:53.000Z",
+           *       "dueAt": "2025-03-14T09:26:53.000Z",
+           *       "ageing": "on_time",
            *       "hits": [
            *         {
            *           "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
@@ -6423,7 +7102,822 @@ export interface operations {
            *           "sanctions": true,
            *           "pep": true,
            *           "score": 12,
-           *           "createdAt": "2025-03-14T09:26:53.000Z"
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "evidence": {
+           *             "subject": {
+           *               "name": "Ivan Sidorov",
+           *               "birthDate": "1962-04-11",
+           *               "country": "RU",
+           *               "source": "kyc_provider"
+           *             },
+           *             "matches": [
+           *               {
+           *                 "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                 "externalId": "NK-123",
+           *                 "name": "Ivan Petrovich Sidorov",
+           *                 "aliases": [
+           *                   "Ivan Sidorov"
+           *                 ],
+           *                 "matchedName": "Ivan Sidorov",
+           *                 "list": "opensanctions",
+           *                 "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                 "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                 "programme": "UKRAINE-EO13660",
+           *                 "topics": [
+           *                   "sanction"
+           *                 ],
+           *                 "birthDates": [
+           *                   "1961-04-12"
+           *                 ],
+           *                 "countries": [
+           *                   "RU"
+           *                 ],
+           *                 "score": 94,
+           *                 "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *               }
+           *             ],
+           *             "provider": null,
+           *             "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCaseView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdReassign: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "assigneeEmail": "ops@acme.example",
+         *       "reason": "Reviewed: the list entry has another date of birth."
+         *     }
+         */
+        "application/json": components["schemas"]["ReassignCaseInput"];
+      };
+    };
+    responses: {
+      /** @description Moves an assigned open case to another member, with a reason (3 to 500 characters). 409 not_assigned, case_closed, assignee_role. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "status": "open",
+           *       "priority": "low",
+           *       "subjectDid": "did:web:id.example.com",
+           *       "reason": "Reviewed: the list entry has another date of birth.",
+           *       "openedBy": "api_key:Backend",
+           *       "openedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposedBy": "api_key:Backend",
+           *       "proposedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *       "approvedBy": "api_key:Backend",
+           *       "approvedAt": "2025-03-14T09:26:53.000Z",
+           *       "approveNotes": "See the documentation for details.",
+           *       "confirmedBy": "api_key:Backend",
+           *       "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *       "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *       "closedAt": "2025-03-14T09:26:53.000Z",
+           *       "assigneeEmail": "ops@acme.example",
+           *       "assignedAt": "2025-03-14T09:26:53.000Z",
+           *       "dueAt": "2025-03-14T09:26:53.000Z",
+           *       "ageing": "on_time",
+           *       "hits": [
+           *         {
+           *           "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "severity": "low",
+           *           "sanctions": true,
+           *           "pep": true,
+           *           "score": 12,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "evidence": {
+           *             "subject": {
+           *               "name": "Ivan Sidorov",
+           *               "birthDate": "1962-04-11",
+           *               "country": "RU",
+           *               "source": "kyc_provider"
+           *             },
+           *             "matches": [
+           *               {
+           *                 "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                 "externalId": "NK-123",
+           *                 "name": "Ivan Petrovich Sidorov",
+           *                 "aliases": [
+           *                   "Ivan Sidorov"
+           *                 ],
+           *                 "matchedName": "Ivan Sidorov",
+           *                 "list": "opensanctions",
+           *                 "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                 "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                 "programme": "UKRAINE-EO13660",
+           *                 "topics": [
+           *                   "sanction"
+           *                 ],
+           *                 "birthDates": [
+           *                   "1961-04-12"
+           *                 ],
+           *                 "countries": [
+           *                   "RU"
+           *                 ],
+           *                 "score": 94,
+           *                 "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *               }
+           *             ],
+           *             "provider": null,
+           *             "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCaseView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdUnassign: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        "application/json": components["schemas"]["UnassignCaseInput"];
+      };
+    };
+    responses: {
+      /** @description Returns an assigned open case to the unassigned queue. 409 not_assigned, case_closed. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "status": "open",
+           *       "priority": "low",
+           *       "subjectDid": "did:web:id.example.com",
+           *       "reason": "Reviewed: the list entry has another date of birth.",
+           *       "openedBy": "api_key:Backend",
+           *       "openedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposedBy": "api_key:Backend",
+           *       "proposedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *       "approvedBy": "api_key:Backend",
+           *       "approvedAt": "2025-03-14T09:26:53.000Z",
+           *       "approveNotes": "See the documentation for details.",
+           *       "confirmedBy": "api_key:Backend",
+           *       "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *       "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *       "closedAt": "2025-03-14T09:26:53.000Z",
+           *       "assigneeEmail": "ops@acme.example",
+           *       "assignedAt": "2025-03-14T09:26:53.000Z",
+           *       "dueAt": "2025-03-14T09:26:53.000Z",
+           *       "ageing": "on_time",
+           *       "hits": [
+           *         {
+           *           "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "severity": "low",
+           *           "sanctions": true,
+           *           "pep": true,
+           *           "score": 12,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "evidence": {
+           *             "subject": {
+           *               "name": "Ivan Sidorov",
+           *               "birthDate": "1962-04-11",
+           *               "country": "RU",
+           *               "source": "kyc_provider"
+           *             },
+           *             "matches": [
+           *               {
+           *                 "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                 "externalId": "NK-123",
+           *                 "name": "Ivan Petrovich Sidorov",
+           *                 "aliases": [
+           *                   "Ivan Sidorov"
+           *                 ],
+           *                 "matchedName": "Ivan Sidorov",
+           *                 "list": "opensanctions",
+           *                 "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                 "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                 "programme": "UKRAINE-EO13660",
+           *                 "topics": [
+           *                   "sanction"
+           *                 ],
+           *                 "birthDates": [
+           *                   "1961-04-12"
+           *                 ],
+           *                 "countries": [
+           *                   "RU"
+           *                 ],
+           *                 "score": 94,
+           *                 "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *               }
+           *             ],
+           *             "provider": null,
+           *             "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCaseView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdComments: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "text": "text"
+         *     }
+         */
+        "application/json": components["schemas"]["AddCommentInput"];
+      };
+    };
+    responses: {
+      /** @description Adds a note (1 to 4000 characters) to a case, open or closed. It appears in the timeline; the audit log records its id and length, not its text. */
+      201: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "commentId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "author": "author",
+           *       "text": "text",
+           *       "createdAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCommentView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AmlCasesByCaseIdTimeline: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The case with its hits and their evidence, the person it is about with their accounts and bindings, every event in order (opened, hit added, assignment, comments, proposal, decision, webhook sent, overdue, export), and what clearing does and does not change. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "case": {
+           *         "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "status": "open",
+           *         "priority": "low",
+           *         "subjectDid": "did:web:id.example.com",
+           *         "reason": "Reviewed: the list entry has another date of birth.",
+           *         "openedBy": "api_key:Backend",
+           *         "openedAt": "2025-03-14T09:26:53.000Z",
+           *         "proposedBy": "api_key:Backend",
+           *         "proposedAt": "2025-03-14T09:26:53.000Z",
+           *         "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *         "approvedBy": "api_key:Backend",
+           *         "approvedAt": "2025-03-14T09:26:53.000Z",
+           *         "approveNotes": "See the documentation for details.",
+           *         "confirmedBy": "api_key:Backend",
+           *         "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *         "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *         "closedAt": "2025-03-14T09:26:53.000Z",
+           *         "assigneeEmail": "ops@acme.example",
+           *         "assignedAt": "2025-03-14T09:26:53.000Z",
+           *         "dueAt": "2025-03-14T09:26:53.000Z",
+           *         "ageing": "on_time",
+           *         "hits": [
+           *           {
+           *             "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *             "severity": "low",
+           *             "sanctions": true,
+           *             "pep": true,
+           *             "score": 12,
+           *             "createdAt": "2025-03-14T09:26:53.000Z",
+           *             "evidence": {
+           *               "subject": {
+           *                 "name": "Ivan Sidorov",
+           *                 "birthDate": "1962-04-11",
+           *                 "country": "RU",
+           *                 "source": "kyc_provider"
+           *               },
+           *               "matches": [
+           *                 {
+           *                   "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                   "externalId": "NK-123",
+           *                   "name": "Ivan Petrovich Sidorov",
+           *                   "aliases": [
+           *                     "Ivan Sidorov"
+           *                   ],
+           *                   "matchedName": "Ivan Sidorov",
+           *                   "list": "opensanctions",
+           *                   "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                   "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                   "programme": "UKRAINE-EO13660",
+           *                   "topics": [
+           *                     "sanction"
+           *                   ],
+           *                   "birthDates": [
+           *                     "1961-04-12"
+           *                   ],
+           *                   "countries": [
+           *                     "RU"
+           *                   ],
+           *                   "score": 94,
+           *                   "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *                 }
+           *               ],
+           *               "provider": null,
+           *               "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *             }
+           *           }
+           *         ]
+           *       },
+           *       "person": {
+           *         "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "kycStatus": "not_started",
+           *         "kycLevel": "basic",
+           *         "kycProvider": "sandbox",
+           *         "country": "GH",
+           *         "pepFlag": true,
+           *         "sanctionsFlag": true,
+           *         "riskScore": 12,
+           *         "createdAt": "2025-03-14T09:26:53.000Z",
+           *         "updatedAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "accounts": [
+           *         {
+           *           "accountDid": "did:antelope:eos:coralreef124",
+           *           "name": "coralreef124",
+           *           "chain": "eos",
+           *           "lifecycle": "lifecycle"
+           *         }
+           *       ],
+           *       "bindings": [
+           *         {
+           *           "bindingId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "accountDid": "did:antelope:eos:coralreef124",
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "revokedAt": "2025-03-14T09:26:53.000Z"
+           *         }
+           *       ],
+           *       "events": [
+           *         {
+           *           "seq": 3,
+           *           "kind": "opened",
+           *           "actor": "actor",
+           *           "at": "2025-03-14T09:26:53.000Z",
+           *           "data": {},
+           *           "text": "text"
+           *         }
+           *       ],
+           *       "clearing": {
+           *         "changes": [
+           *           "change"
+           *         ],
+           *         "doesNotChange": [
+           *           "does not change"
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCaseTimeline"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdExport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Exports the case timeline for an examiner as a JSON bundle: a checkpoint holding the SHA-256 of the timeline's JCS form, signed with the issuer key exactly as audit exports are. The export is audited and is the timeline's last event. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "format": "bi-aml-case-export/1",
+           *       "organizationId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "timeline": {
+           *         "case": {
+           *           "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "status": "open",
+           *           "priority": "low",
+           *           "subjectDid": "did:web:id.example.com",
+           *           "reason": "Reviewed: the list entry has another date of birth.",
+           *           "openedBy": "api_key:Backend",
+           *           "openedAt": "2025-03-14T09:26:53.000Z",
+           *           "proposedBy": "api_key:Backend",
+           *           "proposedAt": "2025-03-14T09:26:53.000Z",
+           *           "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *           "approvedBy": "api_key:Backend",
+           *           "approvedAt": "2025-03-14T09:26:53.000Z",
+           *           "approveNotes": "See the documentation for details.",
+           *           "confirmedBy": "api_key:Backend",
+           *           "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *           "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *           "closedAt": "2025-03-14T09:26:53.000Z",
+           *           "assigneeEmail": "ops@acme.example",
+           *           "assignedAt": "2025-03-14T09:26:53.000Z",
+           *           "dueAt": "2025-03-14T09:26:53.000Z",
+           *           "ageing": "on_time",
+           *           "hits": [
+           *             {
+           *               "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *               "severity": "low",
+           *               "sanctions": true,
+           *               "pep": true,
+           *               "score": 12,
+           *               "createdAt": "2025-03-14T09:26:53.000Z",
+           *               "evidence": {
+           *                 "subject": {
+           *                   "name": "Ivan Sidorov",
+           *                   "birthDate": "1962-04-11",
+           *                   "country": "RU",
+           *                   "source": "kyc_provider"
+           *                 },
+           *                 "matches": [
+           *                   {
+           *                     "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                     "externalId": "NK-123",
+           *                     "name": "Ivan Petrovich Sidorov",
+           *                     "aliases": [
+           *                       "Ivan Sidorov"
+           *                     ],
+           *                     "matchedName": "Ivan Sidorov",
+           *                     "list": "opensanctions",
+           *                     "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                     "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                     "programme": "UKRAINE-EO13660",
+           *                     "topics": [
+           *                       "sanction"
+           *                     ],
+           *                     "birthDates": [
+           *                       "1961-04-12"
+           *                     ],
+           *                     "countries": [
+           *                       "RU"
+           *                     ],
+           *                     "score": 94,
+           *                     "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *                   }
+           *                 ],
+           *                 "provider": null,
+           *                 "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *               }
+           *             }
+           *           ]
+           *         },
+           *         "person": {
+           *           "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "kycStatus": "not_started",
+           *           "kycLevel": "basic",
+           *           "kycProvider": "sandbox",
+           *           "country": "GH",
+           *           "pepFlag": true,
+           *           "sanctionsFlag": true,
+           *           "riskScore": 12,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "updatedAt": "2025-03-14T09:26:53.000Z"
+           *         },
+           *         "accounts": [
+           *           {
+           *             "accountDid": "did:antelope:eos:coralreef124",
+           *             "name": "coralreef124",
+           *             "chain": "eos",
+           *             "lifecycle": "lifecycle"
+           *           }
+           *         ],
+           *         "bindings": [
+           *           {
+           *             "bindingId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *             "accountDid": "did:antelope:eos:coralreef124",
+           *             "createdAt": "2025-03-14T09:26:53.000Z",
+           *             "revokedAt": "2025-03-14T09:26:53.000Z"
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "seq": 3,
+           *             "kind": "opened",
+           *             "actor": "actor",
+           *             "at": "2025-03-14T09:26:53.000Z",
+           *             "data": {},
+           *             "text": "text"
+           *           }
+           *         ],
+           *         "clearing": {
+           *           "changes": [
+           *             "change"
+           *           ],
+           *           "doesNotChange": [
+           *             "does not change"
+           *           ]
+           *         }
+           *       },
+           *       "checkpoint": {
+           *         "type": "bi-aml-case-checkpoint/1",
+           *         "organizationId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "timelineDigest": "timeline digest",
+           *         "events": 3,
+           *         "createdAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "proof": {
+           *         "alg": "Ed25519",
+           *         "canonicalization": "JCS",
+           *         "verificationMethod": "verification method",
+           *         "signatureMultibase": "signature multibase"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["AmlCaseExport"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AmlCasesByCaseIdApproveClear: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        caseId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        "application/json": components["schemas"]["ApproveClearInput"];
+      };
+    };
+    responses: {
+      /** @description Second approval of a proposed clear: lifts the flags, resets riskScore and closes the case in one transaction. 403 same_approver when the approver is the proposer, assignee_proposed when the approver was the case's assignee when it was proposed; 409 not_awaiting_approval otherwise. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "caseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "status": "open",
+           *       "priority": "low",
+           *       "subjectDid": "did:web:id.example.com",
+           *       "reason": "Reviewed: the list entry has another date of birth.",
+           *       "openedBy": "api_key:Backend",
+           *       "openedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposedBy": "api_key:Backend",
+           *       "proposedAt": "2025-03-14T09:26:53.000Z",
+           *       "proposeReason": "Reviewed: the list entry has another date of birth.",
+           *       "approvedBy": "api_key:Backend",
+           *       "approvedAt": "2025-03-14T09:26:53.000Z",
+           *       "approveNotes": "See the documentation for details.",
+           *       "confirmedBy": "api_key:Backend",
+           *       "confirmedAt": "2025-03-14T09:26:53.000Z",
+           *       "confirmReason": "Reviewed: the list entry has another date of birth.",
+           *       "closedAt": "2025-03-14T09:26:53.000Z",
+           *       "assigneeEmail": "ops@acme.example",
+           *       "assignedAt": "2025-03-14T09:26:53.000Z",
+           *       "dueAt": "2025-03-14T09:26:53.000Z",
+           *       "ageing": "on_time",
+           *       "hits": [
+           *         {
+           *           "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "severity": "low",
+           *           "sanctions": true,
+           *           "pep": true,
+           *           "score": 12,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "evidence": {
+           *             "subject": {
+           *               "name": "Ivan Sidorov",
+           *               "birthDate": "1962-04-11",
+           *               "country": "RU",
+           *               "source": "kyc_provider"
+           *             },
+           *             "matches": [
+           *               {
+           *                 "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                 "externalId": "NK-123",
+           *                 "name": "Ivan Petrovich Sidorov",
+           *                 "aliases": [
+           *                   "Ivan Sidorov"
+           *                 ],
+           *                 "matchedName": "Ivan Sidorov",
+           *                 "list": "opensanctions",
+           *                 "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                 "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                 "programme": "UKRAINE-EO13660",
+           *                 "topics": [
+           *                   "sanction"
+           *                 ],
+           *                 "birthDates": [
+           *                   "1961-04-12"
+           *                 ],
+           *                 "countries": [
+           *                   "RU"
+           *                 ],
+           *                 "score": 94,
+           *                 "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *               }
+           *             ],
+           *             "provider": null,
+           *             "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *           }
            *         }
            *       ]
            *     }
@@ -6502,6 +7996,10 @@ export interface operations {
            *       "confirmedAt": "2025-03-14T09:26:53.000Z",
            *       "confirmReason": "Reviewed: the list entry has another date of birth.",
            *       "closedAt": "2025-03-14T09:26:53.000Z",
+           *       "assigneeEmail": "ops@acme.example",
+           *       "assignedAt": "2025-03-14T09:26:53.000Z",
+           *       "dueAt": "2025-03-14T09:26:53.000Z",
+           *       "ageing": "on_time",
            *       "hits": [
            *         {
            *           "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
@@ -6509,7 +8007,43 @@ export interface operations {
            *           "sanctions": true,
            *           "pep": true,
            *           "score": 12,
-           *           "createdAt": "2025-03-14T09:26:53.000Z"
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "evidence": {
+           *             "subject": {
+           *               "name": "Ivan Sidorov",
+           *               "birthDate": "1962-04-11",
+           *               "country": "RU",
+           *               "source": "kyc_provider"
+           *             },
+           *             "matches": [
+           *               {
+           *                 "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                 "externalId": "NK-123",
+           *                 "name": "Ivan Petrovich Sidorov",
+           *                 "aliases": [
+           *                   "Ivan Sidorov"
+           *                 ],
+           *                 "matchedName": "Ivan Sidorov",
+           *                 "list": "opensanctions",
+           *                 "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                 "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                 "programme": "UKRAINE-EO13660",
+           *                 "topics": [
+           *                   "sanction"
+           *                 ],
+           *                 "birthDates": [
+           *                   "1961-04-12"
+           *                 ],
+           *                 "countries": [
+           *                   "RU"
+           *                 ],
+           *                 "score": 94,
+           *                 "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *               }
+           *             ],
+           *             "provider": null,
+           *             "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *           }
            *         }
            *       ]
            *     }
@@ -6700,7 +8234,8 @@ export interface operations {
            *         "sanctionsFlagged": 3,
            *         "pepFlagged": 3,
            *         "openCases": 3,
-           *         "pendingApproval": 3
+           *         "pendingApproval": 3,
+           *         "overdue": 3
            *       },
            *       "alerts": [
            *         {
@@ -6740,6 +8275,10 @@ export interface operations {
            *           "confirmedAt": "2025-03-14T09:26:53.000Z",
            *           "confirmReason": "Reviewed: the list entry has another date of birth.",
            *           "closedAt": "2025-03-14T09:26:53.000Z",
+           *           "assigneeEmail": "ops@acme.example",
+           *           "assignedAt": "2025-03-14T09:26:53.000Z",
+           *           "dueAt": "2025-03-14T09:26:53.000Z",
+           *           "ageing": "on_time",
            *           "hits": [
            *             {
            *               "resultId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
@@ -6747,7 +8286,43 @@ export interface operations {
            *               "sanctions": true,
            *               "pep": true,
            *               "score": 12,
-           *               "createdAt": "2025-03-14T09:26:53.000Z"
+           *               "createdAt": "2025-03-14T09:26:53.000Z",
+           *               "evidence": {
+           *                 "subject": {
+           *                   "name": "Ivan Sidorov",
+           *                   "birthDate": "1962-04-11",
+           *                   "country": "RU",
+           *                   "source": "kyc_provider"
+           *                 },
+           *                 "matches": [
+           *                   {
+           *                     "entryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *                     "externalId": "NK-123",
+           *                     "name": "Ivan Petrovich Sidorov",
+           *                     "aliases": [
+           *                       "Ivan Sidorov"
+           *                     ],
+           *                     "matchedName": "Ivan Sidorov",
+           *                     "list": "opensanctions",
+           *                     "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d11",
+           *                     "listVersionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *                     "programme": "UKRAINE-EO13660",
+           *                     "topics": [
+           *                       "sanction"
+           *                     ],
+           *                     "birthDates": [
+           *                       "1961-04-12"
+           *                     ],
+           *                     "countries": [
+           *                       "RU"
+           *                     ],
+           *                     "score": 94,
+           *                     "explanation": "name matches an alias exactly; birth year differs by one; country matches"
+           *                   }
+           *                 ],
+           *                 "provider": null,
+           *                 "summary": "Screening matched Ivan Petrovich Sidorov on opensanctions (score 94): name matches an alias exactly; birth year differs by one; country matches."
+           *               }
            *             }
            *           ]
            *         }
@@ -6774,6 +8349,126 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminAmlSla: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Hours to decide an AML case, per priority: the organization's own, and the defaults (critical 24, high 72, medium 168, low 336). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "hours": {
+           *         "critical": 3,
+           *         "high": 3,
+           *         "medium": 3,
+           *         "low": 3
+           *       },
+           *       "defaults": {
+           *         "critical": 3,
+           *         "high": 3,
+           *         "medium": 3,
+           *         "low": 3
+           *       },
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["AmlSlaView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  putV1AdminAmlSla: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        "application/json": components["schemas"]["AmlSlaInput"];
+      };
+    };
+    responses: {
+      /** @description Sets the hours per priority (1 to 8760; an omitted priority keeps its value). The deadline of every open case moves to its opening time plus the new hours. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "hours": {
+           *         "critical": 3,
+           *         "high": 3,
+           *         "medium": 3,
+           *         "low": 3
+           *       },
+           *       "defaults": {
+           *         "critical": 3,
+           *         "high": 3,
+           *         "medium": 3,
+           *         "low": 3
+           *       },
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["AmlSlaView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };
@@ -6931,7 +8626,8 @@ export interface operations {
            *           "medium": 3,
            *           "high": 3,
            *           "critical": 3
-           *         }
+           *         },
+           *         "overdue": 3
            *       },
            *       "risk24h": {
            *         "allow": 3,
@@ -8301,6 +9997,374 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AmlListVersions: {
+    parameters: {
+      query?: {
+        list?: string;
+        limit?: number;
+      };
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Versions of the sanctions/PEP and account-labels lists (global reference data), newest import first: entry counts, import and activation times, who imported them, which one is active. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "versions": [
+           *         {
+           *           "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "list": "list",
+           *           "format": "ftm",
+           *           "entryCount": 3,
+           *           "versionHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *           "active": true,
+           *           "importedBy": "api_key:Backend",
+           *           "importedAt": "2025-03-14T09:26:53.000Z",
+           *           "activatedAt": "2025-03-14T09:26:53.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["ListVersionsView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AmlListVersionsDiff: {
+    parameters: {
+      query: {
+        from: string;
+        to: string;
+      };
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What changed from one version of a list to another: entries added, removed and changed, by external id (chain account for account labels). 404 for an unknown version; 400 for versions of two different lists. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "list": "list",
+           *       "from": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "to": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "counts": {
+           *         "added": 3,
+           *         "removed": 3,
+           *         "changed": 3
+           *       },
+           *       "added": [
+           *         "added"
+           *       ],
+           *       "removed": [
+           *         "removed"
+           *       ],
+           *       "changed": [
+           *         "changed"
+           *       ],
+           *       "truncated": true
+           *     }
+           */
+          "application/json": components["schemas"]["ListDiffView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AmlMonitoringRuns: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization's re-screens of approved people and bound accounts (after a list version became active, or on its daily/weekly schedule), newest first, with status and counts. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "runs": [
+           *         {
+           *           "runId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "kind": "list_change",
+           *           "status": "queued",
+           *           "phase": "persons",
+           *           "list": "list",
+           *           "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "previousVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "counts": {
+           *             "changedEntries": 3,
+           *             "personsScreened": 3,
+           *             "personsSkipped": 3,
+           *             "accountsScreened": 3,
+           *             "hits": 3,
+           *             "casesOpened": 3
+           *           },
+           *           "attempts": 3,
+           *           "error": "error",
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "startedAt": "2025-03-14T09:26:53.000Z",
+           *           "completedAt": "2025-03-14T09:26:53.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["MonitoringRunsView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AmlMonitoringRunsByRunId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One re-screen run of the organization: status, phase and counts (people screened, skipped, new matches, cases opened). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "runId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "kind": "list_change",
+           *       "status": "queued",
+           *       "phase": "persons",
+           *       "list": "list",
+           *       "listVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "previousVersionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "counts": {
+           *         "changedEntries": 3,
+           *         "personsScreened": 3,
+           *         "personsSkipped": 3,
+           *         "accountsScreened": 3,
+           *         "hits": 3,
+           *         "casesOpened": 3
+           *       },
+           *       "attempts": 3,
+           *       "error": "error",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "startedAt": "2025-03-14T09:26:53.000Z",
+           *       "completedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["MonitoringRunView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminScreeningMonitoring: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization's periodic re-screen of everyone: off (re-screen only when a list changes), daily or weekly. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "frequency": "off",
+           *       "updatedBy": "api_key:Backend",
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["MonitoringSettingView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  putV1AdminScreeningMonitoring: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "frequency": "weekly"
+         *     }
+         */
+        "application/json": components["schemas"]["MonitoringSettingInput"];
+      };
+    };
+    responses: {
+      /** @description Sets the periodic re-screen of every approved person and bound account against every active list: off, daily (one run per UTC day) or weekly (one per ISO week). Audited. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "frequency": "off",
+           *       "updatedBy": "api_key:Backend",
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["MonitoringSettingView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

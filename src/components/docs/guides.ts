@@ -11,6 +11,16 @@ export const GUIDES = [
     summary: "Checking an AccountBinding credential offline or with a standard library.",
   },
   { slug: "errors-and-limits", title: "Errors and limits", summary: "The error envelope, codes, rate limits and idempotent retries." },
+  {
+    slug: "aml-cases",
+    title: "Working AML cases",
+    summary: "Assignment and the next case, notes, the timeline and its signed export, evidence, deadlines.",
+  },
+  {
+    slug: "screening-monitoring",
+    title: "Ongoing screening",
+    summary: "Re-screens after a list change, the periodic re-screen, runs and list versions.",
+  },
 ] as const;
 
 export const guideBySlug = (slug: string) => GUIDES.find((g) => g.slug === slug);

@@ -55,6 +55,15 @@ const EXPECTED: Record<string, MemberRole> = {
   "aml.proposeClear": "compliance_officer",
   "aml.approveClear": "compliance_officer",
   "aml.confirm": "compliance_officer",
+  "aml.timeline": "compliance_officer",
+  "aml.exportCase": "compliance_officer",
+  "aml.assign": "compliance_officer",
+  "aml.reassign": "compliance_officer",
+  "aml.unassign": "compliance_officer",
+  "aml.next": "compliance_officer",
+  "aml.comment": "compliance_officer",
+  "aml.sla": "compliance_officer",
+  "aml.updateSla": "admin",
   "webhooks.list": "operator",
   "webhooks.deliveries": "operator",
   "webhooks.replay": "operator",
@@ -69,6 +78,12 @@ const EXPECTED: Record<string, MemberRole> = {
   "billing.upgrade": "admin",
   "billing.portal": "admin",
   "billing.invoices": "admin",
+  "screening.listVersions": "compliance_officer",
+  "screening.listDiff": "compliance_officer",
+  "screening.runs": "compliance_officer",
+  "screening.run": "compliance_officer",
+  "screening.monitoring": "compliance_officer",
+  "screening.setMonitoring": "admin",
 };
 
 const below = (r: MemberRole) => ROLES[roleRank(r) - 1];

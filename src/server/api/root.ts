@@ -8,6 +8,7 @@ import { organizationsRouter } from "./routers/kyc";
 import { membersRouter } from "./routers/members";
 import { peopleRouter } from "./routers/people";
 import { riskRouter } from "./routers/risk";
+import { screeningRouter } from "./routers/screening";
 import { sessionRouter } from "./routers/session";
 import { tenantRouter } from "./routers/tenant";
 import { webhooksRouter } from "./routers/webhooks";
@@ -28,6 +29,7 @@ export const appRouter = router({
   organizations: organizationsRouter,
   risk: riskRouter,
   billing: billingRouter,
+  screening: screeningRouter,
 });
 export type AppRouter = typeof appRouter;
 

@@ -2,8 +2,10 @@ import type { Db } from "../db/client";
 import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
+import { amlOverdueJob } from "./aml-overdue";
 import { exportRunnerJob } from "./export-runner";
 import type { Job } from "./job";
+import { screeningMonitorJob } from "./screening-monitor";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
 
@@ -21,6 +23,8 @@ export const jobs: Job[] = [
   webhookDispatcherJob,
   webhookDeliveryJob,
   webhookRetentionJob,
+  amlOverdueJob,
+  screeningMonitorJob,
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

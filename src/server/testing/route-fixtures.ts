@@ -110,6 +110,18 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }),
     body: () => ({ reason: "fixture confirmation" }),
   },
+  "POST /v1/aml/cases/{caseId}/assign": { params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }) },
+  "POST /v1/aml/cases/{caseId}/reassign": {
+    params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }),
+    body: () => ({ assigneeEmail: "officer@example.com", reason: "fixture reassignment" }),
+  },
+  "POST /v1/aml/cases/{caseId}/unassign": { params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }) },
+  "POST /v1/aml/cases/{caseId}/comments": {
+    params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }),
+    body: () => ({ text: "fixture note" }),
+  },
+  "GET /v1/aml/cases/{caseId}/timeline": { params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }) },
+  "POST /v1/aml/cases/{caseId}/export": { params: async (ctx) => ({ caseId: (await amlCase(ctx, "open")).id }) },
   "POST /v1/compliance/export": {
     body: () => ({ from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() }),
   },
@@ -119,6 +131,12 @@ export const routeFixtures: Record<string, RouteFixture> = {
         data: { orgId, from: new Date(Date.now() - 86_400_000), to: new Date(), requestedBy: "system:fixture" },
       });
       return { jobId: job.id };
+    },
+  },
+  "GET /v1/aml/monitoring/runs/{runId}": {
+    params: async ({ db, orgId }) => {
+      const run = await db.screeningMonitorRun.create({ data: { orgId, kind: "periodic", dedupeKey: `fixture:${randomUUID()}` } });
+      return { runId: run.id };
     },
   },
   "DELETE /v1/admin/webhooks/{id}": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },

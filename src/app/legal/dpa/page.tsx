@@ -24,13 +24,15 @@ const SECTIONS: { id: string; title: string; body: React.ReactNode }[] = [
       <ul className="list-disc space-y-1.5 pl-5">
         <li>
           For each person: verification status and level, country, PEP and sanctions flags, a risk score, the provider&apos;s applicant id
-          and a keyed hash of the identity attributes. Names, dates of birth, document images and selfies stay at the identity provider; we
-          do not store them.
+          and a keyed hash of the identity attributes. To screen people again when sanctions and PEP lists change, we keep the verified
+          name, date of birth and country, encrypted (AES-256-GCM), and never show them through the API. Document images and selfies stay at
+          the identity provider; we do not store them.
         </li>
         <li>Email addresses and phone numbers your users prove with a one-time code; the codes themselves are stored only as hashes.</li>
         <li>Chain accounts, their bindings to people and the credentials we issue for them.</li>
         <li>
-          Screening results (list versions, matches and scores, not the name screened) and AML cases with their reviewers&apos; notes.
+          Screening results (list versions, matches and scores) and AML cases with the evidence of each match (the verified name and birth
+          date encrypted), their reviewers&apos; notes and timeline.
         </li>
         <li>Console members&apos; email addresses, and an audit log of every change with who made it and from which address.</li>
       </ul>

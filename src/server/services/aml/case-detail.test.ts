@@ -78,6 +78,8 @@ describe("aml.detail: the case with its stored screening", () => {
       }),
     ]);
 
+    expect(detail.clearing.doesNotChange).toContain("A rejected KYC stays rejected unless the person is verified again.");
+
     const other = await createTestOrg();
     await expect(createCaller({ svc: await ctxOf(other.orgId) }).aml.detail({ caseId: amlCase.id })).rejects.toMatchObject({
       code: "NOT_FOUND",

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../context";
 import { notFound } from "../../errors";
 import { isUuid } from "../../platform/ids";
 import { withHits } from "./case-records";
+import { CLEARING_EFFECT } from "./timeline";
 
 type StoredMatch = {
   list?: string;
@@ -22,7 +23,8 @@ type StoredDetail = {
  * One AML case as the console's review dialog shows it: the case (the AML service's view) plus,
  * for each hit that came from list screening, what the stored screening result recorded: scoring
  * version and threshold, the list versions screened, and each matched entry's score breakdown.
- * A read only; hits reported by a KYC provider have no stored result and show none.
+ * A read only; hits reported by a KYC provider have no stored result and show none (their
+ * evidence, on the case's hits, holds the provider's finding).
  */
 export async function getCaseDetail(ctx: ServiceContext, caseId: string) {
   const row = isUuid(caseId) ? await ctx.db.amlCase.findFirst({ where: { id: caseId, orgId: ctx.org.id } }) : null;
@@ -34,6 +36,8 @@ export async function getCaseDetail(ctx: ServiceContext, caseId: string) {
     : [];
   return {
     case: view!,
+    /** What a clear changes and what it leaves as it is (a rejected KYC stays rejected). */
+    clearing: CLEARING_EFFECT,
     screenings: results.map((r) => {
       const d = (r.detail ?? {}) as StoredDetail;
       return {

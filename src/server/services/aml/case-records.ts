@@ -1,7 +1,9 @@
 import type { AmlCase, AmlCaseHit } from "@/generated/prisma/client.ts";
 import type { DbOrTx, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
-import { type AmlCaseView, SEVERITIES, type Severity } from "./aml.schema";
+import { isUuid } from "../../platform/ids";
+import { type AmlCaseView, type CaseAgeing, SEVERITIES, type Severity } from "./aml.schema";
+import { evidenceView } from "./evidence";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
 
@@ -20,8 +22,8 @@ export const priorityFromFlags = (f: { sanctions: boolean; pep: boolean }, fallb
  * FOR NO KEY UPDATE, so rows referencing the person (tokens, sessions) can still be inserted.
  */
 export async function lockPerson(tx: Tx, orgId: string, personId: string) {
-  const rows = await tx.$queryRaw<{ id: string; pepFlag: boolean; sanctionsFlag: boolean; riskScore: number }[]>`
-    SELECT id, "pepFlag", "sanctionsFlag", "riskScore" FROM people
+  const rows = await tx.$queryRaw<{ id: string; pepFlag: boolean; sanctionsFlag: boolean; riskScore: number; country: string | null }[]>`
+    SELECT id, "pepFlag", "sanctionsFlag", "riskScore", country FROM people
     WHERE id = ${personId}::uuid AND "orgId" = ${orgId}::uuid FOR NO KEY UPDATE`;
   return rows[0] ?? null;
 }
@@ -50,10 +52,34 @@ export const notAwaitingApproval = () => conflict("not_awaiting_approval", "This
 export const sameApprover = () =>
   forbidden("same_approver", "The approver of an AML clear must be a different identity than its proposer.");
 export const caseNotFound = () => notFound("AML case");
+export const assigneeProposed = () =>
+  forbidden("assignee_proposed", "The approver of an AML clear must be a different identity than the assignee who proposed it.");
+
+/** Finds a case of the caller's organization and locks its person, then the case itself (lock order of lockPerson). */
+export async function lockedCase(tx: Tx, orgId: string, caseId: string) {
+  const ref = isUuid(caseId) ? await tx.amlCase.findFirst({ where: { id: caseId, orgId }, select: { personId: true } }) : null;
+  if (!ref) throw caseNotFound();
+  if (ref.personId) await lockPerson(tx, orgId, ref.personId);
+  const c = await lockCase(tx, orgId, caseId);
+  if (!c) throw caseNotFound();
+  return c;
+}
+
+/**
+ * How a case stands against its deadline: overdue once dueAt has passed, due_soon in the last
+ * quarter of its window, on_time before; null for a closed case or one without a deadline.
+ */
+export function ageingOf(c: Pick<AmlCase, "status" | "createdAt" | "dueAt">, now: Date): CaseAgeing | null {
+  if (!c.dueAt || !(OPEN_STATUSES as readonly string[]).includes(c.status)) return null;
+  const left = c.dueAt.getTime() - now.getTime();
+  if (left <= 0) return "overdue";
+  const window = c.dueAt.getTime() - c.createdAt.getTime();
+  return left <= window / 4 ? "due_soon" : "on_time";
+}
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
+export function caseView(c: AmlCase, hits: AmlCaseHit[] = [], now: Date = new Date()): AmlCaseView {
   return {
     caseId: c.id,
     status: c.status,
@@ -72,6 +98,10 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
     confirmedAt: iso(c.confirmedAt),
     confirmReason: c.confirmReason,
     closedAt: iso(c.closedAt),
+    assigneeEmail: c.assigneeEmail,
+    assignedAt: iso(c.assignedAt),
+    dueAt: iso(c.dueAt),
+    ageing: ageingOf(c, now),
     hits: hits.map((h) => ({
       resultId: h.resultId,
       severity: h.severity,
@@ -79,18 +109,20 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = []): AmlCaseView {
       pep: h.pep,
       score: h.score,
       createdAt: h.createdAt.toISOString(),
+      evidence: evidenceView(h.evidence),
     })),
   };
 }
 
 /** Cases with their hits, in the order given. */
-export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[]): Promise<AmlCaseView[]> {
+export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[], now: Date = new Date()): Promise<AmlCaseView[]> {
   if (!cases.length) return [];
   const hits = await db.amlCaseHit.findMany({ where: { orgId, caseId: { in: cases.map((c) => c.id) } }, orderBy: { createdAt: "asc" } });
   return cases.map((c) =>
     caseView(
       c,
       hits.filter((h) => h.caseId === c.id),
+      now,
     ),
   );
 }

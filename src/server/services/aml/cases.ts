@@ -4,16 +4,16 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import type { Tx } from "../../db/client";
 import { forbidden, notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { isUuid } from "../../platform/ids";
 import { appendAudit } from "../audit";
 import { samePerson, signedInWithOwnCredentials } from "../org";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
+import { caseEvent } from "./case-events";
 import {
+  assigneeProposed,
   caseClosed,
-  caseNotFound,
   closerOf,
   liftFlags,
-  lockCase,
+  lockedCase,
   lockPerson,
   notAwaitingApproval,
   OPEN_STATUSES,
@@ -22,6 +22,9 @@ import {
   sameApprover,
   withHits,
 } from "./case-records";
+import type { ListCasesQuery } from "./casework.schema";
+import { searchTerms } from "./evidence";
+import { dueAtFor, slaHours } from "./sla";
 
 export { recordScreeningHit } from "./hits";
 
@@ -76,10 +79,14 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     if (fourEyes) {
       // A proposal already waiting stays as it is: the approver must be another identity.
       if (current.status === "pending_approval") return result(current, subjectDid);
+      // The assignee at proposal time counts as a proposer too: a key proposing for them does not
+      // make them a second pair of eyes.
+      const proposedAssignee = current.assigneeEmail ? `member:${current.assigneeEmail}` : null;
       const pending = await tx.amlCase.update({
         where: { id: current.id },
-        data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason },
+        data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason, proposedAssignee },
       });
+      await caseEvent(tx, { orgId, caseId: current.id, kind: "proposed", actor: me, data: { reason: input.reason, proposedAssignee } });
       await appendAudit(
         tx,
         { orgId, actor: ctx.actor },
@@ -97,6 +104,7 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       data: { status: "cleared", proposedBy: me, proposedAt: now, proposeReason: input.reason, closedAt: now },
     });
     await liftFlags(tx, orgId, personId);
+    await caseEvent(tx, { orgId, caseId: current.id, kind: "cleared", actor: me, data: { reason: input.reason, fourEyes: false } });
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },
@@ -140,15 +148,26 @@ async function openByHand(
   input: ClearAmlInput,
   p: { pepFlag: boolean; sanctionsFlag: boolean },
 ) {
+  const priority = priorityFromFlags({ sanctions: p.sanctionsFlag, pep: p.pepFlag });
+  const now = ctx.now();
   const opened = await tx.amlCase.create({
     data: {
       orgId: ctx.org.id,
       subjectDid: input.subjectDid,
       personId,
-      priority: priorityFromFlags({ sanctions: p.sanctionsFlag, pep: p.pepFlag }),
+      priority,
       reason: `Opened by hand to clear: ${input.reason}`,
       openedBy: actorId(ctx.actor),
+      createdAt: now,
+      dueAt: dueAtFor(now, priority, await slaHours(tx, ctx.org.id)),
     },
+  });
+  await caseEvent(tx, {
+    orgId: ctx.org.id,
+    caseId: opened.id,
+    kind: "opened",
+    actor: actorId(ctx.actor),
+    data: { priority, source: "clear" },
   });
   await appendAudit(
     tx,
@@ -163,17 +182,6 @@ async function openByHand(
   return opened;
 }
 
-/** Finds a case of the caller's organization and locks its person, then the case itself. */
-async function lockedCase(tx: Tx, ctx: ServiceContext, caseId: string) {
-  const orgId = ctx.org.id;
-  const ref = isUuid(caseId) ? await tx.amlCase.findFirst({ where: { id: caseId, orgId }, select: { personId: true } }) : null;
-  if (!ref) throw caseNotFound();
-  if (ref.personId) await lockPerson(tx, orgId, ref.personId);
-  const c = await lockCase(tx, orgId, caseId);
-  if (!c) throw caseNotFound();
-  return c;
-}
-
 /** POST /v1/aml/cases/{caseId}/approve-clear: the second pair of eyes lifts the flags and closes the case. */
 export async function approveClear(ctx: ServiceContext, caseId: string, input: ApproveClearInput) {
   const orgId = ctx.org.id;
@@ -183,11 +191,13 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
     throw forbidden("own_credentials_required", "Approving a clear needs a sign-in with your own passkey or password and code.");
   }
   return ctx.db.$transaction(async (tx) => {
-    const c = await lockedCase(tx, ctx, caseId);
+    const c = await lockedCase(tx, orgId, caseId);
     if (c.status !== "pending_approval") throw notAwaitingApproval();
     // The same person through another door (a key they minted, a second console address while
     // the organization has no members) is still the proposer.
     if (c.proposedBy && (await samePerson(tx, orgId, c.proposedBy, me))) throw sameApprover();
+    // So is the assignee the case had when it was proposed (a backend key proposing for them).
+    if (c.proposedAssignee && (await samePerson(tx, orgId, c.proposedAssignee, me))) throw assigneeProposed();
     const now = ctx.now();
     const done = await tx.amlCase.updateMany({
       where: { id: c.id, orgId, status: "pending_approval", proposedBy: { not: me } },
@@ -195,6 +205,13 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
     });
     if (done.count !== 1) throw notAwaitingApproval();
     await liftFlags(tx, orgId, c.personId);
+    await caseEvent(tx, {
+      orgId,
+      caseId: c.id,
+      kind: "approved",
+      actor: me,
+      data: { proposedBy: c.proposedBy, notes: input.notes ?? null },
+    });
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },
@@ -222,7 +239,7 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
   const orgId = ctx.org.id;
   const me = actorId(ctx.actor);
   return ctx.db.$transaction(async (tx) => {
-    const c = await lockedCase(tx, ctx, caseId);
+    const c = await lockedCase(tx, orgId, caseId);
     if (c.status !== "open" && c.status !== "pending_approval") throw caseClosed();
     const now = ctx.now();
     const done = await tx.amlCase.updateMany({
@@ -230,6 +247,7 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
       data: { status: "confirmed", confirmedBy: me, confirmedAt: now, confirmReason: input.reason, closedAt: now },
     });
     if (done.count !== 1) throw caseClosed();
+    await caseEvent(tx, { orgId, caseId: c.id, kind: "confirmed", actor: me, data: { reason: input.reason, previousStatus: c.status } });
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },
@@ -245,12 +263,37 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
   }, TX);
 }
 
-/** GET /v1/aml/cases: open and pending cases, worst priority first, then oldest first. */
-export async function listOpenCases(ctx: ServiceContext) {
+/**
+ * GET /v1/aml/cases: open (open and pending_approval), closed (cleared and confirmed) or all
+ * cases, optionally of one assignee (or unassigned), or matching a name: the subject's name as
+ * screened, a matched entry's name or alias (from the hits' evidence), or the subject DID. Open
+ * cases come worst priority first, then oldest first; closed ones most recently closed first.
+ */
+export async function listCases(ctx: ServiceContext, q: ListCasesQuery) {
+  const orgId = ctx.org.id;
+  const statusWhere =
+    q.status === "open"
+      ? { status: { in: [...OPEN_STATUSES] } }
+      : q.status === "closed"
+        ? { status: { in: ["cleared" as const, "confirmed" as const] } }
+        : {};
+  const assigneeWhere = q.assignee === undefined ? {} : { assigneeEmail: q.assignee === "none" ? null : q.assignee.toLowerCase() };
+  let searchWhere = {};
+  if (q.q) {
+    const { text, subjectKeys } = searchTerms(q.q);
+    const bySubject = subjectKeys.length ? [{ AND: subjectKeys.map((k) => ({ searchText: { contains: k } })) }] : [];
+    const hits = await ctx.db.amlCaseHit.findMany({
+      where: { orgId, OR: [{ searchText: { contains: text } }, ...bySubject] },
+      select: { caseId: true },
+      distinct: ["caseId"],
+      take: 1000,
+    });
+    searchWhere = { OR: [{ id: { in: hits.map((h) => h.caseId) } }, { subjectDid: { contains: q.q, mode: "insensitive" as const } }] };
+  }
   const cases = await ctx.db.amlCase.findMany({
-    where: { orgId: ctx.org.id, status: { in: [...OPEN_STATUSES] } },
-    orderBy: [{ priority: "desc" }, { createdAt: "asc" }, { id: "asc" }],
-    take: 500,
+    where: { orgId, ...statusWhere, ...assigneeWhere, ...searchWhere },
+    orderBy: q.status === "closed" ? [{ closedAt: "desc" }, { id: "asc" }] : [{ priority: "desc" }, { createdAt: "asc" }, { id: "asc" }],
+    take: q.limit,
   });
-  return { cases: await withHits(ctx.db, ctx.org.id, cases) };
+  return { cases: await withHits(ctx.db, orgId, cases, ctx.now()) };
 }

@@ -89,6 +89,15 @@ describe("recordScreeningHit (called by KYC approval inside its transaction)", (
     const again = await hit(db, org.orgId, p, { sanctions: true, score: 90 });
     expect(again).toMatchObject({ caseId, priority: "critical", proposalWithdrawn: true });
     expect(await db.amlCase.findUniqueOrThrow({ where: { id: caseId } })).toMatchObject({ status: "open", proposedBy: null });
+    expect((await db.amlCaseEvent.findMany({ where: { caseId }, orderBy: { seq: "asc" } })).map((e: any) => e.kind)).toEqual([
+      "opened",
+      "hit_added",
+      "webhook_sent",
+      "proposed",
+      "hit_added",
+      "reopened",
+      "webhook_sent",
+    ]);
     const b = await extraKey(db, org.orgId);
     const approve = await client(url, b.raw).post(`/v1/aml/cases/${caseId}/approve-clear`, {});
     expect([approve.status, approve.body.error.details.reason]).toEqual([409, "not_awaiting_approval"]);

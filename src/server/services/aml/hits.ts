@@ -4,7 +4,10 @@ import { notFound } from "../../errors";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
 import type { ScreeningOutcome, Severity } from "./aml.schema";
+import { caseEvents } from "./case-events";
 import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./case-records";
+import { buildEvidence, type ProviderFinding, type VerifiedSubject } from "./evidence";
+import { dueAtFor, slaHours } from "./sla";
 
 export type ScreeningHitInput = {
   orgId: string;
@@ -12,6 +15,10 @@ export type ScreeningHitInput = {
   subjectDid: string;
   outcome: ScreeningOutcome;
   actor: Actor | string;
+  /** The identity KYC verified (name, birth date, country), frozen into the hit's evidence. */
+  subject?: VerifiedSubject;
+  /** What a KYC provider itself reported, when it raised the hit. */
+  provider?: ProviderFinding;
 };
 
 export type ScreeningHitRecorded = { caseId: string; priority: Severity; opened: boolean; proposalWithdrawn: boolean } | null;
@@ -30,6 +37,9 @@ const clampScore = (n: number) => Math.max(0, Math.min(100, Math.round(Number.is
  *
  * A new hit on a case awaiting a second approval sends it back to `open`: the proposal was made
  * without this evidence, and approving it would lift a flag nobody has reviewed.
+ *
+ * Every hit keeps its evidence (services/aml/evidence.ts) and writes the case's timeline: opened,
+ * hit_added, reopened (a withdrawn proposal) and webhook_sent, with the deadline from the SLA.
  *
  * Returns null (and writes nothing) when the outcome flags nothing.
  */
@@ -52,31 +62,72 @@ export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Prom
   });
 
   const open = await openCaseOf(tx, orgId, personId);
+  const hours = await slaHours(tx, orgId);
+  const now = new Date();
   let caseId: string;
   let priority: Severity;
   let proposalWithdrawn = false;
   if (open) {
     priority = worse(open.priority, severity);
     proposalWithdrawn = open.status === "pending_approval";
+    // A worse priority brings the deadline forward, never back.
+    const due = dueAtFor(open.createdAt, priority, hours);
     await tx.amlCase.update({
       where: { id: open.id },
       data: {
         priority,
-        ...(proposalWithdrawn ? { status: "open" as const, proposedBy: null, proposedAt: null, proposeReason: null } : {}),
+        ...(!open.dueAt || due < open.dueAt ? { dueAt: due } : {}),
+        ...(proposalWithdrawn
+          ? { status: "open" as const, proposedBy: null, proposedAt: null, proposeReason: null, proposedAssignee: null }
+          : {}),
       },
     });
     caseId = open.id;
   } else {
     priority = severity;
     const created = await tx.amlCase.create({
-      data: { orgId, subjectDid, personId, priority, reason: hitReason(outcome), openedBy: actor },
+      data: {
+        orgId,
+        subjectDid,
+        personId,
+        priority,
+        reason: hitReason(outcome),
+        openedBy: actor,
+        createdAt: now,
+        dueAt: dueAtFor(now, priority, hours),
+      },
     });
     caseId = created.id;
   }
-  await tx.amlCaseHit.create({
-    data: { orgId, caseId, resultId: outcome.resultId ?? null, severity, sanctions: outcome.sanctions, pep: outcome.pep, score },
+  const { evidence, searchText } = await buildEvidence(tx, {
+    orgId,
+    personCountry: person.country,
+    outcome,
+    subject: input.subject,
+    provider: input.provider,
+  });
+  const hit = await tx.amlCaseHit.create({
+    data: {
+      orgId,
+      caseId,
+      resultId: outcome.resultId ?? null,
+      severity,
+      sanctions: outcome.sanctions,
+      pep: outcome.pep,
+      score,
+      evidence,
+      searchText,
+    },
   });
   await emitEvent(tx, orgId, "aml.sanctions_hit", { personDid: subjectDid, severity });
+  await caseEvents(tx, orgId, caseId, [
+    ...(open ? [] : [{ kind: "opened" as const, actor, data: { priority, source: "screening" } }]),
+    { kind: "hit_added", actor, data: { hitId: hit.id, severity, priority, score, resultId: outcome.resultId ?? null } },
+    ...(proposalWithdrawn
+      ? [{ kind: "reopened" as const, actor, data: { why: "A new hit arrived while a clear awaited approval." } }]
+      : []),
+    { kind: "webhook_sent", actor, data: { event: "aml.sanctions_hit", severity } },
+  ]);
   await appendAudit(
     tx,
     { orgId, actor },

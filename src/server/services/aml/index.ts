@@ -2,18 +2,41 @@ export {
   AmlCaseList,
   AmlCaseParams,
   AmlCaseView,
+  AmlHitEvidence,
   ApproveClearInput,
+  CaseAgeing,
   ClearAmlInput,
   ClearAmlResult,
   ConfirmAmlInput,
   SEVERITIES,
   Severity,
 } from "./aml.schema";
+export { assignCase, reassignCase, takeNextCase, unassignCase } from "./assignment";
 export { getCaseDetail } from "./case-detail";
 export { OPEN_STATUSES } from "./case-records";
-export { approveClear, confirmCase, listOpenCases, proposeClear } from "./cases";
+export { approveClear, confirmCase, listCases, proposeClear } from "./cases";
+export {
+  AddCommentInput,
+  AmlCaseEventView,
+  AmlCaseExport,
+  AmlCaseTimeline,
+  AmlCommentView,
+  AmlSlaInput,
+  AmlSlaView,
+  AssignCaseInput,
+  ConsoleListCasesQuery,
+  ListCasesQuery,
+  NextCaseInput,
+  NextCaseResult,
+  ReassignCaseInput,
+  UnassignCaseInput,
+} from "./casework.schema";
+export { addComment } from "./comments";
 export { recordScreeningHit } from "./hits";
+export { notifyOverdueCases } from "./overdue";
 export { amlOverview, riskOverview } from "./overview";
 export { AdminAmlView, AdminRiskView } from "./overview.schema";
 export { assess, assessRisk, isDisposableEmail } from "./risk";
 export { RiskAssessInput, RiskAssessment, RiskDecision } from "./risk.schema";
+export { countOverdue, getSla, setSla } from "./sla";
+export { exportCase, getTimeline } from "./timeline";

@@ -6,7 +6,15 @@ import { AmlCaseView, Severity } from "./aml.schema";
 const count = z.int().min(0);
 
 export const AdminAmlView = z.object({
-  counts: z.object({ flaggedPeople: count, sanctionsFlagged: count, pepFlagged: count, openCases: count, pendingApproval: count }),
+  /** overdue: open or pending cases past their SLA deadline. */
+  counts: z.object({
+    flaggedPeople: count,
+    sanctionsFlagged: count,
+    pepFlagged: count,
+    openCases: count,
+    pendingApproval: count,
+    overdue: count,
+  }),
   /** People with a PEP or sanctions flag up, worst first, with their open case if any. */
   alerts: z.array(
     PersonSummary.extend({

@@ -3,6 +3,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { auditEntryView } from "../audit";
 import { personSummary } from "../people";
 import { OPEN_STATUSES, withHits } from "./case-records";
+import { countOverdue } from "./sla";
 
 // The admin overviews of AML alerts and anti-abuse risk (scope `admin`): reads only, scoped to the
 // caller's organization.
@@ -17,7 +18,7 @@ const shortHash = (h: string) => h.slice(0, 16);
 export async function amlOverview(ctx: ServiceContext) {
   const orgId = ctx.org.id;
   const flaggedWhere = { orgId, OR: [{ pepFlag: true }, { sanctionsFlag: true }] };
-  const [flagged, sanctionsFlagged, pepFlagged, people, cases, events] = await Promise.all([
+  const [flagged, sanctionsFlagged, pepFlagged, people, cases, events, overdue] = await Promise.all([
     ctx.db.person.count({ where: flaggedWhere }),
     ctx.db.person.count({ where: { orgId, sanctionsFlag: true } }),
     ctx.db.person.count({ where: { orgId, pepFlag: true } }),
@@ -32,6 +33,7 @@ export async function amlOverview(ctx: ServiceContext) {
       take: 100,
     }),
     ctx.db.auditEntry.findMany({ where: { orgId, action: { startsWith: "aml." } }, orderBy: { seq: "desc" }, take: 50 }),
+    countOverdue(ctx.db, orgId, ctx.now()),
   ]);
   const issuer = issuerDid();
   const caseOf = new Map(cases.filter((c) => c.personId).map((c) => [c.personId!, c]));
@@ -42,6 +44,7 @@ export async function amlOverview(ctx: ServiceContext) {
       pepFlagged,
       openCases: cases.filter((c) => c.status === "open").length,
       pendingApproval: cases.filter((c) => c.status === "pending_approval").length,
+      overdue,
     },
     alerts: people.map((p) => {
       const c = caseOf.get(p.id);
@@ -50,7 +53,7 @@ export async function amlOverview(ctx: ServiceContext) {
         openCase: c ? { caseId: c.id, status: c.status as "open" | "pending_approval", priority: c.priority } : null,
       };
     }),
-    openCases: await withHits(ctx.db, orgId, cases),
+    openCases: await withHits(ctx.db, orgId, cases, ctx.now()),
     recentEvents: events.map(auditEntryView),
   };
 }

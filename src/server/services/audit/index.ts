@@ -13,4 +13,5 @@ export {
   VerifyResultView,
 } from "./audit.schema";
 export { appendAudit, auditEntryView, verifyAudit } from "./chain";
+export { signCheckpoint } from "./checkpoint-proof";
 export { getExport, listExports, requestExport, runExportJobs } from "./exports";

@@ -10,7 +10,8 @@ const bySeverity = z.object({ low: count, medium: count, high: count, critical: 
 export const DashboardView = z.object({
   accounts: z.object({ total: count, byLifecycle: z.record(Lifecycle, count) }),
   people: z.object({ total: count, byKycStatus: z.record(KycStatusName, count), flagged: count }),
-  amlCases: z.object({ open: bySeverity, pendingApproval: bySeverity }),
+  /** Open and pending cases by priority; overdue: those past their SLA deadline. */
+  amlCases: z.object({ open: bySeverity, pendingApproval: bySeverity, overdue: count }),
   risk24h: z.record(RiskDecision, count),
   recentAudit: z.array(AuditActivityView),
 });

@@ -1,6 +1,6 @@
 import { AccountLifecycle, KycStatus } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
-import { OPEN_STATUSES, SEVERITIES, type Severity } from "../aml";
+import { countOverdue, OPEN_STATUSES, SEVERITIES, type Severity } from "../aml";
 import { describeAudit } from "../audit";
 
 // The console's landing aggregates across domains (accounts, people, cases, risk, audit): reads only.
@@ -12,7 +12,7 @@ const zeroes = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys
 /** GET /v1/admin/dashboard: account lifecycle counts, people by KYC status, open cases by priority, risk decisions, recent audit in words. */
 export async function dashboard(ctx: ServiceContext) {
   const orgId = ctx.org.id;
-  const [accounts, people, flagged, cases, risk, audit] = await Promise.all([
+  const [accounts, people, flagged, cases, risk, audit, overdue] = await Promise.all([
     ctx.db.account.groupBy({ by: ["lifecycle"], where: { orgId }, _count: { _all: true } }),
     ctx.db.person.groupBy({ by: ["kycStatus"], where: { orgId }, _count: { _all: true } }),
     ctx.db.person.count({ where: { orgId, OR: [{ pepFlag: true }, { sanctionsFlag: true }] } }),
@@ -23,6 +23,7 @@ export async function dashboard(ctx: ServiceContext) {
       _count: { _all: true },
     }),
     ctx.db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "desc" }, take: 20 }),
+    countOverdue(ctx.db, orgId, ctx.now()),
   ]);
   const byLifecycle = zeroes(Object.values(AccountLifecycle));
   for (const a of accounts) byLifecycle[a.lifecycle] = a._count._all;
@@ -37,7 +38,7 @@ export async function dashboard(ctx: ServiceContext) {
   return {
     accounts: { total: sum(byLifecycle), byLifecycle },
     people: { total: sum(byKycStatus), byKycStatus, flagged },
-    amlCases: { open, pendingApproval },
+    amlCases: { open, pendingApproval, overdue },
     risk24h,
     recentAudit: await describeAudit(ctx.db, orgId, audit),
   };

@@ -5,7 +5,7 @@ import { personDidOf } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
 import type { KycReview } from "../../providers/kyc/types";
 import { recordScreeningHit } from "../aml";
-import { screenPerson } from "../screening";
+import { rememberScreeningSubject, screenPerson } from "../screening";
 
 /**
  * What a review sets off, in the transaction that applies it: on approval the `kyc.approved`
@@ -27,6 +27,16 @@ export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, a
           country: review.identity.country ?? person.country,
         })
       : null;
+  // Kept sealed for ongoing screening: a later list change re-screens this person (docs/decisions.md, "Screening").
+  if (approved && review.identity.fullName) {
+    await rememberScreeningSubject(tx, {
+      orgId: person.orgId,
+      personId: person.id,
+      name: review.identity.fullName,
+      birthDate: review.identity.birthDate,
+      country: review.identity.country ?? person.country,
+    });
+  }
   const sanctions = !!screened?.sanctions || review.sanctions;
   const pep = !!screened?.pep || review.pep;
   if (!sanctions && !pep) return;
@@ -42,5 +52,11 @@ export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, a
       resultId: screened?.resultId ?? null,
     },
     actor: `system:kyc-provider:${review.provider}`,
+    // The case's evidence keeps the identity as the provider verified it, and the provider's own finding.
+    subject: { name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? person.country },
+    provider:
+      review.pep || review.sanctions
+        ? { name: review.provider, sanctions: review.sanctions, pep: review.pep, labels: review.labels }
+        : undefined,
   });
 }

@@ -2,7 +2,8 @@ import { sha256Hex } from "../../crypto/hash";
 import type { Db, DbOrTx, Tx } from "../../db/client";
 import { isTransaction } from "../../db/tx";
 import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
-import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
+import { enqueueListChangeRuns } from "./monitoring-enqueue";
+import { nameTokens, normalizeName, retrievalKeys, weakAliasVariant } from "./normalize";
 import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
@@ -52,14 +53,16 @@ function prepare(format: ListFormat, files: ListFile[]): Prepared {
 /** Normalised names and retrieval keys, computed once here rather than at every screen. */
 export function entryRow(listVersionId: string, e: ParsedEntry) {
   const variants = [...new Set([e.name, ...e.aliases].map(normalizeName).filter(Boolean))];
+  // Weak aliases go in marked (matched only exactly, see score.ts) unless a strong name already says the same.
+  const weak = [...new Set((e.weakAliases ?? []).map(normalizeName).filter((n) => n && !variants.includes(n)))];
   return {
     listVersionId,
     externalId: e.externalId,
     schema: e.schema,
     name: e.name,
     aliases: e.aliases,
-    normalizedNames: variants,
-    nameKeys: retrievalKeys(variants.flatMap((v) => nameTokens(v))),
+    normalizedNames: [...variants, ...weak.map(weakAliasVariant)],
+    nameKeys: retrievalKeys([...variants, ...weak].flatMap((v) => nameTokens(v))),
     birthDates: e.birthDates,
     countries: e.countries,
     topics: e.topics,
@@ -98,7 +101,8 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
   const list = opts.list ?? DEFAULT_LIST[opts.format];
   const parsed = prepare(opts.format, opts.files);
   const fileHashes = opts.files.map((f) => f.sha256 ?? sha256Hex(f.text));
-  const versionHash = sha256Hex(`${opts.format}\n${fileHashes.join("\n")}`);
+  // OFAC: the parser's revision is part of the version, so files imported before it read weak aliases import again.
+  const versionHash = sha256Hex(`${opts.format === "ofac" ? "ofac\nweak-aliases" : opts.format}\n${fileHashes.join("\n")}`);
   const count = parsed.entries?.length ?? parsed.labels?.length ?? 0;
   const base = { list, format: opts.format, versionHash, fileHashes, entryCount: count, skipped: parsed.skipped };
   return inTransaction(db, async (tx) => {
@@ -131,12 +135,18 @@ export async function lockList(tx: Tx, list: string) {
   return tx.screeningListVersion.findFirst({ where: { list, active: true } });
 }
 
-/** Builds the version's key index, then makes it the one active version of its list. */
+/**
+ * Builds the version's key index, then makes it the one active version of its list, and queues
+ * the re-screen of everyone already approved against what changed (docs/decisions.md,
+ * "Screening"), in the same transaction.
+ */
 export async function activateVersion(tx: Tx, list: string, versionId: string) {
   await tx.$executeRaw`
     INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
     SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${versionId}::uuid`;
+  const previous = await tx.screeningListVersion.findFirst({ where: { list, active: true }, select: { id: true } });
   // Off first, then on: the partial unique index allows one active version per list at every step.
   await tx.screeningListVersion.updateMany({ where: { list, active: true }, data: { active: false } });
   await tx.screeningListVersion.update({ where: { id: versionId }, data: { active: true, activatedAt: new Date() } });
+  await enqueueListChangeRuns(tx, { list, versionId, previousId: previous?.id ?? null });
 }

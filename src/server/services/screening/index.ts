@@ -2,6 +2,20 @@
 
 export { ListFormatError } from "./import";
 export { importListFiles } from "./import-files";
+export { diffListVersions, listListVersions } from "./list-versions";
+export { ListDiffQuery, ListDiffView, ListVersionsQuery, ListVersionsView } from "./list-versions.schema";
+export { getMonitoringRun, getMonitoringSetting, listMonitoringRuns, setMonitoringSetting } from "./monitoring";
+export {
+  MonitoringRunParams,
+  MonitoringRunsQuery,
+  MonitoringRunsView,
+  MonitoringRunView,
+  MonitoringSettingInput,
+  MonitoringSettingView,
+} from "./monitoring.schema";
+export { enqueuePeriodicRuns } from "./monitoring-enqueue";
+export { runMonitoring } from "./monitoring-runs";
+export { rememberScreeningSubject } from "./monitoring-subjects";
 export { addToDenylist, listDenylist, removeFromDenylist, screenAccountFor, screenApplicant } from "./requests";
 export { ensureSandboxLists } from "./sandbox-lists";
 export { screenPerson } from "./screen";

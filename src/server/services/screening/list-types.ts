@@ -4,6 +4,8 @@ export type ParsedEntry = {
   schema: "Person";
   name: string;
   aliases: string[];
+  /** Low-quality aliases (OFAC's quoted a.k.a. in Remarks): matched only exactly, never fuzzily. */
+  weakAliases?: string[];
   /** YYYY, YYYY-MM or YYYY-MM-DD. */
   birthDates: string[];
   /** ISO 3166-1 alpha-2, upper case. */

@@ -31,6 +31,9 @@ const HONORIFICS = new Set([
   "al-hajj",
   "mullah",
   "sayyid",
+  "seyed",
+  "seyyed",
+  "sayyed",
   "gen",
   "general",
   "col",
@@ -83,6 +86,101 @@ export const normalizeName = (raw: string): string => nameTokens(raw).join(" ");
 export function skeleton(token: string): string {
   return token.replace(/[aeiouy]/g, "").replace(/(.)\1+/g, "$1");
 }
+
+/**
+ * The shape of a token: consonants kept, each run of vowels one "_" ("mohammad" → "m_h_m_d",
+ * "mahmoud" → "m_hm_d"). Two spellings of one name keep their shape (Mohammed, Muhammad); two
+ * names that only share a consonant skeleton usually do not (Mahmoud, Mohammad).
+ */
+export function consonantShape(token: string): string {
+  return token.replace(/(.)\1+/g, "$1").replace(/[aeiouy]+/g, "_");
+}
+
+/** A token written without vowels (Arabic or Hebrew script transliterated: "mhmd"). */
+export const isVowelless = (token: string): boolean => token.length >= 2 && !/[aeiouy]/.test(token);
+
+// East Slavic patronymics as OFAC and passports write them: Sergeevich, Sergeevna, Petrovych,
+// Ivanivna, Belarusian Mikhailavich, and the German-style forms of older transliterations (Achmatowitsch, Achmatowisch).
+const PATRONYMIC_SUFFIX =
+  /(?:ovich|evich|yevich|avich|ovych|evych|avych|ovitch|evitch|owitsch|ewitsch|owitch|ewitch|owisch|ewisch|ovna|evna|yevna|owna|ewna|auna|avna|ivna|ichna|inichna)$/;
+const SHORT_PATRONYMIC = /^(?:.{2,}?(?:ov|ev|in|yin))(?:ich|ych|na)$/; // Ilyich, Fomich, Lukich, Ilyinichna
+// The surname made of a stem: Sergeev, Sergeeva, Petrov, Petrova, Ilyin, Ilyina, Vasyliv, Jurjewa, Mikhailau.
+const SURNAME_SUFFIX = /(?:ova|eva|yeva|owa|ewa|ina|iva|aua|ava|ov|ev|yev|ow|ew|in|iv|au|av)$/;
+
+/** True for a token that reads as an East Slavic patronymic ("sergeevich", "ivanovna"). */
+export const isPatronymic = (token: string): boolean =>
+  token.length >= 7 && (PATRONYMIC_SUFFIX.test(token) || SHORT_PATRONYMIC.test(token));
+
+/**
+ * True when one token is a patronymic and the other the surname of the same stem
+ * ("sergeev" / "sergeevich", "petrova" / "petrovna", "akhmatov" / "achmatowitsch"): nearly the
+ * same letters, but a different part of the name, so never one person's name written two ways.
+ */
+export function patronymicOfSurname(a: string, b: string): boolean {
+  const [p, s] = isPatronymic(a) ? [a, b] : isPatronymic(b) ? [b, a] : [null, null];
+  if (!p || !s || isPatronymic(s) || !SURNAME_SUFFIX.test(s)) return false;
+  const ps = p.replace(PATRONYMIC_SUFFIX, "").replace(/(?:ov|ev|in|yin)(?:ich|ych|na)$/, "");
+  const ss = s.replace(SURNAME_SUFFIX, "");
+  if (ps.length < 2 || ss.length < 2) return false;
+  return ps === ss || oneEditApart(ps, ss) || skeleton(ps.replace(/kh/g, "ch")) === skeleton(ss.replace(/kh/g, "ch"));
+}
+
+/**
+ * Particles of Arabic, Spanish, Dutch… names (al, bin, abu, de, van): they join the words that
+ * identify someone and count for little when names are compared.
+ */
+const PARTICLES = new Set([
+  "al",
+  "el",
+  "ad",
+  "ash",
+  "as",
+  "ar",
+  "an",
+  "bin",
+  "ibn",
+  "bint",
+  "ben",
+  "abu",
+  "ould",
+  "de",
+  "del",
+  "la",
+  "da",
+  "di",
+  "dos",
+  "van",
+  "von",
+  "der",
+]);
+export const isParticle = (token: string): boolean => PARTICLES.has(token);
+
+/** True when `b` is `a` with one letter changed, added, dropped, or two neighbours swapped. */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  const [s, t] = a.length <= b.length ? [a, b] : [b, a];
+  if (t.length - s.length > 1) return false;
+  let i = 0;
+  while (i < s.length && s[i] === t[i]) i++;
+  if (s.length === t.length) {
+    if (s.slice(i + 1) === t.slice(i + 1)) return true; // substitution
+    return s[i] === t[i + 1] && s[i + 1] === t[i] && s.slice(i + 2) === t.slice(i + 2); // transposition
+  }
+  return s.slice(i) === t.slice(i + 1); // insertion or deletion
+}
+
+/**
+ * Weak aliases (OFAC's "a.k.a. 'ABU-'UMAR'" in Remarks, FtM `weakAlias`) are stored among an
+ * entry's normalised names with this mark in front. They match only exactly: the query's tokens
+ * must be the alias's tokens (any order), never a near spelling. Normalised names hold only
+ * `[a-z0-9 ]`, so the mark cannot occur in a strong name.
+ */
+export const WEAK_ALIAS_MARK = "=";
+export const weakAliasVariant = (normalized: string): string => `${WEAK_ALIAS_MARK}${normalized}`;
+export const isWeakAliasVariant = (variant: string): boolean => variant.startsWith(WEAK_ALIAS_MARK);
+/** The tokens of a stored normalised name, strong or weak. */
+export const variantTokens = (variant: string): string[] =>
+  (isWeakAliasVariant(variant) ? variant.slice(WEAK_ALIAS_MARK.length) : variant).split(" ").filter(Boolean);
 
 // Entry tokens repeat across screens (common names); a bounded memo spares recomputing their codes.
 const codeMemo = new Map<string, string[]>();

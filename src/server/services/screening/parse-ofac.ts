@@ -83,11 +83,27 @@ export function ofacDates(value: string): string[] {
   return year ? [year[1]!] : [];
 }
 
-/** Birth dates and nationalities written in the Remarks column ("DOB 12 Apr 1961; nationality Ukraine;"). */
-export function parseRemarks(remarks: string): { birthDates: string[]; countries: string[] } {
+/**
+ * A weak alias in Remarks: `a.k.a. 'ABU-'UMAR'` (also f.k.a., n.k.a.), the name between the first
+ * and the last quote (it may hold quotes itself), `LAST, First` turned round like SDN_Name.
+ */
+function weakAlias(part: string): string | null {
+  const m = /^[afn]\.k\.a\.\s+'(.*?)'?\.?$/i.exec(part);
+  const name = m?.[1]?.trim();
+  return name ? ofacName(name) : null;
+}
+
+/**
+ * Birth dates, nationalities and weak aliases written in the Remarks column
+ * ("DOB 12 Apr 1961; nationality Ukraine; a.k.a. 'PACHO'.").
+ */
+export function parseRemarks(remarks: string): { birthDates: string[]; countries: string[]; weakAliases: string[] } {
   const birthDates: string[] = [];
   const countries: string[] = [];
+  const weakAliases: string[] = [];
   for (const part of remarks.split(";")) {
+    const alias = weakAlias(part.trim());
+    if (alias) weakAliases.push(alias);
     const p = part.trim().replace(/^alt\.\s+/i, "");
     const dob = /^DOB\s+(.+)$/i.exec(p);
     if (dob) birthDates.push(...ofacDates(dob[1]!));
@@ -95,7 +111,7 @@ export function parseRemarks(remarks: string): { birthDates: string[]; countries
     const code = nat && COUNTRY_BY_NAME.get(nat[1]!.trim().toLowerCase());
     if (code) countries.push(code);
   }
-  return { birthDates: [...new Set(birthDates)], countries: [...new Set(countries)] };
+  return { birthDates: [...new Set(birthDates)], countries: [...new Set(countries)], weakAliases: [...new Set(weakAliases)] };
 }
 
 /** "PETRENKO, Ivan Testovich" → "Ivan Testovich PETRENKO" (SDN names are last name first). */
@@ -104,7 +120,7 @@ export const ofacName = (name: string) => {
   return i < 0 ? name.trim() : `${name.slice(i + 1).trim()} ${name.slice(0, i).trim()}`.trim();
 };
 
-/** SDN.CSV (+ ALT.CSV): individuals only, each with the topic `sanction`. */
+/** SDN.CSV (+ ALT.CSV): individuals only, each with the topic `sanction`; weak aliases from Remarks. */
 export function parseOfac(files: OfacFile[]): { entries: ParsedEntry[]; skipped: number } {
   const sdn: { file: OfacFile; rows: Row[] }[] = [];
   const alt: { file: OfacFile; rows: Row[] }[] = [];
@@ -131,12 +147,13 @@ export function parseOfac(files: OfacFile[]): { entries: ParsedEntry[]; skipped:
       skipped++;
       continue;
     }
-    const { birthDates, countries } = parseRemarks(empty(cells[11]));
+    const { birthDates, countries, weakAliases } = parseRemarks(empty(cells[11]));
     byId.set(id, {
       externalId: id,
       schema: "Person",
       name: ofacName(empty(cells[1])),
       aliases: [],
+      weakAliases,
       birthDates,
       countries,
       topics: ["sanction"],

@@ -1,12 +1,24 @@
 import jaroWinkler from "talisman/metrics/jaro-winkler";
-import { phoneticCodes, skeleton } from "./normalize";
+import {
+  consonantShape,
+  isParticle,
+  isPatronymic,
+  isVowelless,
+  isWeakAliasVariant,
+  oneEditApart,
+  patronymicOfSurname,
+  phoneticCodes,
+  skeleton,
+  variantTokens,
+} from "./normalize";
 
 /**
  * Scoring of one query against one list entry. Pure and deterministic, so a stored breakdown can
  * be recomputed from the same inputs. Weights and the threshold are explained in docs/screening.md
- * and checked by the labelled set (fixtures/screening/labelled-pairs.json).
+ * and checked by the labelled sets (fixtures/screening/labelled-pairs.json and, from OFAC's real
+ * list, tests/fixtures/ofac-sdn/labelled-pairs.json). Memoised token comparisons change no score.
  */
-export const SCORING_VERSION = "2026-11-23.1";
+export const SCORING_VERSION = "2026-11-25.1";
 /** A match is reported at or above this score. */
 export const MATCH_THRESHOLD = 0.86;
 
@@ -21,11 +33,13 @@ export type Candidate = { normalizedNames: string[]; birthDates: string[]; count
 export type Breakdown = {
   /** Which of the entry's names (0 = primary, then aliases) scored best, normalised. */
   matchedName: string;
+  /** Present (true) when the best name is a weak alias, matched only exactly (docs/screening.md § Scoring). */
+  weakAlias?: true;
   /** Token-aligned Jaro-Winkler similarity, 0–1. */
   jaroWinkler: number;
-  /** Share of query tokens with a phonetic (Double Metaphone) or consonant-skeleton twin, 0–1. */
+  /** Weighted share of query tokens with an agreeing twin (Double Metaphone, consonant shape, one typo), 0–1. */
   phonetic: number;
-  /** W_STRING × jaroWinkler + W_PHONETIC × phonetic. */
+  /** W_STRING × jaroWinkler + W_PHONETIC × phonetic − 0.05 × different words (docs/screening.md § Scoring). */
   name: number;
   /** Added for birth date agreement (positive) or disagreement (negative); 0 when either is unknown. */
   birthDate: number;
@@ -34,51 +48,191 @@ export type Breakdown = {
   total: number;
 };
 
-/** One-letter tokens are initials: they agree with any token starting with that letter. */
-function tokenSimilarity(a: string, b: string): number {
-  if (a === b) return 1;
-  if (a.length === 1 || b.length === 1) return a[0] === b[0] ? 0.9 : 0;
-  return jaroWinkler(a, b);
+/** Similarity of two tokens one typing error apart (3 letters or more, one of them 4), whatever the letter. */
+const ONE_EDIT_SIMILARITY = 0.93;
+/** Similarity of a surname and the patronymic of the same stem (Sergeev / Sergeevich). */
+const PATRONYMIC_SIMILARITY = 0.5;
+/** A patronymic counts half a token: first name and surname say more about who someone is. */
+const PATRONYMIC_WEIGHT = 0.5;
+/** A particle (al, bin, de, van…) counts a quarter: it says almost nothing about who someone is. */
+const PARTICLE_WEIGHT = 0.25;
+/** Two spelled-out tokens that neither sound alike nor are one typo apart: their similarity counts half. */
+const UNALIKE_FACTOR = 0.5;
+/** Taken off the name score for each such pair (a patronymic's half): one different word in a long name still counts. */
+const CONTRADICTION = 0.05;
+
+const typo = (a: string, b: string) => Math.min(a.length, b.length) >= 3 && Math.max(a.length, b.length) >= 4 && oneEditApart(a, b);
+
+type Features = { shape: string; skeleton: string; codes: string[]; vowelless: boolean; patronymic: boolean; weight: number };
+type Cell = { s: number; alike: boolean };
+
+// A screen compares its few query tokens with the words of hundreds of candidates, and those words
+// repeat across candidates and screens (Muhammad, al, Ali…): per-token features and token-pair
+// results are memoised, bounded like the phonetic codes.
+const MEMO_LIMIT = 500_000;
+const featureMemo = new Map<string, Features>();
+const pairMemo = new Map<string, Map<string, Cell>>();
+let pairCount = 0;
+
+function features(t: string): Features {
+  let f = featureMemo.get(t);
+  if (!f) {
+    const patronymic = isPatronymic(t);
+    f = {
+      shape: consonantShape(t),
+      skeleton: skeleton(t),
+      codes: phoneticCodes(t),
+      vowelless: isVowelless(t),
+      patronymic,
+      weight: isParticle(t) ? PARTICLE_WEIGHT : patronymic ? PATRONYMIC_WEIGHT : 1,
+    };
+    if (featureMemo.size >= MEMO_LIMIT) featureMemo.clear();
+    featureMemo.set(t, f);
+  }
+  return f;
 }
 
-const soundsAlike = (a: string, b: string): boolean => {
-  if (a.length < 2 || b.length < 2) return a[0] === b[0];
-  if (skeleton(a) === skeleton(b)) return true;
-  const cb = phoneticCodes(b);
-  return phoneticCodes(a).some((c) => cb.includes(c));
-};
+const weight = (t: string) => features(t).weight;
 
 /**
- * Greedy one-to-one alignment of query tokens to entry tokens by similarity (names have a handful
- * of tokens, so greedy equals optimal in practice), which makes the score independent of order.
+ * Similarity and phonetic agreement of two tokens.
+ *
+ * Similarity: one-letter tokens are initials and agree (0.9) with any token starting with that
+ * letter; two tokens one typing error apart score at least 0.93, also when the error is the first
+ * letter (where Jaro-Winkler gives no prefix bonus); a surname never stands for the patronymic of
+ * its stem (0.5); otherwise Jaro-Winkler.
+ *
+ * Agreement: the same consonant shape (Mohammed / Muhammad), one typing error, a consonant
+ * skeleton shared with a token written without vowels (Arabic script: "mhmd"), or the same Double
+ * Metaphone code. Two spelled-out names sharing only a skeleton (Mahmoud / Mohammad) do not agree.
  */
-function align(q: readonly string[], c: readonly string[]) {
-  const pairs: { i: number; j: number; s: number }[] = [];
-  for (const [i, a] of q.entries()) for (const [j, b] of c.entries()) pairs.push({ i, j, s: tokenSimilarity(a, b) });
-  pairs.sort((x, y) => y.s - x.s);
-  const usedQ = new Set<number>();
-  const usedC = new Set<number>();
-  const chosen: typeof pairs = [];
-  for (const p of pairs) {
-    if (usedQ.has(p.i) || usedC.has(p.j)) continue;
-    usedQ.add(p.i);
-    usedC.add(p.j);
-    chosen.push(p);
+function compareTokens(a: string, b: string): Cell {
+  let inner = pairMemo.get(a);
+  const known = inner?.get(b);
+  if (known) return known;
+  const cell = computeCell(a, b);
+  if (pairCount >= MEMO_LIMIT) {
+    pairMemo.clear();
+    pairCount = 0;
+    inner = undefined;
   }
-  return chosen;
+  if (!inner) {
+    inner = new Map();
+    pairMemo.set(a, inner);
+  }
+  inner.set(b, cell);
+  pairCount++;
+  return cell;
 }
 
-export function nameScore(q: readonly string[], c: readonly string[]) {
+function computeCell(a: string, b: string): Cell {
+  if (a === b) return { s: 1, alike: true };
+  if (a.length === 1 || b.length === 1) return a[0] === b[0] ? { s: 0.9, alike: true } : { s: 0, alike: false };
+  const fa = features(a);
+  const fb = features(b);
+  if ((fa.patronymic || fb.patronymic) && patronymicOfSurname(a, b)) return { s: PATRONYMIC_SIMILARITY, alike: false };
+  const oneTypo = typo(a, b);
+  const jw = jaroWinkler(a, b);
+  const s = oneTypo ? Math.max(jw, ONE_EDIT_SIMILARITY) : jw;
+  if (fa.shape === fb.shape || oneTypo) return { s, alike: true };
+  if ((fa.vowelless || fb.vowelless) && fa.skeleton === fb.skeleton) return { s, alike: true };
+  // Double Metaphone keeps four sounds: past that, tokens of quite different lengths
+  // ("mohammed", "mohammadhasni") would share a code without sounding alike.
+  if (Math.abs(a.length - b.length) > 3) return { s, alike: false };
+  return { s, alike: fa.codes.some((c) => fb.codes.includes(c)) };
+}
+
+/**
+ * The query's tokens compared with entry tokens, each entry token once per screen: a screen scores
+ * hundreds of candidates whose names repeat the same words (Muhammad, al, Ali…). Pass one to
+ * scoreCandidate for every candidate of the same query; without one, each call makes its own.
+ */
+export class TokenComparer {
+  private readonly rows = new Map<string, Cell[]>();
+  constructor(readonly query: readonly string[]) {}
+  row(t: string): Cell[] {
+    let r = this.rows.get(t);
+    if (!r) {
+      r = this.query.map((a) => compareTokens(a, t));
+      this.rows.set(t, r);
+    }
+    return r;
+  }
+}
+
+/**
+ * Name score of query tokens `q` against entry tokens `c`. Greedy one-to-one alignment by
+ * similarity (names have a handful of tokens, so greedy equals optimal in practice; ties go to the
+ * earlier token), which makes the score independent of order.
+ */
+export function nameScore(q: readonly string[], c: readonly string[], comparer: TokenComparer = new TokenComparer(q)) {
   if (q.length === 0 || c.length === 0) return { jaroWinkler: 0, phonetic: 0, name: 0 };
-  const chosen = align(q, c);
-  const sum = chosen.reduce((acc, p) => acc + p.s, 0);
-  const jw = QUERY_COVERAGE * (sum / q.length) + (1 - QUERY_COVERAGE) * (sum / c.length);
-  const alike = chosen.filter((p) => soundsAlike(q[p.i]!, c[p.j]!)).length;
-  const phonetic = alike / Math.max(q.length, Math.min(c.length, 2));
-  return { jaroWinkler: jw, phonetic, name: W_STRING * jw + W_PHONETIC * phonetic };
+  const cmp = comparer.query === q ? comparer : new TokenComparer(q);
+  const nq = q.length;
+  const nc = c.length;
+  const rows = c.map((t) => cmp.row(t));
+  const usedQ = new Uint8Array(nq);
+  const usedC = new Uint8Array(nc);
+  let sum = 0;
+  let alike = 0;
+  let alikeFull = false;
+  let contradictions = 0;
+  let wq = 0;
+  let wc = 0;
+  for (const t of q) wq += weight(t);
+  for (const t of c) wc += weight(t);
+  for (let step = Math.min(nq, nc); step > 0; step--) {
+    // The most similar pair of tokens not yet used (the first in query, then entry order on a tie).
+    let i = -1;
+    let j = -1;
+    let best = -1;
+    for (let x = 0; x < nq; x++) {
+      if (usedQ[x]) continue;
+      for (let y = 0; y < nc; y++) {
+        if (!usedC[y] && rows[y]![x]!.s > best) {
+          best = rows[y]![x]!.s;
+          i = x;
+          j = y;
+        }
+      }
+    }
+    usedQ[i] = 1;
+    usedC[j] = 1;
+    const a = q[i]!;
+    const b = c[j]!;
+    const { s, alike: sounds } = rows[j]![i]!;
+    const full = a.length > 1 && b.length > 1;
+    // An initial agrees with a word of its letter only when the query has the initial ("V. Petrov"
+    // for "Viktor Petrov"); a full query word against an initial of the entry is no evidence.
+    const agrees = sounds && !(b.length === 1 && a.length > 1);
+    // Spelled-out tokens that neither sound alike nor are a typo apart are different words, however
+    // many letters they share (Mahmoud / Mohammad): their similarity counts half, and costs.
+    const unalike = full && !agrees;
+    // A pair weighs as the lighter of its tokens (an initial standing for a patronymic weighs half),
+    // but two different words as the heavier (a name set against a particle still counts).
+    const wi = weight(a);
+    const wj = weight(b);
+    const w = unalike ? Math.max(wi, wj) : Math.min(wi, wj);
+    wq += w - wi;
+    wc += w - wj;
+    sum += (unalike ? UNALIKE_FACTOR : 1) * s * w;
+    if (unalike) contradictions += w;
+    if (agrees) {
+      alike += w;
+      if (full) alikeFull = true;
+    }
+  }
+  const jw = QUERY_COVERAGE * (sum / wq) + (1 - QUERY_COVERAGE) * (sum / wc);
+  // Initials alone are no phonetic evidence: at least one pair of spelled-out tokens must agree.
+  const phonetic = alikeFull ? alike / Math.max(wq, Math.min(wc, 2)) : 0;
+  return { jaroWinkler: jw, phonetic, name: W_STRING * jw + W_PHONETIC * phonetic - CONTRADICTION * contradictions };
 }
 
-/** Birth dates: an exact date confirms, the same year supports, years two or more apart contradict. */
+/**
+ * Birth dates: an exact date confirms, the same year supports, years two or more apart contradict.
+ * A year one off with the same day and month is a slip of the pen and counts neither way; a year
+ * one off otherwise costs a little.
+ */
 export function birthDateAdjustment(query: string | null | undefined, entry: readonly string[]): number {
   if (!query || entry.length === 0) return 0;
   const qYear = Number(query.slice(0, 4));
@@ -88,7 +242,7 @@ export function birthDateAdjustment(query: string | null | undefined, entry: rea
     let adj: number;
     if (d.length === 10 && d === query) adj = 0.06;
     else if (year === qYear) adj = d.length === 10 ? -0.02 : 0.03;
-    else if (Math.abs(year - qYear) === 1) adj = -0.06;
+    else if (Math.abs(year - qYear) === 1) adj = d.length === 10 && d.slice(4) === query.slice(4) ? 0 : -0.04;
     else adj = -0.2;
     best = Math.max(best, adj);
   }
@@ -100,20 +254,55 @@ export function countryAdjustment(query: string | null | undefined, entry: reado
   return entry.includes(query.toUpperCase()) ? 0.03 : -0.06;
 }
 
+const variantMemo = new Map<string, string[]>();
+function tokensOf(variant: string): string[] {
+  let t = variantMemo.get(variant);
+  if (!t) {
+    t = variantTokens(variant);
+    if (variantMemo.size >= MEMO_LIMIT) variantMemo.clear();
+    variantMemo.set(variant, t);
+  }
+  return t;
+}
+
+/** The same tokens, in any order: how a weak alias matches. */
+function sameTokens(q: readonly string[], c: readonly string[]): boolean {
+  if (q.length !== c.length || q.length === 0) return false;
+  const a = [...q].sort();
+  const b = [...c].sort();
+  return a.every((t, i) => t === b[i]);
+}
+
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
-/** The best score of the query over the entry's names, with its breakdown. */
-export function scoreCandidate(query: Query, entry: Candidate): Breakdown {
-  let best = { matchedName: "", jaroWinkler: 0, phonetic: 0, name: -1 };
+/**
+ * The best score of the query over the entry's names, with its breakdown. `comparer` (made for
+ * `query.tokens`) lets the candidates of one screen share token comparisons; it changes no score.
+ */
+export function scoreCandidate(query: Query, entry: Candidate, comparer: TokenComparer = new TokenComparer(query.tokens)): Breakdown {
+  let best: { matchedName: string; jaroWinkler: number; phonetic: number; name: number; weak?: boolean } = {
+    matchedName: "",
+    jaroWinkler: 0,
+    phonetic: 0,
+    name: -1,
+  };
   for (const variant of entry.normalizedNames) {
-    const s = nameScore(query.tokens, variant.split(" ").filter(Boolean));
-    if (s.name > best.name) best = { matchedName: variant, ...s };
+    const tokens = tokensOf(variant);
+    if (isWeakAliasVariant(variant)) {
+      // Weak alias: all or nothing, and a strong name scoring as high is preferred.
+      if (best.name < 1 && sameTokens(query.tokens, tokens))
+        best = { matchedName: tokens.join(" "), jaroWinkler: 1, phonetic: 1, name: 1, weak: true };
+      continue;
+    }
+    const s = nameScore(query.tokens, tokens, comparer);
+    if (s.name > best.name || (best.weak && s.name >= best.name)) best = { matchedName: variant, ...s };
   }
   const birthDate = birthDateAdjustment(query.birthDate, entry.birthDates);
   const country = countryAdjustment(query.country, entry.countries);
   const total = Math.min(1, Math.max(0, best.name + birthDate + country));
   return {
     matchedName: best.matchedName,
+    ...(best.weak ? { weakAlias: true as const } : {}),
     jaroWinkler: round(best.jaroWinkler),
     phonetic: round(best.phonetic),
     name: round(Math.max(0, best.name)),

@@ -4,7 +4,7 @@ import { jcs } from "../../crypto/jcs";
 import type { DbOrTx } from "../../db/client";
 import { nameTokens, retrievalKeys } from "./normalize";
 import { ensureSandboxLists } from "./sandbox-lists";
-import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate } from "./score";
+import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
 
 export type Severity = "low" | "medium" | "high" | "critical";
 
@@ -35,9 +35,9 @@ export type ScreenOutcome = {
 export type PersonQuery = { name: string; birthDate?: string | null; country?: string | null };
 type ActiveVersion = { id: string; list: string; versionHash: string };
 
-/** Entries fetched per screen at most, best key overlap first; scoring is done on these only. */
-const MAX_CANDIDATES = 150;
 export const SCREENING_PROVIDER = "screening-lists";
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function activePersonLists(db: DbOrTx): Promise<ActiveVersion[]> {
   return db.screeningListVersion.findMany({
@@ -62,27 +62,29 @@ type EntryRow = {
 /**
  * Matches at or above the threshold, best first, without storing anything. Candidates come from
  * the inverted index of phonetic and skeleton keys (screening_entry_keys), so a screen reads the
- * few entries that share keys with the query rather than the whole list.
+ * entries that share a key with the query rather than the whole list. Every such entry is scored:
+ * there is no cap that could drop a match before scoring, and the answer is ordered by score,
+ * then list and external id, so the same query on the same list versions always answers the same
+ * (docs/screening.md § Retrieval).
  */
 export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versions?: ActiveVersion[]; threshold?: number } = {}) {
   const versions = opts.versions ?? (await activePersonLists(db));
   const tokens = nameTokens(query.name);
   const keys = retrievalKeys(tokens);
   if (versions.length === 0 || keys.length === 0) return { matches: [] as ScreenMatch[], versions, candidates: 0 };
-  // Entries sharing the most keys with the query first: read from the key table's primary key.
+  // Every entry sharing a key with the query, read from the key table's primary key.
   const rows = await db.$queryRaw<EntryRow[]>`
     WITH hits AS (
-      SELECT "entryId", count(*) AS n FROM screening_entry_keys
-      WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND key = ANY(${keys}::text[])
-      GROUP BY "entryId" ORDER BY n DESC, "entryId" LIMIT ${MAX_CANDIDATES})
+      SELECT DISTINCT "entryId" FROM screening_entry_keys
+      WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND key = ANY(${keys}::text[]))
     SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
-    FROM hits JOIN screening_entries e ON e.id = hits."entryId"
-    ORDER BY hits.n DESC, e.id`;
+    FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
   const listOf = new Map(versions.map((v) => [v.id, v.list]));
   const threshold = opts.threshold ?? MATCH_THRESHOLD;
   const matches: ScreenMatch[] = [];
+  const comparer = new TokenComparer(tokens);
   for (const r of rows) {
-    const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, r);
+    const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, r, comparer);
     if (breakdown.total < threshold) continue;
     matches.push({
       entryId: r.id,
@@ -96,7 +98,8 @@ export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versio
       breakdown,
     });
   }
-  matches.sort((a, b) => b.score - a.score || a.entryId.localeCompare(b.entryId));
+  // Ids are random per import; list name and external id are what the list itself says.
+  matches.sort((a, b) => b.score - a.score || cmp(a.list, b.list) || cmp(a.externalId, b.externalId) || cmp(a.entryId, b.entryId));
   return { matches, versions, candidates: rows.length };
 }
 

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:monitoring`: the time to re-screen 100,000 approved people against a list change
+ * of 1,000 entries (a list of 10,000 people replaced by one with 1,000 more), the way the
+ * screening-monitor job does it: the change's retrieval keys indexed in memory, people streamed in
+ * batches of 1,000, only candidates scored, each batch committed with its cursor. Some of the new
+ * entries are people on file, so the time includes opening their cases. Runs on a throwaway
+ * PostgreSQL database (found as the tests find one), seeded with bulk SQL, dropped at the end.
+ * Flags: --people N (default 100000), --changed N (default 1000).
+ */
+
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { throwawayDatabase } from "./lib/db";
+
+const argv = process.argv.slice(2);
+const flag = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
+const PEOPLE = flag("--people", 100_000);
+const CHANGED = flag("--changed", 1_000);
+const BASE = 10_000;
+/** New entries that are people on file (a real list change matches a handful of customers, if any). */
+const MATCHING = 20;
+
+/** A deterministic generator, so every run seeds the same names. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const ONSETS = ["b", "d", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "kr", "st", "tr", "sh", "kh", "ch", "gr", "pl"];
+const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ia"];
+const CODAS = ["", "n", "r", "s", "k", "l", "v", "nko", "vic", "ski", "dis", "ani", "ez"];
+
+function nameMaker(rand: () => number) {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const word = (syllables: number) => {
+    let w = "";
+    for (let i = 0; i < syllables; i++) w += pick(ONSETS) + pick(VOWELS);
+    w += pick(CODAS);
+    return w[0]!.toUpperCase() + w.slice(1);
+  };
+  // A few hundred common first names and mostly rare surnames: many people share keys with an entry.
+  const firstNames = Array.from({ length: 400 }, () => word(2));
+  return () => `${pick(firstNames)} ${rand() < 0.3 ? `${word(2)} ` : ""}${word(2 + Math.floor(rand() * 2))}`;
+}
+
+const entryLine = (id: string, name: string, year: number) =>
+  JSON.stringify({ id, schema: "Person", properties: { name: [name], birthDate: [String(year)], topics: ["sanction"] } });
+
+async function main() {
+  const { url, dataDir, admin, drop } = await throwawayDatabase();
+  try {
+    process.env.DATABASE_URL = url;
+    process.env.BI_DATA_DIR = dataDir;
+    process.env.BI_ENV = "sandbox";
+    const { getDb, disconnectDb } = await import("../src/server/db/client");
+    const { seal } = await import("../src/server/crypto/secret-box");
+    const { importList } = await import("../src/server/services/screening/import");
+    const { runMonitoring } = await import("../src/server/services/screening/monitoring-runs");
+    const db = await getDb();
+
+    const rand = rng(7);
+    const make = nameMaker(rand);
+    const base = Array.from({ length: BASE }, (_, i) => entryLine(`base-${i}`, make(), 1940 + Math.floor(rand() * 60)));
+    const people = Array.from({ length: PEOPLE }, () => ({ name: make(), year: 1940 + Math.floor(rand() * 60) }));
+    const added = Array.from({ length: CHANGED }, (_, i) => {
+      if (i < MATCHING) {
+        const p = people[Math.floor(rand() * people.length)]!;
+        return entryLine(`new-${i}`, p.name, p.year);
+      }
+      return entryLine(`new-${i}`, make(), 1940 + Math.floor(rand() * 60));
+    });
+
+    const t0 = performance.now();
+    const orgId = randomUUID();
+    await admin.query(
+      `INSERT INTO organizations (id, name, "consolePasswordHash", "updatedAt") VALUES ($1, 'Bench monitoring', 'x', now())`,
+      [orgId],
+    );
+    // The list before the change, with nobody approved yet: no run is queued for it.
+    await importList(db, {
+      format: "ftm",
+      list: "bench-monitoring",
+      files: [{ name: "v1.json", text: base.join("\n") }],
+      importedBy: "system:bench",
+    });
+    const ids: string[] = [];
+    for (let done = 0; done < PEOPLE; done += 10_000) {
+      const chunk = people.slice(done, done + 10_000).map((p) => {
+        const id = randomUUID();
+        ids.push(id);
+        return { id, sealed: seal(JSON.stringify({ name: p.name, birthDate: String(p.year), country: null })) };
+      });
+      await admin.query(
+        `WITH x AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, sealed text)),
+              p AS (INSERT INTO people (id, "orgId", "kycStatus", "updatedAt") SELECT id, $1::uuid, 'approved', now() FROM x)
+         INSERT INTO screening_subjects ("personId", "orgId", "querySealed", "updatedAt") SELECT id, $1::uuid, sealed, now() FROM x`,
+        [orgId, JSON.stringify(chunk)],
+      );
+    }
+    await admin.query("ANALYZE people; ANALYZE screening_subjects");
+    const seedMs = performance.now() - t0;
+
+    const t1 = performance.now();
+    const v2 = await importList(db, {
+      format: "ftm",
+      list: "bench-monitoring",
+      files: [{ name: "v2.json", text: [...base, ...added].join("\n") }],
+      importedBy: "system:bench",
+    });
+    const importMs = performance.now() - t1;
+
+    const t2 = performance.now();
+    const { processed } = await runMonitoring(db, { orgId, limit: 1 });
+    const runMs = performance.now() - t2;
+    const run = await db.screeningMonitorRun.findUniqueOrThrow({ where: { id: processed[0]! } });
+    if (run.status !== "completed" || run.listVersionId !== v2.listVersionId) throw new Error(`the run did not complete: ${run.status}`);
+
+    console.log(
+      `screening monitoring: re-screen after a list change (in-memory key index of the change, batches of 1,000), ${os.cpus().length} CPUs`,
+    );
+    const rows = [
+      ["people approved", PEOPLE.toLocaleString("en")],
+      ["list change", `${run.changedEntries.toLocaleString("en")} new entries (list of ${(BASE + CHANGED).toLocaleString("en")})`],
+      ["seeding", `${(seedMs / 1000).toFixed(1)} s (not timed below)`],
+      ["import + activation", `${(importMs / 1000).toFixed(2)} s`],
+      ["re-screen", `${(runMs / 1000).toFixed(2)} s`],
+      ["people per second", Math.round(run.personsScreened / (runMs / 1000)).toLocaleString("en")],
+      ["people screened", run.personsScreened.toLocaleString("en")],
+      ["new matches / cases opened", `${run.hits} / ${run.casesOpened}`],
+    ];
+    const w = Math.max(...rows.map((r) => r[0]!.length));
+    for (const [k, v] of rows) console.log(`${k!.padEnd(w)}  ${v}`);
+    await disconnectDb();
+  } finally {
+    await drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err.stack ?? err.message);
+    process.exit(1);
+  },
+);

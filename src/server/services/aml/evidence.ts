@@ -1,0 +1,212 @@
+import { hmacSha256Hex } from "../../crypto/hash";
+import { deriveKey, open, seal } from "../../crypto/secret-box";
+import type { Tx } from "../../db/client";
+import { isUuid } from "../../platform/ids";
+import type { HitEvidence, ScreeningOutcome } from "./aml.schema";
+
+/** The identity KYC verified, as the caller recording a hit holds it (never stored elsewhere). */
+export type VerifiedSubject = { name?: string | null; birthDate?: string | null; country?: string | null };
+/** What a KYC provider itself reported about the applicant. */
+export type ProviderFinding = { name: string; sanctions: boolean; pep: boolean; labels: readonly string[] };
+
+type StoredBreakdown = { matchedName?: string; jaroWinkler?: number; birthDate?: number; country?: number; total?: number };
+type StoredMatch = {
+  entryId?: string;
+  listVersionId?: string;
+  list?: string;
+  externalId?: string;
+  name?: string;
+  topics?: string[];
+  programme?: string | null;
+  score?: number;
+  breakdown?: StoredBreakdown;
+};
+type StoredDetail = { listVersions?: { id: string; list?: string; versionHash?: string }[]; matches?: StoredMatch[] };
+
+/** Matches kept per hit: the best ones, which are what a reviewer reads. */
+const MAX_MATCHES = 5;
+
+/**
+ * How evidence is stored: as HitEvidence, except that the subject's verified name and birth date
+ * are sealed (AES-256-GCM, crypto/secret-box.ts), as the identity kept for ongoing screening is.
+ */
+type StoredEvidence = Omit<HitEvidence, "subject"> & {
+  subject: { sealed: string | null; country: string | null; source: HitEvidence["subject"]["source"] };
+};
+
+/** Lower-case, accent-free name tokens. */
+const tokens = (name: string) =>
+  name
+    .normalize("NFKD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+/** What a search for a subject's name token looks for: a keyed hash, so the name itself is not stored in the clear. */
+export const subjectTokenKey = (token: string) => `#${hmacSha256Hex(deriveKey("aml-subject-search"), token).slice(0, 24)}`;
+
+/** The search conditions of a name query: its text within the listed names, or every token of it within the subject's name. */
+export function searchTerms(q: string): { text: string; subjectKeys: string[] } {
+  return { text: q.toLowerCase(), subjectKeys: tokens(q).map(subjectTokenKey) };
+}
+
+/** Stored evidence as the API shows it: the subject opened (null fields if it cannot be, e.g. a retired key). */
+export function evidenceView(stored: unknown): HitEvidence | null {
+  if (!stored || typeof stored !== "object") return null;
+  const e = stored as StoredEvidence;
+  let who: { name: string | null; birthDate: string | null } = { name: null, birthDate: null };
+  if (e.subject.sealed) {
+    try {
+      who = JSON.parse(open(e.subject.sealed)) as typeof who;
+    } catch {
+      who = { name: null, birthDate: null };
+    }
+  }
+  return { ...e, subject: { name: who.name, birthDate: who.birthDate, country: e.subject.country, source: e.subject.source } };
+}
+
+/**
+ * The evidence of one hit, built inside the transaction that records it: the subject as KYC
+ * verified them, each matched list entry (names, aliases, list and programme, birth dates,
+ * countries, list version) read now, because list versions are replaced and purged later, the
+ * score in words, and the provider's own finding. Also what a search by name reads: the listed
+ * names in lower case, and keyed hashes of the subject's name tokens.
+ */
+export async function buildEvidence(
+  tx: Tx,
+  input: { orgId: string; personCountry: string | null; outcome: ScreeningOutcome; subject?: VerifiedSubject; provider?: ProviderFinding },
+): Promise<{ evidence: StoredEvidence; searchText: string | null }> {
+  const { outcome } = input;
+  const result =
+    outcome.resultId && isUuid(outcome.resultId)
+      ? await tx.screeningResult.findFirst({ where: { id: outcome.resultId, orgId: input.orgId }, select: { detail: true } })
+      : null;
+  const detail = (result?.detail ?? {}) as StoredDetail;
+  const stored = (detail.matches ?? []).slice(0, MAX_MATCHES);
+  const entryIds = stored.map((m) => m.entryId).filter((id): id is string => !!id && isUuid(id));
+  const entries = entryIds.length
+    ? await tx.screeningEntry.findMany({
+        where: { id: { in: entryIds } },
+        select: {
+          id: true,
+          externalId: true,
+          name: true,
+          aliases: true,
+          normalizedNames: true,
+          birthDates: true,
+          countries: true,
+          topics: true,
+          programme: true,
+        },
+      })
+    : [];
+  const entryOf = new Map(entries.map((e) => [e.id, e]));
+  const versionHashOf = new Map((detail.listVersions ?? []).map((v) => [v.id, v.versionHash ?? null]));
+  const hasSubject = !!(input.subject?.name || input.subject?.birthDate);
+  const subject = {
+    name: input.subject?.name ?? null,
+    birthDate: input.subject?.birthDate ?? null,
+    country: input.subject?.country?.toUpperCase() ?? input.personCountry,
+    source: hasSubject ? ("kyc_provider" as const) : ("person_record" as const),
+  };
+
+  const matches = stored.map((m) => {
+    const e = m.entryId ? entryOf.get(m.entryId) : undefined;
+    const b = m.breakdown ?? {};
+    const aliasIndex = e && b.matchedName ? e.normalizedNames.indexOf(b.matchedName) : -1;
+    return {
+      entryId: m.entryId ?? "",
+      externalId: e?.externalId ?? m.externalId ?? null,
+      name: e?.name ?? m.name ?? "",
+      aliases: e?.aliases ?? [],
+      matchedName:
+        aliasIndex > 0 ? (e!.aliases[aliasIndex - 1] ?? b.matchedName ?? null) : aliasIndex === 0 ? e!.name : (b.matchedName ?? null),
+      list: m.list ?? "",
+      listVersionId: m.listVersionId ?? null,
+      listVersionHash: (m.listVersionId && versionHashOf.get(m.listVersionId)) || null,
+      programme: e?.programme ?? m.programme ?? null,
+      topics: e?.topics ?? m.topics ?? [],
+      birthDates: e?.birthDates ?? [],
+      countries: e?.countries ?? [],
+      score: Math.round((m.score ?? b.total ?? 0) * 100),
+      explanation: explainScore(b, aliasIndex, subject, { birthDates: e?.birthDates ?? [], countries: e?.countries ?? [] }),
+    };
+  });
+  const provider = input.provider
+    ? { name: input.provider.name, sanctions: input.provider.sanctions, pep: input.provider.pep, labels: [...input.provider.labels] }
+    : null;
+  const evidence: StoredEvidence = {
+    subject: {
+      sealed: hasSubject ? seal(JSON.stringify({ name: subject.name, birthDate: subject.birthDate })) : null,
+      country: subject.country,
+      source: subject.source,
+    },
+    matches,
+    provider,
+    summary: summarize(outcome, matches, provider),
+  };
+  const listed = matches.flatMap((m) => [m.name, ...m.aliases]).map((n) => n.toLowerCase());
+  const subjectKeys = subject.name ? [...new Set(tokens(subject.name))].map(subjectTokenKey) : [];
+  const searchText = [...listed, ...subjectKeys].join(" | ");
+  return { evidence, searchText: searchText || null };
+}
+
+/**
+ * The score of one match in words: which name matched and how closely (from the breakdown
+ * screening stored, services/screening/score.ts), then how the verified birth date and country
+ * compare with the entry's. Without a verified attribute, the sign of the stored adjustment says
+ * whether it agreed.
+ */
+export function explainScore(
+  b: StoredBreakdown,
+  aliasIndex: number,
+  subject: { birthDate: string | null; country: string | null },
+  entry: { birthDates: readonly string[]; countries: readonly string[] },
+): string {
+  const which = aliasIndex > 0 ? "an alias" : aliasIndex === 0 ? "the listed name" : "a listed name";
+  const jw = b.jaroWinkler ?? 0;
+  const name = jw >= 0.9999 ? `name matches ${which} exactly` : `name is close to ${which} (${Math.round(jw * 100)}% similar)`;
+  return [
+    name,
+    birthDateWords(subject.birthDate, entry.birthDates, b.birthDate ?? 0),
+    countryWords(subject.country, entry.countries, b.country ?? 0),
+  ].join("; ");
+}
+
+function birthDateWords(subject: string | null, listed: readonly string[], adj: number): string {
+  if (!subject) return adj > 0 ? "birth date agrees" : adj < 0 ? "birth date disagrees" : "no verified birth date to compare";
+  if (listed.length === 0) return "the list gives no birth date";
+  if (listed.includes(subject)) return "birth date matches exactly";
+  const year = Number(subject.slice(0, 4));
+  const sameYear = listed.filter((d) => Number(d.slice(0, 4)) === year);
+  if (sameYear.length) return sameYear.some((d) => d.length === 4) ? "birth year matches" : "birth year matches, the day differs";
+  const gap = Math.min(...listed.map((d) => Math.abs(Number(d.slice(0, 4)) - year)));
+  return gap === 1 ? "birth year differs by one" : `birth years differ by ${gap}`;
+}
+
+function countryWords(subject: string | null, listed: readonly string[], adj: number): string {
+  if (!subject) return adj > 0 ? "country agrees" : adj < 0 ? "country disagrees" : "no verified country to compare";
+  if (listed.length === 0) return "the list gives no country";
+  return listed.includes(subject.toUpperCase()) ? "country matches" : "country differs";
+}
+
+function summarize(outcome: ScreeningOutcome, matches: HitEvidence["matches"], provider: HitEvidence["provider"]): string {
+  const parts: string[] = [];
+  const best = matches[0];
+  if (best) {
+    const more = matches.length > 1 ? ` and ${matches.length - 1} more` : "";
+    parts.push(`Screening matched ${best.name} on ${best.list || "a list"} (score ${best.score})${more}: ${best.explanation}`);
+  }
+  if (provider && (provider.sanctions || provider.pep)) {
+    const what = [provider.sanctions ? "sanctions" : null, provider.pep ? "PEP" : null].filter(Boolean).join(" and ");
+    parts.push(
+      `The KYC provider ${provider.name} reported a ${what} match${provider.labels.length ? ` (${provider.labels.join(", ")})` : ""}`,
+    );
+  }
+  if (!parts.length) {
+    const what = [outcome.sanctions ? "sanctions" : null, outcome.pep ? "PEP" : null].filter(Boolean).join(" and ");
+    parts.push(`A ${what} match was reported without list details`);
+  }
+  return `${parts.join(". ")}.`;
+}

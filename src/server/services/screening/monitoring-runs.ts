@@ -1,0 +1,483 @@
+import type { Prisma, ScreeningMonitorRun } from "@/generated/prisma/client.ts";
+import { sha256Hex } from "../../crypto/hash";
+import { issuerDid } from "../../crypto/issuer-keys";
+import { jcs } from "../../crypto/jcs";
+import type { Db, Tx } from "../../db/client";
+import { logger } from "../../log";
+import { personDidOf } from "../../platform/account-ref";
+import { recordScreeningHit } from "../aml";
+import { appendAudit } from "../audit";
+import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
+import { monitoringMetrics } from "./monitoring-metrics";
+import { openSubject, type SubjectQuery } from "./monitoring-subjects";
+import { nameTokens, retrievalKeys } from "./normalize";
+import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate } from "./score";
+import { activePersonLists, findMatches, SCREENING_PROVIDER, type ScreenMatch, severityOf } from "./screen";
+
+/** The actor of everything a re-screen writes (cases, results, audit entries). */
+export const MONITOR_ACTOR = "system:screening-monitor";
+/** People (or accounts) per batch: one transaction each, and the cursor moves at its commit. */
+export const MONITOR_BATCH = 1_000;
+/** A runner renews its lease at every batch; a runner silent for this long is taken over. */
+const LEASE = "5 minutes";
+const MAX_ATTEMPTS = 5;
+
+type Claim = { id: string; attempts: number };
+type Version = { id: string; list: string; versionHash: string };
+
+export type RunOptions = {
+  /** Only this organization's runs (tests, so they never run another test's runs). */
+  orgId?: string;
+  /** Runs to take in this call. */
+  limit?: number;
+  batchSize?: number;
+  /** Changed entries held in memory at most (default 50,000); a larger change is read through the key table. */
+  maxInMemory?: number;
+  /** Called inside each batch's transaction after its writes, before the cursor moves (fault injection). */
+  onBatch?: (batch: number) => void | Promise<void>;
+};
+
+/** The run lost its lease to another runner: its batch is rolled back and the run left to that runner. */
+class LeaseLost extends Error {}
+
+/**
+ * Claims the oldest queued run, or a running one whose lease ran out (its runner died), with
+ * FOR UPDATE SKIP LOCKED: several instances claim at once, never the same run.
+ */
+async function claimOne(db: Db, orgId: string | null): Promise<Claim | null> {
+  const rows = await db.$queryRaw<Claim[]>`
+    UPDATE screening_monitor_runs
+    SET status = 'running', attempts = attempts + 1,
+        "startedAt" = coalesce("startedAt", now() AT TIME ZONE 'UTC'),
+        "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${LEASE}::interval
+    WHERE id = (
+      SELECT id FROM screening_monitor_runs
+      WHERE (status = 'queued' OR (status = 'running' AND "lockedUntil" < now() AT TIME ZONE 'UTC'))
+        AND (${orgId}::uuid IS NULL OR "orgId" = ${orgId}::uuid)
+      ORDER BY "createdAt", id
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id::text AS id, attempts`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Claims and runs up to `limit` re-screen runs, one after another, each to its end. Every batch
+ * commits its results, cases and the run's cursor together, so a run interrupted anywhere (a
+ * crash, a lost lease) resumes after the last committed batch and records nothing twice.
+ */
+export async function runMonitoring(db: Db, opts: RunOptions = {}): Promise<{ processed: string[] }> {
+  const processed: string[] = [];
+  const limit = opts.limit ?? 1;
+  while (processed.length < limit) {
+    const claim = await claimOne(db, opts.orgId ?? null);
+    if (!claim) break;
+    processed.push(claim.id);
+    await processRun(db, claim, opts);
+  }
+  return { processed };
+}
+
+async function processRun(db: Db, claim: Claim, opts: RunOptions): Promise<void> {
+  const run = await db.screeningMonitorRun.findUniqueOrThrow({ where: { id: claim.id } });
+  if (claim.attempts > MAX_ATTEMPTS) return fail(db, claim, run, `The re-screen did not finish after ${MAX_ATTEMPTS} attempts.`);
+  try {
+    await execute(db, claim, run, opts);
+  } catch (err) {
+    if (err instanceof LeaseLost) return;
+    logger().error({ runId: claim.id, attempt: claim.attempts, err: { message: (err as Error)?.message } }, "screening re-screen failed");
+    if (claim.attempts >= MAX_ATTEMPTS)
+      return fail(db, claim, run, "The re-screen failed on our side; it will run again at the next list change.");
+    // Back to the queue: the next claim resumes at the last committed cursor.
+    await db.screeningMonitorRun.updateMany({
+      where: { id: claim.id, status: "running", attempts: claim.attempts },
+      data: { status: "queued", lockedUntil: null },
+    });
+  }
+}
+
+type Totals = { personsScreened: number; accountsScreened: number; hits: number; casesOpened: number };
+
+/** What one run screens people against: the change's in-memory index, or every active list. */
+type PersonSource =
+  | { kind: "changed"; index: ChangedEntryIndex; versions: Version[] }
+  | { kind: "all"; versions: Version[]; changed?: number };
+type AccountSource = { kind: "changed"; labels: Map<string, { listVersionId: string; labels: string[]; score: number }> } | { kind: "all" };
+
+async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: RunOptions): Promise<void> {
+  const batchSize = opts.batchSize ?? MONITOR_BATCH;
+  let phase = run.phase;
+  let cursor = run.cursor;
+  let batchNo = 0;
+  let persons: PersonSource | undefined;
+  let accounts: AccountSource | undefined;
+  let changedEntries = run.changedEntries;
+  while (phase !== "done") {
+    const started = performance.now();
+    const totals: Totals = { personsScreened: 0, accountsScreened: 0, hits: 0, casesOpened: 0 };
+    let next: { phase: string; cursor: string | null };
+    let work: ((tx: Tx) => Promise<void>) | null = null;
+    if (phase === "persons") {
+      persons ??= await personSource(db, run, opts.maxInMemory);
+      if (persons.kind === "changed") changedEntries = persons.index.size;
+      else if (persons.changed !== undefined) changedEntries = persons.changed;
+      const batch = await personBatch(db, run.orgId, cursor, batchSize);
+      if (batch.length === 0) {
+        next = { phase: run.kind === "periodic" ? "accounts" : "done", cursor: null };
+      } else {
+        const found = await screenPeople(db, persons, batch);
+        const fresh = await withoutKnownMatches(db, run.orgId, found);
+        totals.personsScreened = batch.length;
+        next = { phase, cursor: batch[batch.length - 1]!.personId };
+        work = async (tx) => {
+          for (const f of fresh) {
+            const opened = await recordPersonMatch(tx, run, f);
+            totals.hits++;
+            if (opened) totals.casesOpened++;
+          }
+        };
+      }
+    } else {
+      accounts ??= await accountSource(db, run);
+      if (accounts.kind === "changed") changedEntries = accounts.labels.size;
+      const batch = await accountBatch(db, run.orgId, cursor, batchSize);
+      if (batch.length === 0) {
+        next = { phase: "done", cursor: null };
+      } else {
+        const found = await newAccountLabels(db, run.orgId, accounts, batch);
+        totals.accountsScreened = batch.length;
+        next = { phase, cursor: batch[batch.length - 1]!.id };
+        work = async (tx) => {
+          for (const f of found) {
+            await recordAccountLabels(tx, run, f);
+            totals.hits++;
+          }
+        };
+      }
+    }
+    batchNo++;
+    await db.$transaction(
+      async (tx) => {
+        if (work) await work(tx);
+        if (work) await opts.onBatch?.(batchNo);
+        // The cursor moves only if this runner still holds the run at the cursor it started from.
+        const moved = await tx.screeningMonitorRun.updateMany({
+          where: { id: claim.id, status: "running", attempts: claim.attempts, phase, cursor },
+          data: {
+            phase: next.phase,
+            cursor: next.cursor,
+            changedEntries,
+            personsScreened: { increment: totals.personsScreened },
+            accountsScreened: { increment: totals.accountsScreened },
+            hits: { increment: totals.hits },
+            casesOpened: { increment: totals.casesOpened },
+            lockedUntil: new Date(Date.now() + 5 * 60_000),
+          },
+        });
+        if (moved.count === 0) throw new LeaseLost();
+        if (next.phase === "done") await complete(tx, claim, run);
+      },
+      { timeout: 5 * 60_000, maxWait: 60_000 },
+    );
+    const m = monitoringMetrics();
+    if (totals.personsScreened) m.screened.inc({ subject: "person" }, totals.personsScreened);
+    if (totals.accountsScreened) m.screened.inc({ subject: "account" }, totals.accountsScreened);
+    if (totals.hits) m.hits.inc({ subject: phase === "persons" ? "person" : "account" }, totals.hits);
+    if (work) m.batch.observe({ phase }, (performance.now() - started) / 1000);
+    phase = next.phase;
+    cursor = next.cursor;
+  }
+}
+
+/** Closes the run in its last batch's transaction and audits it with its counts. */
+async function complete(tx: Tx, claim: Claim, run: ScreeningMonitorRun): Promise<void> {
+  // Approved people with no identity on file (approved before monitoring kept one) cannot be re-screened.
+  const [row] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM people p
+    WHERE p."orgId" = ${run.orgId}::uuid AND p."kycStatus" = 'approved'
+      AND NOT EXISTS (SELECT 1 FROM screening_subjects s WHERE s."personId" = p.id)`;
+  const done = await tx.screeningMonitorRun.update({
+    where: { id: claim.id },
+    data: { status: "completed", personsSkipped: row?.n ?? 0, completedAt: new Date(), lockedUntil: null, error: null },
+  });
+  await appendAudit(
+    tx,
+    { orgId: run.orgId, actor: MONITOR_ACTOR },
+    {
+      action: "screening.rescreen_completed",
+      subjectType: "screening_run",
+      subject: run.id,
+      data: {
+        kind: run.kind,
+        list: run.list,
+        listVersionId: run.listVersionId,
+        changedEntries: done.changedEntries,
+        personsScreened: done.personsScreened,
+        personsSkipped: done.personsSkipped,
+        accountsScreened: done.accountsScreened,
+        hits: done.hits,
+        casesOpened: done.casesOpened,
+      },
+    },
+  );
+}
+
+async function fail(db: Db, claim: Claim, run: ScreeningMonitorRun, error: string): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const res = await tx.screeningMonitorRun.updateMany({
+      where: { id: claim.id, status: "running", attempts: claim.attempts },
+      data: { status: "failed", error, completedAt: new Date(), lockedUntil: null },
+    });
+    if (res.count === 0) return;
+    await appendAudit(
+      tx,
+      { orgId: run.orgId, actor: MONITOR_ACTOR },
+      { action: "screening.rescreen_failed", subjectType: "screening_run", subject: run.id, data: { kind: run.kind, error } },
+    );
+  });
+}
+
+// ---- people ----
+
+async function personSource(db: Db, run: ScreeningMonitorRun, maxInMemory?: number): Promise<PersonSource> {
+  const versions = await activePersonLists(db);
+  if (run.kind === "list_change" && run.listVersionId) {
+    const v = await db.screeningListVersion.findUniqueOrThrow({
+      where: { id: run.listVersionId },
+      select: { id: true, list: true, versionHash: true },
+    });
+    const index = await changedEntryIndex(db, run.listVersionId, run.previousVersionId, maxInMemory);
+    // A change too large for memory: every entry of the new version, through its key table.
+    if (index) return { kind: "changed", index, versions: [v] };
+    return { kind: "all", versions: [v], changed: await countChangedPersonEntries(db, run.listVersionId, run.previousVersionId) };
+  }
+  return { kind: "all", versions };
+}
+
+type PersonRow = { personId: string; querySealed: string };
+
+/** The next approved people with an identity on file, in id order after `cursor`. */
+function personBatch(db: Db, orgId: string, cursor: string | null, size: number): Promise<PersonRow[]> {
+  return db.$queryRaw<PersonRow[]>`
+    SELECT s."personId"::text AS "personId", s."querySealed"
+    FROM screening_subjects s JOIN people p ON p.id = s."personId"
+    WHERE s."orgId" = ${orgId}::uuid AND (${cursor}::uuid IS NULL OR s."personId" > ${cursor}::uuid)
+      AND p."orgId" = ${orgId}::uuid AND p."kycStatus" = 'approved'
+    ORDER BY s."personId"
+    LIMIT ${size}`;
+}
+
+type PersonFound = { personId: string; query: SubjectQuery; tokens: string[]; matches: ScreenMatch[]; versions: Version[] };
+
+/** Scores each person of the batch; returns only the people with a match at or above the threshold. */
+async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): Promise<PersonFound[]> {
+  const found: PersonFound[] = [];
+  for (const row of batch) {
+    const query = openSubject(row.querySealed);
+    if (!query) continue;
+    const tokens = nameTokens(query.name);
+    let matches: ScreenMatch[];
+    if (source.kind === "changed") {
+      const candidates = source.index.candidates(retrievalKeys(tokens));
+      if (candidates.length === 0) continue;
+      const list = source.versions[0]!.list;
+      matches = [];
+      for (const e of candidates) {
+        // A name scores at most 1, so birth date and country alone can rule an entry out (years
+        // apart): the same adjustments scoreCandidate adds, without its name comparison.
+        if (1 + birthDateAdjustment(query.birthDate, e.birthDates) + countryAdjustment(query.country, e.countries) < MATCH_THRESHOLD)
+          continue;
+        const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, e);
+        if (breakdown.total < MATCH_THRESHOLD) continue;
+        matches.push({
+          entryId: e.id,
+          listVersionId: e.listVersionId,
+          list,
+          externalId: e.externalId,
+          name: e.name,
+          topics: e.topics,
+          programme: e.programme,
+          score: breakdown.total,
+          breakdown,
+        });
+      }
+      matches.sort((a, b) => b.score - a.score || a.entryId.localeCompare(b.entryId));
+    } else {
+      matches = (await findMatches(db, query, { versions: source.versions })).matches;
+    }
+    if (matches.length > 0) found.push({ personId: row.personId, query, tokens, matches, versions: source.versions });
+  }
+  return found;
+}
+
+const matchKey = (m: { list: string; externalId: string; score: number }) => `${m.list}\u0000${m.externalId}\u0000${m.score}`;
+
+/**
+ * Drops the matches a stored screening of the same person already reported (same list, external
+ * id and score): a match already on a case, open or cleared, is not raised again. A changed entry
+ * or a different score is new evidence and is reported.
+ */
+async function withoutKnownMatches(db: Db, orgId: string, found: PersonFound[]): Promise<PersonFound[]> {
+  if (found.length === 0) return found;
+  const didOf = (id: string) => personDidOf(issuerDid(), id);
+  const stored = await db.screeningResult.findMany({
+    where: { orgId, subjectType: "person", subjectRef: { in: found.map((f) => didOf(f.personId)) } },
+    select: { subjectRef: true, detail: true },
+  });
+  const known = new Map<string, Set<string>>();
+  for (const r of stored) {
+    const matches = ((r.detail ?? {}) as { matches?: ScreenMatch[] }).matches ?? [];
+    const set = known.get(r.subjectRef) ?? new Set<string>();
+    for (const m of matches) set.add(matchKey(m));
+    known.set(r.subjectRef, set);
+  }
+  return found
+    .map((f) => ({ ...f, matches: f.matches.filter((m) => !known.get(didOf(f.personId))?.has(matchKey(m))) }))
+    .filter((f) => f.matches.length > 0);
+}
+
+/**
+ * Stores the screening result (the same detail as a screen at KYC approval) and records the hit
+ * as approval does: flags, case opened or escalated, `aml.sanctions_hit`, audit entries. Returns
+ * whether a case was opened.
+ */
+async function recordPersonMatch(tx: Tx, run: ScreeningMonitorRun, f: PersonFound): Promise<boolean> {
+  const subjectDid = personDidOf(issuerDid(), f.personId);
+  const flags = severityOf(f.matches);
+  const score = Math.round((f.matches[0]?.score ?? 0) * 100);
+  const detail = {
+    scoringVersion: SCORING_VERSION,
+    threshold: MATCH_THRESHOLD,
+    queryHash: sha256Hex(jcs({ name: f.tokens.join(" "), birthDate: f.query.birthDate, country: f.query.country })),
+    listVersions: f.versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
+    matches: f.matches.slice(0, 20),
+    monitoringRunId: run.id,
+  };
+  const result = await tx.screeningResult.create({
+    data: {
+      orgId: run.orgId,
+      subjectType: "person",
+      subjectRef: subjectDid,
+      provider: SCREENING_PROVIDER,
+      severity: flags.severity,
+      score,
+      labels: [...new Set(f.matches.flatMap((m) => m.topics))],
+      sanctionsHit: flags.sanctions,
+      pepHit: flags.pep,
+      detail: detail as unknown as Prisma.InputJsonObject,
+    },
+  });
+  // recordScreeningHit locks the person before our audit append locks the chain head (lock order).
+  const hit = await recordScreeningHit(tx, {
+    orgId: run.orgId,
+    personId: f.personId,
+    subjectDid,
+    outcome: { sanctions: flags.sanctions, pep: flags.pep, severity: flags.severity, score, resultId: result.id },
+    actor: MONITOR_ACTOR,
+    // The same evidence as a hit at approval: the identity the person was verified with.
+    subject: { name: f.query.name, birthDate: f.query.birthDate, country: f.query.country },
+  });
+  await appendAudit(
+    tx,
+    { orgId: run.orgId, actor: MONITOR_ACTOR },
+    {
+      action: "aml.screened",
+      subjectType: "person",
+      subject: subjectDid,
+      data: { resultId: result.id, severity: flags.severity, score, sanctions: flags.sanctions, pep: flags.pep, runId: run.id },
+    },
+  );
+  return !!hit?.opened;
+}
+
+// ---- accounts ----
+
+async function accountSource(db: Db, run: ScreeningMonitorRun): Promise<AccountSource> {
+  if (run.kind === "list_change" && run.listVersionId) {
+    const rows = await changedAccountLabels(db, run.listVersionId, run.previousVersionId);
+    return { kind: "changed", labels: new Map(rows.map((r) => [r.chainAccount, r])) };
+  }
+  return { kind: "all" };
+}
+
+type AccountRow = { id: string; name: string };
+
+/** The next accounts bound to a person (a binding not revoked), in id order after `cursor`. */
+function accountBatch(db: Db, orgId: string, cursor: string | null, size: number): Promise<AccountRow[]> {
+  return db.$queryRaw<AccountRow[]>`
+    SELECT a.id::text, a.name FROM accounts a
+    WHERE a."orgId" = ${orgId}::uuid AND (${cursor}::uuid IS NULL OR a.id > ${cursor}::uuid)
+      AND EXISTS (SELECT 1 FROM account_bindings b WHERE b."accountId" = a.id AND b."orgId" = ${orgId}::uuid AND b."revokedAt" IS NULL)
+    ORDER BY a.id
+    LIMIT ${size}`;
+}
+
+type AccountFound = {
+  chainAccount: string;
+  labels: string[];
+  score: number;
+  hits: { listVersionId: string; labels: string[]; score: number }[];
+};
+
+/** Accounts of the batch with labels the organization has not been told about (its latest result differs). */
+async function newAccountLabels(db: Db, orgId: string, source: AccountSource, batch: AccountRow[]): Promise<AccountFound[]> {
+  const names = batch.map((a) => a.name);
+  let hits: { listVersionId: string; chainAccount: string; labels: string[]; score: number }[];
+  if (source.kind === "changed") {
+    hits = names.flatMap((n) => {
+      const h = source.labels.get(n);
+      return h ? [{ ...h, chainAccount: n }] : [];
+    });
+  } else {
+    const versions = await db.screeningListVersion.findMany({ where: { active: true, format: "labels" }, select: { id: true } });
+    hits = await db.screeningAccountLabel.findMany({
+      where: { chainAccount: { in: names }, listVersionId: { in: versions.map((v) => v.id) } },
+      select: { listVersionId: true, chainAccount: true, labels: true, score: true },
+    });
+  }
+  if (hits.length === 0) return [];
+  const byAccount = new Map<string, typeof hits>();
+  for (const h of hits) byAccount.set(h.chainAccount, [...(byAccount.get(h.chainAccount) ?? []), h]);
+  const latest = await db.screeningResult.findMany({
+    where: { orgId, subjectType: "account", subjectRef: { in: [...byAccount.keys()] } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { subjectRef: true, labels: true, score: true },
+  });
+  const told = new Map<string, string>();
+  for (const r of latest) if (!told.has(r.subjectRef)) told.set(r.subjectRef, `${[...r.labels].sort().join(";")}|${r.score}`);
+  const out: AccountFound[] = [];
+  for (const [chainAccount, hs] of byAccount) {
+    const labels = [...new Set(hs.flatMap((h) => h.labels))].sort();
+    const score = hs.reduce((max, h) => Math.max(max, h.score), 0);
+    if (told.get(chainAccount) === `${labels.join(";")}|${score}`) continue;
+    out.push({ chainAccount, labels, score, hits: hs.map(({ listVersionId, labels, score }) => ({ listVersionId, labels, score })) });
+  }
+  return out;
+}
+
+/** Stores an account's new labels as a screen-account would, and audits it. */
+async function recordAccountLabels(tx: Tx, run: ScreeningMonitorRun, f: AccountFound): Promise<void> {
+  const severity = f.labels.length > 0 ? "medium" : null;
+  const result = await tx.screeningResult.create({
+    data: {
+      orgId: run.orgId,
+      subjectType: "account",
+      subjectRef: f.chainAccount,
+      provider: "account-labels",
+      severity,
+      score: f.score,
+      labels: f.labels,
+      detail: { hits: f.hits, monitoringRunId: run.id },
+    },
+  });
+  await appendAudit(
+    tx,
+    { orgId: run.orgId, actor: MONITOR_ACTOR },
+    {
+      action: "aml.account_screened",
+      subjectType: "account",
+      subject: f.chainAccount,
+      data: { resultId: result.id, score: f.score, labels: f.labels, severity, runId: run.id },
+    },
+  );
+}
