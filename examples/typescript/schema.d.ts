@@ -2675,7 +2675,7 @@ export interface components {
         } | null;
       }[];
       openCases: components["schemas"]["AmlCaseView"][];
-      recentEvents: components["schemas"]["AuditEntryView"][];
+      recentEvents: components["schemas"]["AuditActivityView"][];
     };
     AmlSlaView: {
       hours: {
@@ -8338,7 +8338,10 @@ export interface operations {
            *           "data": {},
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "prevHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
-           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f"
+           *           "hash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *           "actorName": "API key 'backend' (bi_test_ab12cd34)",
+           *           "subjectName": "Person 7F3A-21C9",
+           *           "summary": "ops@acme.test cleared the AML case for Person 7F3A-21C9"
            *         }
            *       ]
            *     }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditEntryView } from "../audit";
+import { AuditActivityView } from "../audit";
 import { PersonSummary } from "../people";
 import { AmlCaseView, Severity } from "./aml.schema";
 
@@ -23,7 +23,8 @@ export const AdminAmlView = z.object({
   ),
   openCases: z.array(AmlCaseView),
   /** Recent `aml.*` audit entries, newest first. */
-  recentEvents: z.array(AuditEntryView),
+  /** The newest AML entries of the audit log, with who and what in words (as the dashboard shows them). */
+  recentEvents: z.array(AuditActivityView),
 });
 
 export const RiskEventView = z.object({

@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { auditEntryView } from "../audit";
+import { describeAudit } from "../audit";
 import { personSummary } from "../people";
 import { OPEN_STATUSES, withHits } from "./case-records";
 import { countOverdue } from "./sla";
@@ -54,7 +54,7 @@ export async function amlOverview(ctx: ServiceContext) {
       };
     }),
     openCases: await withHits(ctx.db, orgId, cases, ctx.now()),
-    recentEvents: events.map(auditEntryView),
+    recentEvents: await describeAudit(ctx.db, orgId, events),
   };
 }
 

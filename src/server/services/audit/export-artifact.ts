@@ -1,11 +1,10 @@
-import { base58 } from "@scure/base";
 import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
-import { issuerSigningKey, signEd25519, verificationMethodId } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import type { Db } from "../../db/client";
 import type { ExportArtifact, ExportCheckpoint } from "./audit.schema";
 import { auditEntryView, entryHash, GENESIS_HASH } from "./chain";
+import { signCheckpoint } from "./checkpoint-proof";
 
 /** Entries one artifact may hold; a longer range fails and asks for a shorter one. */
 export const MAX_EXPORT_ENTRIES = 50_000;
@@ -75,8 +74,6 @@ export async function buildExportArtifact(db: Db, job: { orgId: string; from: Da
     chainHead: { seq: snap.head?.seq ?? 0, hash: snap.head?.hash ?? GENESIS_HASH },
     createdAt: now.toISOString(),
   };
-  const key = issuerSigningKey();
-  const signature = signEd25519(new TextEncoder().encode(jcs(checkpoint)), key);
   return {
     format: "bi-audit-export/1",
     organizationId: orgId,
@@ -84,11 +81,6 @@ export async function buildExportArtifact(db: Db, job: { orgId: string; from: Da
     to: checkpoint.to,
     entries,
     checkpoint,
-    proof: {
-      alg: "Ed25519",
-      canonicalization: "JCS",
-      verificationMethod: verificationMethodId(key),
-      signatureMultibase: `z${base58.encode(signature)}`,
-    },
+    proof: signCheckpoint(checkpoint),
   };
 }
