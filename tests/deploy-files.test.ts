@@ -82,3 +82,30 @@ describe("deployment files", () => {
     expect(read("Dockerfile")).toMatch(/^USER node$/m);
   });
 });
+
+describe("alert rules and the dashboard", () => {
+  it("parse, and name only metrics the service exports", async () => {
+    const { metrics } = await import("../src/server/metrics");
+    const exported = new Set((await metrics().registry.getMetricsAsJSON()).map((m) => m.name));
+    const sources = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = `${dir}/${e.name}`;
+        if (e.isDirectory()) return e.name === "generated" ? [] : sources(p);
+        return e.name.endsWith(".ts") && !e.name.endsWith(".test.ts") ? [read(p)] : [];
+      });
+    for (const text of sources("src/server")) for (const m of text.matchAll(/name: "(bi_[a-z0-9_]+)"/g)) exported.add(m[1]!);
+
+    const rules = parse(read("deploy/monitoring/alerts.yaml")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const dashboard = JSON.parse(read("deploy/monitoring/grafana-dashboard.json")) as { panels: { targets: { expr: string }[] }[] };
+    const exprs = [
+      ...rules.groups.flatMap((g) => g.rules.map((r) => r.expr)),
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)),
+    ];
+    expect(exprs.length).toBeGreaterThan(10);
+    for (const expr of exprs)
+      for (const m of expr.matchAll(/\bbi_[a-z0-9_]+/g)) {
+        const name = m[0].replace(/_(bucket|sum|count)$/, "");
+        expect(exported.has(name), `${name} in "${expr}"`).toBe(true);
+      }
+  });
+});
