@@ -37,7 +37,7 @@ async function orgWithHook(receiver: Receiver, events: string[] = ["*"]) {
 }
 
 const emit = (orgId: string, event: EventName, payload: Record<string, string>) =>
-  db.$transaction((tx) => emitEvent(tx, orgId, event, payload));
+  db.$transaction((tx) => emitEvent(tx, orgId, event, payload as never));
 const rows = (orgId: string) => db.webhookDelivery.findMany({ where: { orgId }, orderBy: { createdAt: "asc" } });
 const settled =
   (orgId: string, status: string, n = 1) =>

@@ -1144,6 +1144,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/event-types": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The event catalog: every event the service sends, when it fires, and the JSON Schema of its payload (the `payload` of the delivery envelope). */
+    get: operations["getV1AdminWebhooksEventTypes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks": {
     parameters: {
       query?: never;
@@ -2780,6 +2797,15 @@ export interface components {
         deny: number;
       };
       recentAudit: components["schemas"]["AuditActivityView"][];
+    };
+    WebhookEventTypes: {
+      eventTypes: {
+        name: string;
+        firesWhen: string;
+        payloadSchema: {
+          [key: string]: unknown;
+        };
+      }[];
     };
     WebhookList: {
       webhooks: components["schemas"]["WebhookView"][];
@@ -8657,6 +8683,57 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["DashboardView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksEventTypes: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The event catalog: every event the service sends, when it fires, and the JSON Schema of its payload (the `payload` of the delivery envelope). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "eventTypes": [
+           *         {
+           *           "name": "coralreef124",
+           *           "firesWhen": "fires when",
+           *           "payloadSchema": {}
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["WebhookEventTypes"];
         };
       };
       400: components["responses"]["ValidationError"];

@@ -14,3 +14,12 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]["name"];
 
 export const WEBHOOK_EVENT_NAMES: readonly WebhookEventName[] = WEBHOOK_EVENTS.map((e) => e.name);
+
+/** The `payload` of each event, as the service writes it (checked where events are emitted). */
+export type WebhookPayloads = {
+  "account.created": { accountDid: string; lifecycle: "provisional" | "bound" | "unlocked" | "suspended" };
+  "kyc.approved": { personDid: string; level: string };
+  "identity.bound": { accountDid: string; personDid: string; bindingVcHash: string };
+  "account.unlocked": { accountDid: string };
+  "aml.sanctions_hit": { personDid: string; severity: "low" | "medium" | "high" | "critical" };
+};

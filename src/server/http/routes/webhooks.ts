@@ -4,6 +4,7 @@ import {
   DeliveryList,
   DeliveryListQuery,
   DeliveryView,
+  EventTypeList,
   RegisteredWebhook,
   RegisterWebhookInput,
   WebhookIdParams,
@@ -22,6 +23,16 @@ webhookMetrics();
 
 /** /v1/admin/webhooks*: receivers, their deliveries and replay (scope `webhook_manage`). */
 export const webhookRoutes: RouteDef[] = [
+  route({
+    method: "GET",
+    path: "/v1/admin/webhooks/event-types",
+    auth,
+    tag,
+    summary:
+      "The event catalog: every event the service sends, when it fires, and the JSON Schema of its payload (the `payload` of the delivery envelope).",
+    response: EventTypeList,
+    handler: async () => webhooks.eventTypes(),
+  }),
   route({
     method: "GET",
     path: "/v1/admin/webhooks",

@@ -1,4 +1,5 @@
 export { dispatchOutboxEvents } from "./dispatch";
+export { EVENT_PAYLOADS, EventTypeList, eventTypes } from "./events.schema";
 export { webhookMetrics } from "./metrics";
 export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery } from "./registry";
 export { purgeWebhookHistory } from "./retention";

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { WEBHOOK_EVENTS, type WebhookEventName, type WebhookPayloads } from "../../../lib/webhook-events";
+
+const did = z.string().describe("A DID (did:web:…)");
+const lifecycle = z.enum(["provisional", "bound", "unlocked", "suspended"]);
+const severity = z.enum(["low", "medium", "high", "critical"]);
+
+/** The payload of each event as a schema: the catalog's JSON Schemas are generated from these. */
+export const EVENT_PAYLOADS = {
+  "account.created": z.object({ accountDid: did, lifecycle }),
+  "kyc.approved": z.object({ personDid: did, level: z.string().describe("The KYC level the person passed") }),
+  "identity.bound": z.object({
+    accountDid: did,
+    personDid: did,
+    bindingVcHash: z.string().describe("Hex SHA-256 of the AccountBinding credential issued"),
+  }),
+  "account.unlocked": z.object({ accountDid: did }),
+  "aml.sanctions_hit": z.object({ personDid: did, severity }),
+} satisfies { [E in WebhookEventName]: z.ZodType<WebhookPayloads[E]> };
+
+export const EventTypeView = z.object({
+  name: z.string(),
+  firesWhen: z.string(),
+  /** JSON Schema (draft 2020-12) of the delivery's `payload`. */
+  payloadSchema: z.record(z.string(), z.unknown()),
+});
+export const EventTypeList = z.object({ eventTypes: z.array(EventTypeView) }).meta({ id: "WebhookEventTypes" });
+
+/** The event catalog: every event the service sends, when, and its payload's JSON Schema. */
+export function eventTypes(): z.output<typeof EventTypeList> {
+  return {
+    eventTypes: WEBHOOK_EVENTS.map((e) => ({
+      name: e.name,
+      firesWhen: e.firesWhen,
+      payloadSchema: z.toJSONSchema(EVENT_PAYLOADS[e.name]) as Record<string, unknown>,
+    })),
+  };
+}
