@@ -48,6 +48,10 @@ test("console pages with data: no serious or critical violations", async ({ page
     await page.waitForLoadState("networkidle");
     reports.push(await axe(page, `AML case dialog at ${width}px`));
     await page.keyboard.press("Escape");
+    await page.getByRole("link", { name: "Open case" }).first().click();
+    await expect(page.getByRole("list", { name: "Case timeline" })).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    reports.push(await axe(page, `AML case page at ${width}px`));
     await page.goto("/console/members");
     await page.getByRole("button", { name: "Add member" }).click();
     await expect(page.getByRole("dialog")).toBeVisible();

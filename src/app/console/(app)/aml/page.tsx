@@ -1,23 +1,25 @@
 "use client";
 
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { RoleGate, useMe } from "@/components/console/shell";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useDeferredValue, useMemo, useState } from "react";
+import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Modal, ModalActions } from "@/components/ui/dialog";
-import { present, textIssue } from "@/components/ui/error-text";
-import { Counter, FieldError, FormError } from "@/components/ui/form-field";
-import { useToast } from "@/components/ui/toast";
+import { FormError } from "@/components/ui/form-field";
 import { useSubmission } from "@/components/ui/use-submission";
-import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { age, type Case, CaseDecision, PRIORITY_RANK, PriorityBadge, SlaBadge, StatusBadge, subjectName } from "./case-ui";
+import { Screenings } from "./screenings";
 
-type Case = RouterOutputs["aml"]["queue"]["cases"][number];
-
-const CASE_FIELDS = { reason: { label: "reason" }, "body.reason": { label: "reason" }, "body.notes": { label: "notes" } };
-const PRIORITY_TONE = { low: "slate", medium: "amber", high: "red", critical: "red" } as const;
-const PRIORITY_RANK = { low: 0, medium: 1, high: 2, critical: 3 } as const;
+type Status = "open" | "closed" | "all";
+const EMPTY: Record<Status, string> = {
+  open: "No open AML cases. Screening hits open cases here.",
+  closed: "No closed AML cases yet.",
+  all: "No AML cases yet. Screening hits open cases here.",
+};
 
 export default function AmlPage() {
   return (
@@ -29,7 +31,11 @@ export default function AmlPage() {
 
 function Queue() {
   const trpc = useTRPC();
-  const queue = useQuery(trpc.aml.queue.queryOptions());
+  const [status, setStatus] = useState<Status>("open");
+  const [mine, setMine] = useState(false);
+  const [search, setSearch] = useState("");
+  const q = useDeferredValue(search.trim());
+  const queue = useQuery(trpc.aml.queue.queryOptions({ status, mine: mine || undefined, q: q.length >= 2 ? q : undefined, limit: 200 }));
   const [selected, setSelected] = useState<string | null>(null);
   const cases = queue.data?.cases;
   const current = cases?.find((c) => c.caseId === selected) ?? null;
@@ -39,26 +45,67 @@ function Queue() {
       c.accessor((x) => PRIORITY_RANK[x.priority], {
         id: "priority",
         header: "Priority",
-        cell: (i) => <Badge tone={PRIORITY_TONE[i.row.original.priority]}>{i.row.original.priority}</Badge>,
+        cell: (i) => <PriorityBadge priority={i.row.original.priority} />,
       }),
-      c.accessor("subjectDid", { header: "Subject", cell: (i) => <ShortDid did={i.getValue()} /> }),
-      c.accessor("status", {
-        header: "Status",
-        cell: (i) => <Badge tone={i.getValue() === "pending_approval" ? "indigo" : "amber"}>{i.getValue().replace("_", " ")}</Badge>,
+      c.accessor((x) => `${subjectName(x) ?? ""} ${x.subjectDid}`, {
+        id: "subject",
+        header: "Subject",
+        cell: (i) => {
+          const x = i.row.original;
+          const name = subjectName(x);
+          return (
+            <Link href={`/console/aml/${x.caseId}`} className="block min-w-0 text-indigo-700 hover:underline">
+              {name && <span className="block font-medium">{name}</span>}
+              <ShortDid did={x.subjectDid} />
+            </Link>
+          );
+        },
       }),
-      c.accessor("reason", { header: "Reason", cell: (i) => <span className="text-slate-600">{i.getValue()}</span> }),
+      c.accessor((x) => x.assigneeEmail ?? "", {
+        id: "assignee",
+        header: "Assignee",
+        cell: (i) =>
+          i.getValue() ? (
+            <span className="[overflow-wrap:anywhere]">{i.getValue()}</span>
+          ) : (
+            <span className="text-slate-500">unassigned</span>
+          ),
+      }),
       c.accessor("openedAt", {
-        header: "Opened",
+        header: "Age",
         sortFn: "datetime",
-        cell: (i) => <span className="whitespace-nowrap">{fmtTime(i.getValue())}</span>,
+        cell: (i) => (
+          <time dateTime={i.getValue()} title={fmtTime(i.getValue())} className="whitespace-nowrap tabular-nums">
+            {age(i.getValue())}
+          </time>
+        ),
       }),
+      c.accessor((x) => x.dueAt ?? "", {
+        id: "sla",
+        header: "SLA",
+        cell: (i) => {
+          const x = i.row.original;
+          return (
+            <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+              <SlaBadge c={x} />
+              {x.ageing && x.dueAt && <span className="whitespace-nowrap text-xs text-slate-500">due {fmtTime(x.dueAt)}</span>}
+            </span>
+          );
+        },
+      }),
+      c.accessor("status", { header: "Status", cell: (i) => <StatusBadge status={i.getValue()} /> }),
       c.display({
         id: "open",
         header: () => <span className="sr-only">Open</span>,
         cell: (i) => (
-          <button type="button" className="btn-secondary" onClick={() => setSelected(i.row.original.caseId)}>
-            Review
-          </button>
+          <span className="flex flex-wrap justify-end gap-2">
+            <Link href={`/console/aml/${i.row.original.caseId}`} className="btn-secondary">
+              Open case
+            </Link>
+            <button type="button" className="btn-secondary" onClick={() => setSelected(i.row.original.caseId)}>
+              Review
+            </button>
+          </span>
         ),
       }),
     ];
@@ -68,7 +115,38 @@ function Queue() {
       <PageHeader
         title="AML queue"
         description="Open cases, highest priority first, then oldest. Clearing lifts the person's PEP and sanctions flags; with four-eyes on, a second member must approve."
+        actions={<TakeNext />}
       />
+      <div className="mb-3 flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:items-end">
+        <div>
+          <label htmlFor="aml-status" className="label">
+            Cases
+          </label>
+          <select id="aml-status" className="field py-1.5" value={status} onChange={(e) => setStatus(e.target.value as Status)}>
+            <option value="open">Open (incl. awaiting approval)</option>
+            <option value="closed">Closed</option>
+            <option value="all">All</option>
+          </select>
+        </div>
+        <div className="sm:w-72">
+          <label htmlFor="aml-search" className="label">
+            Search by name
+          </label>
+          <input
+            id="aml-search"
+            type="search"
+            className="field py-1.5"
+            placeholder="Subject or list entry name, or DID"
+            value={search}
+            maxLength={200}
+            onChange={(e) => setSearch(e.target.value)}
+          />
+        </div>
+        <label className="flex items-center gap-2 text-sm sm:pb-2">
+          <input type="checkbox" checked={mine} onChange={(e) => setMine(e.target.checked)} />
+          My cases
+        </label>
+      </div>
       <DataTable
         label="AML cases"
         columns={columns}
@@ -76,207 +154,106 @@ function Queue() {
         isLoading={queue.isLoading}
         error={queue.error}
         onRetry={() => void queue.refetch()}
-        empty="No open AML cases. Screening hits open cases here."
-        filterPlaceholder="Filter by subject, status or reason"
+        empty={q.length >= 2 || mine ? "No cases match." : EMPTY[status]}
+        filterPlaceholder="Filter the rows shown"
       />
-      {current && <CaseDialog c={current} onClose={() => setSelected(null)} />}
+      {current && (
+        <Modal
+          open
+          onOpenChange={(o) => !o && setSelected(null)}
+          title={`AML case · ${current.priority} priority`}
+          description={current.subjectDid}
+        >
+          <CaseSummary c={current} />
+          <Screenings caseId={current.caseId} />
+          <p className="mt-3 text-sm">
+            <Link href={`/console/aml/${current.caseId}`} className="text-indigo-700 underline">
+              Open the case page
+            </Link>{" "}
+            for its evidence, timeline, assignee and comments.
+          </p>
+          <div className="mt-4">
+            <CaseDecision c={current} Actions={ModalActions} onDone={(closed) => closed && setSelected(null)} />
+          </div>
+        </Modal>
+      )}
     </>
   );
 }
 
-function CaseDialog({ c, onClose }: { c: Case; onClose: () => void }) {
-  const trpc = useTRPC();
-  const qc = useQueryClient();
-  const toast = useToast();
-  const me = useMe();
-  const [text, setText] = useState("");
-  const done = (title: string) => () => {
-    toast({ tone: "ok", title });
-    void qc.invalidateQueries({ queryKey: trpc.aml.queue.queryKey() });
-    setText("");
-  };
+/** "Take next case": the oldest, highest-priority unassigned open case becomes the caller's, and its page opens. */
+function TakeNext() {
   const client = useTRPCClient();
-  const propose = useSubmission(client.aml.proposeClear, {
-    fields: CASE_FIELDS,
-    validate: (input) => present([textIssue(["reason"], input.reason, 3, 500)]),
-    onSuccess: (r) => done(r.pendingApproval ? "Clear proposed: waiting for a second member" : "Case cleared")(),
-  });
-  const approve = useSubmission(client.aml.approveClear, {
-    fields: CASE_FIELDS,
-    validate: (input) => present([textIssue(["body", "notes"], input.body.notes ?? "", 0, 500)]),
-    onSuccess: () => {
-      done("Clear approved: flags lifted")();
-      onClose();
+  const router = useRouter();
+  const [none, setNone] = useState(false);
+  const next = useSubmission(client.aml.next, {
+    onSuccess: (r) => {
+      if (r.case) router.push(`/console/aml/${r.case.caseId}`);
+      else setNone(true);
     },
   });
-  const confirm = useSubmission(client.aml.confirm, {
-    fields: CASE_FIELDS,
-    validate: (input) => present([textIssue(["body", "reason"], input.body.reason, 1, 500)]),
-    onSuccess: () => {
-      done("Match confirmed: flags stay up")();
-      onClose();
-    },
-  });
-  const iProposed = c.proposedBy === `member:${me.email}`;
-  // The last action tried speaks; the text box is the one field all three share.
-  const [tried, setTried] = useState<"propose" | "approve" | "confirm" | null>(null);
-  const sub = tried === "propose" ? propose : tried === "approve" ? approve : tried === "confirm" ? confirm : null;
-  const textError = sub?.fieldError("reason") ?? sub?.fieldError("body.reason") ?? sub?.fieldError("body.notes");
-  const busy = propose.isPending || approve.isPending || confirm.isPending;
   return (
-    <Modal open onOpenChange={(o) => !o && onClose()} title={`AML case · ${c.priority} priority`} description={c.subjectDid}>
-      <div>
-        <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[8rem_1fr]">
-          <dt className="text-slate-500">Status</dt>
-          <dd data-testid="case-status">{c.status.replace("_", " ")}</dd>
-          <dt className="text-slate-500">Reason</dt>
-          <dd>{c.reason}</dd>
-          <dt className="text-slate-500">Opened</dt>
-          <dd>
-            {fmtTime(c.openedAt)} by <span className="break-all">{c.openedBy}</span>
-          </dd>
-          {c.proposedBy && (
-            <>
-              <dt className="text-slate-500">Clear proposed</dt>
-              <dd>
-                {fmtTime(c.proposedAt)} by <span className="break-all">{c.proposedBy}</span>: “{c.proposeReason}”
-              </dd>
-            </>
-          )}
-        </dl>
-        <h3 className="mt-4 text-sm font-semibold">Screening hits</h3>
-        {c.hits.length === 0 ? (
-          <p className="text-sm text-slate-500">No screening hits recorded (opened by hand).</p>
-        ) : (
-          <ul className="mt-1 divide-y divide-slate-100 text-sm">
-            {c.hits.map((h, i) => (
-              <li key={h.resultId ?? i} className="flex flex-wrap items-center gap-2 py-1.5">
-                <Badge tone={PRIORITY_TONE[h.severity] ?? "slate"}>{h.severity}</Badge>
-                {h.sanctions && <Badge tone="red">sanctions</Badge>}
-                {h.pep && <Badge tone="amber">PEP</Badge>}
-                <span>score {h.score}</span>
-                <span className="text-slate-500">{fmtTime(h.createdAt)}</span>
-              </li>
-            ))}
-          </ul>
-        )}
-        <Screenings caseId={c.caseId} />
-        <form className="mt-4 space-y-3" onSubmit={(e) => e.preventDefault()}>
-          <div>
-            <label htmlFor="case-text" className="label">
-              {c.status === "pending_approval" ? "Notes (optional for approval, required to confirm)" : "Reason"}
-            </label>
-            <textarea
-              id="case-text"
-              rows={2}
-              className="field"
-              aria-describedby="case-text-count case-text-error"
-              aria-invalid={!!textError}
-              value={text}
-              onChange={(e) => setText(e.target.value)}
-            />
-            <FieldError id="case-text-error" text={textError} />
-            <Counter id="case-text-count" value={text} max={500} min={c.status === "open" ? 3 : 0} />
-          </div>
-          {c.status === "pending_approval" && iProposed && (
-            <p role="note" className="rounded-md bg-indigo-50 p-2 text-sm text-indigo-900">
-              You proposed this clear, so you cannot approve it: four-eyes needs a different member to approve.
-            </p>
-          )}
-          <FormError text={sub?.formError} />
-          <ModalActions>
-            <button
-              type="button"
-              className="btn-secondary"
-              disabled={busy || !text.trim()}
-              onClick={() => {
-                setTried("confirm");
-                confirm.submit({ caseId: c.caseId, body: { reason: text } });
-              }}
-            >
-              Confirm match
-            </button>
-            {c.status === "open" ? (
-              <button
-                type="button"
-                className="btn-primary"
-                disabled={busy || text.trim().length < 3}
-                onClick={() => {
-                  setTried("propose");
-                  propose.submit({ subjectDid: c.subjectDid, reason: text });
-                }}
-              >
-                Propose clear
-              </button>
-            ) : (
-              <button
-                type="button"
-                className="btn-primary"
-                disabled={busy || iProposed}
-                onClick={() => {
-                  setTried("approve");
-                  approve.submit({ caseId: c.caseId, body: text.trim() ? { notes: text } : {} });
-                }}
-              >
-                Approve clear
-              </button>
-            )}
-          </ModalActions>
-        </form>
-      </div>
-    </Modal>
+    <div className="flex flex-col items-stretch sm:items-end">
+      <button
+        type="button"
+        className="btn-primary"
+        disabled={next.isPending}
+        onClick={() => {
+          setNone(false);
+          next.submit({});
+        }}
+      >
+        Take next case
+      </button>
+      <p role="status" className={none ? "mt-2 text-sm text-slate-600 sm:max-w-xs sm:text-right" : "sr-only"}>
+        {none ? "No unassigned open case is waiting: every open case already has someone working it." : ""}
+      </p>
+      {next.formError && (
+        <div className="mt-2">
+          <FormError text={next.formError} />
+        </div>
+      )}
+    </div>
   );
 }
 
-/** What the stored screening recorded for this case's hits: list versions and each match's score breakdown. */
-function Screenings({ caseId }: { caseId: string }) {
-  const trpc = useTRPC();
-  const detail = useQuery(trpc.aml.detail.queryOptions({ caseId }));
-  const screenings = detail.data?.screenings ?? [];
-  if (detail.isLoading) return <p className="mt-3 text-sm text-slate-500">Loading the screening details…</p>;
-  if (!screenings.length)
-    return (
-      <p className="mt-3 text-sm text-slate-500">
-        No list screening is stored for this case (the match came from the KYC provider or the case was opened by hand).
-      </p>
-    );
+function CaseSummary({ c }: { c: Case }) {
   return (
-    <section className="mt-4" aria-label="Screening details">
-      {screenings.map((s) => (
-        <div key={s.resultId} className="rounded-md border border-slate-200 p-3 text-sm">
-          <p className="font-medium">
-            Screening of {fmtTime(s.screenedAt)} · score {s.score}
-            {s.scoringVersion ? ` · scoring ${s.scoringVersion}` : ""}
-            {s.threshold != null ? ` · threshold ${s.threshold}` : ""}
-          </p>
-          <p className="mt-1 text-xs text-slate-500">
-            Lists:{" "}
-            {s.listVersions.map((v) => `${v.list ?? "list"} ${v.versionHash ? v.versionHash.slice(0, 10) : v.id.slice(0, 8)}`).join(", ") ||
-              "—"}
-          </p>
-          <ul className="mt-2 space-y-2">
-            {s.matches.map((m, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: a stored result's matches, read-only and in their stored order
-              <li key={i} className="rounded bg-slate-50 p-2">
-                <p>
-                  <span className="font-medium">{m.name ?? "entry"}</span> on {m.list ?? "a list"} · {m.topics.join(", ")} ·{" "}
-                  {m.score != null ? m.score.toFixed(2) : "—"}
-                </p>
-                {m.breakdown && (
-                  <dl className="mt-1 grid grid-cols-2 gap-x-3 text-xs text-slate-600 sm:grid-cols-3">
-                    {Object.entries(m.breakdown).map(([k, v]) => (
-                      <div key={k} className="flex justify-between gap-2">
-                        <dt>{k}</dt>
-                        <dd className="tabular-nums">{typeof v === "number" ? v.toFixed(2) : String(v)}</dd>
-                      </div>
-                    ))}
-                  </dl>
-                )}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ))}
-    </section>
+    <>
+      <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[8rem_1fr]">
+        <dt className="text-slate-500">Status</dt>
+        <dd data-testid="case-status">{c.status.replace("_", " ")}</dd>
+        <dt className="text-slate-500">Reason</dt>
+        <dd>{c.reason}</dd>
+        <dt className="text-slate-500">Opened</dt>
+        <dd>
+          {fmtTime(c.openedAt)} by <span className="break-all">{c.openedBy}</span>
+        </dd>
+        {c.proposedBy && (
+          <>
+            <dt className="text-slate-500">Clear proposed</dt>
+            <dd>
+              {fmtTime(c.proposedAt)} by <span className="break-all">{c.proposedBy}</span>: “{c.proposeReason}”
+            </dd>
+          </>
+        )}
+      </dl>
+      <h3 className="mt-4 text-sm font-semibold">Screening hits</h3>
+      {c.hits.length === 0 ? (
+        <p className="text-sm text-slate-500">No screening hits recorded (opened by hand).</p>
+      ) : (
+        <ul className="mt-1 divide-y divide-slate-100 text-sm">
+          {c.hits.map((h, i) => (
+            <li key={h.resultId ?? i} className="flex flex-wrap items-center gap-2 py-1.5">
+              <PriorityBadge priority={h.severity} />
+              {h.sanctions && <Badge tone="red">sanctions</Badge>}
+              {h.pep && <Badge tone="amber">PEP</Badge>}
+              <span>score {h.score}</span>
+              <span className="text-slate-500">{fmtTime(h.createdAt)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

@@ -1,0 +1,299 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { BackLink, Fact, Facts, Section } from "@/components/console/activity";
+import { RoleGate } from "@/components/console/shell";
+import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
+import { FormError } from "@/components/ui/form-field";
+import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { useSubmission } from "@/components/ui/use-submission";
+import { personIdOfDid, personShortLabel } from "@/lib/person-label";
+import type { RouterOutputs } from "@/trpc/outputs";
+import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { CaseDecision, PriorityBadge, SlaBadge, StatusBadge, subjectName, who } from "../case-ui";
+import { Screenings } from "../screenings";
+import { Assignment, CommentBox } from "./casework";
+import { Timeline } from "./timeline";
+
+type CaseTimeline = RouterOutputs["aml"]["timeline"];
+type Hit = CaseTimeline["case"]["hits"][number];
+
+export default function AmlCasePage() {
+  return (
+    <RoleGate min="compliance_officer">
+      <CaseView />
+    </RoleGate>
+  );
+}
+
+function CaseView() {
+  const { caseId } = useParams<{ caseId: string }>();
+  const trpc = useTRPC();
+  const q = useQuery(trpc.aml.timeline.queryOptions({ caseId: decodeURIComponent(caseId) }));
+  const t = q.data;
+  const name = t ? (subjectName(t.case) ?? personShortLabel(t.case.subjectDid)) : null;
+  return (
+    <>
+      <BackLink href="/console/aml" label="AML queue" />
+      <PageHeader
+        title={name ? `AML case · ${name}` : "AML case"}
+        description={
+          t ? (
+            <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
+              <StatusBadge status={t.case.status} />
+              <PriorityBadge priority={t.case.priority} />
+              <SlaBadge c={t.case} />
+              {t.case.ageing && t.case.dueAt && <span>due {fmtTime(t.case.dueAt)}</span>}
+              <span>opened {fmtTime(t.case.openedAt)}</span>
+            </span>
+          ) : undefined
+        }
+        actions={t ? <ExportButton caseId={t.case.caseId} /> : undefined}
+      />
+      {q.error && <ErrorState error={q.error} onRetry={() => void q.refetch()} />}
+      {q.isLoading && <LoadingRows rows={6} />}
+      {t && <Body t={t} />}
+    </>
+  );
+}
+
+function Body({ t }: { t: CaseTimeline }) {
+  const c = t.case;
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <Section title="Case">
+        <Facts>
+          <Fact label="Status">
+            <span data-testid="case-status">{c.status.replace("_", " ")}</span>
+          </Fact>
+          <Fact label="Priority">{c.priority}</Fact>
+          <Fact label="Deadline">
+            {c.ageing ? (
+              <span className="flex flex-wrap items-center gap-2">
+                <SlaBadge c={c} /> {fmtTime(c.dueAt)}
+              </span>
+            ) : (
+              `closed ${fmtTime(c.closedAt)}`
+            )}
+          </Fact>
+          <Fact label="Opened">
+            {fmtTime(c.openedAt)} by <span className="[overflow-wrap:anywhere]">{who(c.openedBy)}</span>
+          </Fact>
+          <Fact label="Reason">{c.reason}</Fact>
+          {c.proposedBy && (
+            <Fact label="Clear proposed">
+              {fmtTime(c.proposedAt)} by <span className="[overflow-wrap:anywhere]">{who(c.proposedBy!)}</span>: “{c.proposeReason}”
+            </Fact>
+          )}
+          {c.approvedBy && (
+            <Fact label="Clear approved">
+              {fmtTime(c.approvedAt)} by <span className="[overflow-wrap:anywhere]">{who(c.approvedBy!)}</span>
+              {c.approveNotes ? `: “${c.approveNotes}”` : ""}
+            </Fact>
+          )}
+          {c.confirmedBy && (
+            <Fact label="Match confirmed">
+              {fmtTime(c.confirmedAt)} by <span className="[overflow-wrap:anywhere]">{who(c.confirmedBy!)}</span>: “{c.confirmReason}”
+            </Fact>
+          )}
+        </Facts>
+        <Assignment c={c} />
+      </Section>
+      <Section title="Decision">
+        <div className="mt-3">
+          <CaseDecision c={c} Actions={RowActions} />
+        </div>
+        <h3 className="mt-5 text-sm font-semibold">What clearing changes</h3>
+        <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
+          {t.clearing.changes.map((s) => (
+            <li key={s}>{s}</li>
+          ))}
+        </ul>
+        <h3 className="mt-3 text-sm font-semibold">What clearing does not change</h3>
+        <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-slate-700">
+          {t.clearing.doesNotChange.map((s) => (
+            <li key={s}>{s}</li>
+          ))}
+        </ul>
+      </Section>
+      <div className="lg:col-span-2">
+        <Section title="Evidence">
+          {c.hits.length === 0 ? (
+            <p className="mt-2 text-sm text-slate-500">No screening hits recorded (opened by hand).</p>
+          ) : (
+            <ol className="mt-3 space-y-4">
+              {c.hits.map((h, i) => (
+                <HitEvidence key={h.resultId ?? i} h={h} n={i + 1} />
+              ))}
+            </ol>
+          )}
+          <Screenings caseId={c.caseId} />
+        </Section>
+      </div>
+      <Section title="Comments">
+        <CommentBox caseId={c.caseId} />
+      </Section>
+      <Section title="Person and accounts">
+        <Related t={t} />
+      </Section>
+      <div className="lg:col-span-2">
+        <Section title="Timeline">
+          <Timeline events={t.events} />
+        </Section>
+      </div>
+    </div>
+  );
+}
+
+function RowActions({ children }: { children: React.ReactNode }) {
+  return <div className="flex flex-wrap justify-end gap-2">{children}</div>;
+}
+
+function HitEvidence({ h, n }: { h: Hit; n: number }) {
+  const e = h.evidence;
+  return (
+    <li className="rounded-md border border-slate-200 p-3 text-sm">
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="font-medium">Hit {n}</span>
+        <PriorityBadge priority={h.severity} />
+        {h.sanctions && <Badge tone="red">sanctions</Badge>}
+        {h.pep && <Badge tone="amber">PEP</Badge>}
+        <span>score {h.score}</span>
+        <time className="text-slate-500" dateTime={h.createdAt}>
+          {fmtTime(h.createdAt)}
+        </time>
+      </div>
+      {!e ? (
+        <p className="mt-2 text-slate-500">This hit was recorded before evidence was kept.</p>
+      ) : (
+        <>
+          <p className="mt-2 break-words text-slate-800">{e.summary}</p>
+          <h4 className="mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">Who was screened</h4>
+          <dl className="mt-1 grid gap-x-6 gap-y-1 sm:grid-cols-3">
+            <Pair label="Name" value={e.subject.name} />
+            <Pair label="Birth date" value={e.subject.birthDate} />
+            <Pair label="Country" value={e.subject.country} />
+          </dl>
+          <p className="mt-1 text-xs text-slate-500">
+            {e.subject.source === "kyc_provider" ? "As the KYC provider verified them." : "Only what the person's record holds."}
+          </p>
+          {e.matches.length > 0 && (
+            <>
+              <h4 className="mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">What matched, and why</h4>
+              <ul className="mt-1 space-y-2">
+                {e.matches.map((m) => (
+                  <li key={m.entryId} className="rounded bg-slate-50 p-2">
+                    <p className="break-words">
+                      <span className="font-medium">{m.name}</span> on {m.list}
+                      {m.programme ? ` · programme ${m.programme}` : ""}
+                      {m.topics.length ? ` · ${m.topics.join(", ")}` : ""} · score {m.score}
+                    </p>
+                    <p className="mt-1 break-words text-slate-700">Why: {m.explanation}</p>
+                    <dl className="mt-1 grid gap-x-6 gap-y-1 text-xs sm:grid-cols-2">
+                      <Pair label="Aliases" value={m.aliases.join(", ") || null} />
+                      <Pair label="Matched name" value={m.matchedName} />
+                      <Pair label="Birth dates" value={m.birthDates.join(", ") || null} />
+                      <Pair label="Countries" value={m.countries.join(", ") || null} />
+                      <Pair label="List version" value={m.listVersionHash ? m.listVersionHash.slice(0, 16) : m.listVersionId} />
+                      <Pair label="Entry" value={m.externalId ?? m.entryId} />
+                    </dl>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {e.provider && (
+            <>
+              <h4 className="mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">What the KYC provider reported</h4>
+              <p className="mt-1 break-words">
+                {e.provider.name}:{" "}
+                {[e.provider.sanctions && "sanctions match", e.provider.pep && "PEP"].filter(Boolean).join(", ") || "no match"}
+                {e.provider.labels.length ? ` · labels ${e.provider.labels.join(", ")}` : ""}
+              </p>
+            </>
+          )}
+        </>
+      )}
+    </li>
+  );
+}
+
+function Pair({ label, value }: { label: string; value: string | null }) {
+  return (
+    <div className="min-w-0">
+      <dt className="inline text-slate-500">{label}: </dt>
+      <dd className="inline break-words">{value ?? "—"}</dd>
+    </div>
+  );
+}
+
+function Related({ t }: { t: CaseTimeline }) {
+  const personId = personIdOfDid(t.case.subjectDid);
+  return (
+    <div className="mt-3 space-y-3 text-sm">
+      {t.person && personId ? (
+        <p className="flex flex-wrap items-center gap-2">
+          <Link href={`/console/people/${personId}`} className="font-medium text-indigo-700 underline">
+            {personShortLabel(t.person.personDid)}
+          </Link>
+          <span className="text-slate-600">KYC {t.person.kycStatus.replace("_", " ")}</span>
+          {t.person.sanctionsFlag && <Badge tone="red">sanctions flag</Badge>}
+          {t.person.pepFlag && <Badge tone="amber">PEP flag</Badge>}
+          <span className="text-slate-600">risk {t.person.riskScore} / 100</span>
+        </p>
+      ) : (
+        <p className="break-all text-slate-600">Subject {t.case.subjectDid} (no person record in this organization).</p>
+      )}
+      {t.bindings.length === 0 ? (
+        <p className="text-slate-500">Not bound to any account.</p>
+      ) : (
+        <ul className="divide-y divide-slate-100" aria-label="Bindings">
+          {t.bindings.map((b) => {
+            const a = t.accounts.find((x) => x.accountDid === b.accountDid);
+            return (
+              <li key={b.bindingId} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+                <Link
+                  href={`/console/accounts/${encodeURIComponent(a?.name ?? b.accountDid)}`}
+                  className="font-mono font-medium text-indigo-700 underline"
+                >
+                  {a?.name ?? b.accountDid}
+                </Link>
+                {a && <Badge tone="indigo">{a.lifecycle}</Badge>}
+                {b.revokedAt ? <Badge tone="red">revoked {fmtTime(b.revokedAt)}</Badge> : <Badge tone="green">active</Badge>}
+                <span className="text-xs text-slate-500">bound {fmtTime(b.createdAt)}</span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Downloads the signed examiner's bundle (aml.exportCase) as a JSON file; the export is itself recorded on the timeline. */
+function ExportButton({ caseId }: { caseId: string }) {
+  const client = useTRPCClient();
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const exp = useSubmission(client.aml.exportCase, {
+    onSuccess: (bundle) => {
+      const blob = new Blob([JSON.stringify(bundle, null, 2)], { type: "application/json" });
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = `aml-case-${caseId}.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      void qc.invalidateQueries({ queryKey: trpc.aml.timeline.queryKey({ caseId }) });
+    },
+  });
+  return (
+    <div className="flex flex-col gap-2">
+      <button type="button" className="btn-secondary" disabled={exp.isPending} onClick={() => exp.submit({ caseId })}>
+        Export for an examiner
+      </button>
+      <FormError text={exp.formError} />
+    </div>
+  );
+}
