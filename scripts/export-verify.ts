@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { didWebUrl } from "../src/server/crypto/did-web";
-import { verifyExportArtifact } from "../src/server/services/audit/export-verify";
+import { verifyExportArtifact } from "../src/server/services/audit";
 
 const parse = () => parseArgs({ options: { "did-document": { type: "string" } }, allowPositionals: true });
 

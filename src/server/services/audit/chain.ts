@@ -24,22 +24,25 @@ export type HashFields = Pick<AuditEntry, "orgId" | "seq" | "actor" | "action" |
   createdAt: Date;
 };
 
+/**
+ * The JCS form (RFC 8785) of an entry's hashed fields, written out with its keys already in JCS
+ * order: the same bytes as `jcs({v: 1, orgId, seq, actor, action, subjectType, subject, data,
+ * createdAt, prevHash})` (a generated-input test holds them equal), without sorting the fixed keys
+ * for every entry. Strings and integers serialise in JCS exactly as JSON.stringify writes them;
+ * only `data` goes through the general canonicaliser.
+ */
+export function entryCanonical(e: HashFields): string {
+  const q = JSON.stringify;
+  return (
+    `{"action":${q(e.action)},"actor":${q(e.actor)},"createdAt":${q(e.createdAt.toISOString())},"data":${jcs(e.data ?? {})},` +
+    `"orgId":${q(e.orgId)},"prevHash":${q(e.prevHash)},"seq":${q(e.seq)},"subject":${q(e.subject ?? null)},` +
+    `"subjectType":${q(e.subjectType ?? null)},"v":1}`
+  );
+}
+
 /** The hash of an entry: SHA-256 over the JCS form of every field but the hash itself. */
 export function entryHash(e: HashFields): string {
-  return sha256Hex(
-    jcs({
-      v: 1,
-      orgId: e.orgId,
-      seq: e.seq,
-      actor: e.actor,
-      action: e.action,
-      subjectType: e.subjectType ?? null,
-      subject: e.subject ?? null,
-      data: e.data ?? {},
-      createdAt: e.createdAt.toISOString(),
-      prevHash: e.prevHash,
-    }),
-  );
+  return sha256Hex(entryCanonical(e));
 }
 
 /**

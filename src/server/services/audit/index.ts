@@ -14,4 +14,4 @@ export {
 } from "./audit.schema";
 export { appendAudit, auditEntryView, verifyAudit } from "./chain";
 export { signCheckpoint } from "./checkpoint-proof";
-export { getExport, listExports, requestExport, runExportJobs } from "./exports";
+export { getExport, listExports, requestExport, runExportJobs, verifyExportArtifact } from "./exports";
