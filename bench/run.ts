@@ -4,7 +4,7 @@
  *   --quick            shorter runs and 10× less audit data (about a minute)
  *   --dir <path>       serve from another checkout (e.g. the code before a change; see bench/before.sh)
  *   --label <name>     names the JSON file under bench/results/ (default "run")
- *   --no-others        do not run bench:webhooks / bench:screening / bench:monitoring afterwards
+ *   --no-others        do not run bench:webhooks / bench:screening afterwards
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
  */
 import { spawnSync } from "node:child_process";
@@ -262,7 +262,7 @@ function machine() {
 /** Other areas' benches print their own tables (bench:webhooks, bench:screening), when they exist. */
 function runOtherBenches() {
   const scripts = (JSON.parse(fs.readFileSync("package.json", "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
-  for (const name of ["bench:webhooks", "bench:screening", "bench:monitoring"]) {
+  for (const name of ["bench:webhooks", "bench:screening"]) {
     if (!scripts[name]) continue;
     console.log(`\n== npm run ${name} ==`);
     spawnSync("npm", ["run", name], { stdio: "inherit" });

@@ -61,6 +61,7 @@ export const CONSOLE_PAGES: { path: string; heading: string; action: (page: Page
   { path: "/console/accounts", heading: "Accounts", action: (p) => p.getByRole("button", { name: "Suspend" }).first() },
   { path: "/console/people", heading: "People", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
   { path: "/console/organizations", heading: "Organizations", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
+  { path: "/console/screening", heading: "Screening", action: (p) => p.getByRole("button", { name: "Upload list" }) },
   { path: "/console/risk", heading: "Risk", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
   { path: "/console/webhooks", heading: "Webhooks", action: (p) => p.getByRole("button", { name: "Register webhook" }) },
   { path: "/console/audit", heading: "Audit log", action: (p) => p.getByRole("button", { name: "Verify the chain" }) },

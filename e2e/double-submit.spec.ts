@@ -164,6 +164,22 @@ test("webhooks and audit exports: double clicks register one webhook and start o
   expect(registered[0]!.events).toEqual(["account.created", "aml.sanctions_hit"]);
   await page.getByRole("button", { name: "Done" }).click();
 
+  // Rotating the secret: the old one keeps signing for the overlap chosen; a double click rotates once.
+  const row = page.getByRole("row", { name: /double-submit/ });
+  await row.getByRole("button", { name: "Rotate secret" }).click();
+  const rotateDialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+  await rotateDialog.getByLabel("Old secret keeps signing for").selectOption("72");
+  await rotateDialog.getByRole("button", { name: "Rotate secret" }).dblclick();
+  await expect(page.getByTestId("rotated-secret")).toContainText("whsec_");
+  await expect(page.getByRole("dialog", { name: "New signing secret" })).toContainText("The old secret keeps signing until");
+  await shoot(page, "webhook-rotate-secret", { fullPage: false });
+  await page.getByRole("button", { name: "Done" }).click();
+  await expect(row.getByText(/old secret signs until/)).toBeVisible();
+  const rotations = (await read<{ entries: { action: string }[] }>(page, "audit.list", { limit: "100" })).entries.filter(
+    (e) => e.action === "webhook.secret_rotated",
+  );
+  expect(rotations).toHaveLength(1);
+
   await page.goto("/console/audit");
   // The list of exports comes from the service, so the form is live (hydrated) once it shows.
   await expect(page.getByText("No exports yet.")).toBeVisible();

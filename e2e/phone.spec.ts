@@ -83,8 +83,8 @@ test("the console's navigation is a menu on a phone: current page marked, closes
   // (While the sheet is modal, everything behind it is hidden from assistive technology, the button too.)
   await expect(page.locator('button[aria-haspopup="dialog"]', { hasText: "Menu" })).toHaveAttribute("aria-expanded", "true");
   const links = sheet.getByRole("navigation", { name: "Console menu" }).getByRole("link");
-  await expect(links).toHaveCount(12);
-  for (let i = 0; i < 12; i++) await expect(links.nth(i)).toBeInViewport();
+  await expect(links).toHaveCount(13);
+  for (let i = 0; i < 13; i++) await expect(links.nth(i)).toBeInViewport();
   const current = sheet.getByRole("link", { name: "Accounts" });
   await expect(current).toHaveAttribute("aria-current", "page");
   await expect(current).toBeFocused();

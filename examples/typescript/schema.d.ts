@@ -1196,6 +1196,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/{id}/rotate-secret": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Issues a new signing secret, shown once. The old secret keeps signing beside it for `overlapHours` (default 24): each delivery then carries both signatures in X-BI-Signature, space-separated, so receivers holding either verify while you roll the new one out. */
+    post: operations["postV1AdminWebhooksByIdRotateSecret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/deliveries": {
     parameters: {
       query?: never;
@@ -2819,6 +2836,7 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       deactivatedAt: string | null;
+      previousSecretValidUntil: string | null;
     };
     RegisteredWebhook: {
       /** Format: uuid */
@@ -2829,12 +2847,24 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       deactivatedAt: string | null;
+      previousSecretValidUntil: string | null;
       secret: string;
       warning: string;
     };
     RegisterWebhookInput: {
       url: string;
       events: string[];
+    };
+    RotatedSecret: {
+      /** Format: uuid */
+      id: string;
+      secret: string;
+      previousSecretValidUntil: string | null;
+      warning: string;
+    };
+    RotateSecretInput: {
+      /** @default 24 */
+      overlapHours: number;
     };
     DeliveryList: {
       deliveries: components["schemas"]["DeliveryView"][];
@@ -3214,6 +3244,8 @@ export interface components {
         /** Format: date-time */
         importedAt: string;
         activatedAt: string | null;
+        /** @enum {string} */
+        scope: "global" | "organization";
       }[];
     };
     ListDiffView: {
@@ -3231,6 +3263,9 @@ export interface components {
       removed: string[];
       changed: string[];
       truncated: boolean;
+      names: {
+        [key: string]: string;
+      };
     };
     MonitoringRunsView: {
       runs: components["schemas"]["MonitoringRunView"][];
@@ -3250,6 +3285,7 @@ export interface components {
       counts: {
         changedEntries: number;
         personsScreened: number;
+        personsTotal: number;
         personsSkipped: number;
         accountsScreened: number;
         hits: number;
@@ -8784,7 +8820,8 @@ export interface operations {
            *           ],
            *           "active": true,
            *           "createdAt": "2025-03-14T09:26:53.000Z",
-           *           "deactivatedAt": "2025-03-14T09:26:53.000Z"
+           *           "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
            *         }
            *       ]
            *     }
@@ -8852,6 +8889,7 @@ export interface operations {
            *       "active": true,
            *       "createdAt": "2025-03-14T09:26:53.000Z",
            *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
            *       "secret": "whsec_9sV1nq0Xo2bKp7c4Lm8Rz3",
            *       "warning": "Store it now: it is not shown again."
            *     }
@@ -8910,7 +8948,8 @@ export interface operations {
            *       ],
            *       "active": true,
            *       "createdAt": "2025-03-14T09:26:53.000Z",
-           *       "deactivatedAt": "2025-03-14T09:26:53.000Z"
+           *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
            *     }
            */
           "application/json": components["schemas"]["WebhookView"];
@@ -8920,6 +8959,69 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdRotateSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "overlapHours": 24
+         *     }
+         */
+        "application/json": components["schemas"]["RotateSecretInput"];
+      };
+    };
+    responses: {
+      /** @description Issues a new signing secret, shown once. The old secret keeps signing beside it for `overlapHours` (default 24): each delivery then carries both signatures in X-BI-Signature, space-separated, so receivers holding either verify while you roll the new one out. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "secret": "whsec_9sV1nq0Xo2bKp7c4Lm8Rz3",
+           *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
+           *       "warning": "Store it now: it is not shown again."
+           *     }
+           */
+          "application/json": components["schemas"]["RotatedSecret"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };
@@ -10126,7 +10228,8 @@ export interface operations {
            *           "active": true,
            *           "importedBy": "api_key:Backend",
            *           "importedAt": "2025-03-14T09:26:53.000Z",
-           *           "activatedAt": "2025-03-14T09:26:53.000Z"
+           *           "activatedAt": "2025-03-14T09:26:53.000Z",
+           *           "scope": "global"
            *         }
            *       ]
            *     }
@@ -10193,7 +10296,10 @@ export interface operations {
            *       "changed": [
            *         "changed"
            *       ],
-           *       "truncated": true
+           *       "truncated": true,
+           *       "names": {
+           *         "example": ""
+           *       }
            *     }
            */
           "application/json": components["schemas"]["ListDiffView"];
@@ -10253,6 +10359,7 @@ export interface operations {
            *           "counts": {
            *             "changedEntries": 3,
            *             "personsScreened": 3,
+           *             "personsTotal": 3,
            *             "personsSkipped": 3,
            *             "accountsScreened": 3,
            *             "hits": 3,
@@ -10322,6 +10429,7 @@ export interface operations {
            *       "counts": {
            *         "changedEntries": 3,
            *         "personsScreened": 3,
+           *         "personsTotal": 3,
            *         "personsSkipped": 3,
            *         "accountsScreened": 3,
            *         "hits": 3,

@@ -8,7 +8,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  *   X-BI-Event        event name
  *   X-BI-Timestamp    Unix time in milliseconds
  *   X-BI-Signature    hex HMAC-SHA256 of `${timestamp}.${rawBody}`, keyed with the signing secret
- *                     (the whole string returned at registration, as UTF-8)
+ *                     (the whole string returned at registration, as UTF-8); while a rotation's
+ *                     overlap lasts, one signature per secret, space-separated, any of which may match
  *   X-BI-Delivery-Id  stable id of the delivery: deduplicate on it (delivery is at-least-once)
  *
  * The headers are not signed, the body is. The body's `id` is the delivery id and `event` the
@@ -76,8 +77,12 @@ export function verifyWebhook(
   }
   const body = typeof rawBody === "string" ? Buffer.from(rawBody, "utf8") : Buffer.from(rawBody);
   const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
-  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  // During a secret rotation the header lists one signature per secret, space-separated: any may match.
+  const matches = signature
+    .split(" ")
+    .filter((sig) => /^[0-9a-f]{64}$/i.test(sig))
+    .some((sig) => timingSafeEqual(Buffer.from(sig, "hex"), expected));
+  if (!matches) {
     throw new WebhookVerificationError("invalid_signature", "X-BI-Signature does not match the body and timestamp.");
   }
   let envelope: WebhookEnvelope;

@@ -4,6 +4,7 @@ import type { Role } from "@/lib/roles";
 export const NAV: { href: string; label: string; min: Role }[] = [
   { href: "/console", label: "Dashboard", min: "viewer" },
   { href: "/console/aml", label: "AML queue", min: "compliance_officer" },
+  { href: "/console/screening", label: "Screening", min: "compliance_officer" },
   { href: "/console/accounts", label: "Accounts", min: "viewer" },
   { href: "/console/people", label: "People", min: "operator" },
   { href: "/console/organizations", label: "Organizations", min: "operator" },

@@ -140,6 +140,10 @@ export const routeFixtures: Record<string, RouteFixture> = {
     },
   },
   "DELETE /v1/admin/webhooks/{id}": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "POST /v1/admin/webhooks/{id}/rotate-secret": {
+    params: async (ctx) => ({ id: (await webhook(ctx)).id }),
+    body: () => ({ overlapHours: 24 }),
+  },
   "POST /v1/admin/webhooks/deliveries/{id}/replay": {
     params: async (ctx) => {
       const hook = await webhook(ctx);

@@ -1,6 +1,7 @@
 import * as screening from "../../services/screening";
 import {
   ListDiffQuery,
+  ListUploadInput,
   ListVersionsQuery,
   MonitoringRunParams,
   MonitoringRunsQuery,
@@ -22,6 +23,9 @@ export const screeningRouter = router({
   run: consoleProcedure("compliance_officer")
     .input(MonitoringRunParams)
     .query(({ ctx, input }) => screening.getMonitoringRun(ctx.svc, input.runId)),
+  uploadList: consoleProcedure("compliance_officer")
+    .input(ListUploadInput)
+    .mutation(({ ctx, input }) => screening.uploadOrgList(ctx.svc, input)),
   monitoring: consoleProcedure("compliance_officer").query(({ ctx }) => screening.getMonitoringSetting(ctx.svc)),
   setMonitoring: consoleProcedure("admin")
     .input(MonitoringSettingInput)

@@ -1,5 +1,12 @@
+import { z } from "zod";
 import * as webhooks from "../../services/webhooks";
-import { ConsoleRegisterWebhookInput, DeliveryIdParams, DeliveryListQuery, WebhookIdParams } from "../../services/webhooks";
+import {
+  ConsoleRegisterWebhookInput,
+  DeliveryIdParams,
+  DeliveryListQuery,
+  RotateSecretInput,
+  WebhookIdParams,
+} from "../../services/webhooks";
 import { consoleProcedure, router } from "../trpc";
 
 /** Outbound webhooks: operators watch deliveries and replay them; admins register and deactivate endpoints. */
@@ -15,6 +22,9 @@ export const webhooksRouter = router({
   register: consoleProcedure("admin")
     .input(ConsoleRegisterWebhookInput)
     .mutation(({ ctx, input }) => webhooks.registerWebhook(ctx.svc, input)),
+  rotateSecret: consoleProcedure("admin")
+    .input(z.object({ id: WebhookIdParams.shape.id, body: RotateSecretInput }))
+    .mutation(({ ctx, input }) => webhooks.rotateWebhookSecret(ctx.svc, input.id, input.body)),
   deactivate: consoleProcedure("admin")
     .input(WebhookIdParams)
     .mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),

@@ -109,6 +109,8 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "signing.disabled": `${actor} turned request signing off`,
     "dpa.accepted": `${actor} accepted the DPA`,
     "webhook.created": `${actor} registered webhook ${s}`,
+    "webhook.secret_rotated": `${actor} rotated the signing secret of webhook ${s}`,
+    "screening.list_imported": `${actor} imported a version of the organization's own screening list`,
     "webhook.deactivated": `${actor} deactivated webhook ${s}`,
     "webhook.delivery_replayed": `${actor} replayed a webhook delivery`,
     "compliance.export_requested": `${actor} requested an audit export`,

@@ -17,12 +17,13 @@ import { parseFtmLine } from "./parse-ftm";
  */
 export async function importFtmFile(
   db: DbOrTx,
-  opts: { path: string; list?: string; importedBy: string; onlyIfNone?: boolean },
+  opts: { path: string; list?: string; importedBy: string; onlyIfNone?: boolean; orgId?: string | null },
 ): Promise<ImportResult> {
   const list = opts.list ?? DEFAULT_LIST.ftm;
   const file = path.basename(opts.path);
+  const orgId = opts.orgId ?? null;
   return inTransaction(db, async (tx) => {
-    const active = await lockList(tx, list);
+    const active = await lockList(tx, list, orgId);
     const unchanged = (a: NonNullable<typeof active>, skipped: number): ImportResult => ({
       list,
       format: "ftm",
@@ -35,7 +36,7 @@ export async function importFtmFile(
     });
     if (active && opts.onlyIfNone) return unchanged(active, 0);
     const version = await tx.screeningListVersion.create({
-      data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy },
+      data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy, orgId },
     });
     const hash = createHash("sha256");
     const stream = fs.createReadStream(opts.path);
@@ -70,7 +71,7 @@ export async function importFtmFile(
       return unchanged(active, skipped);
     }
     await tx.screeningListVersion.update({ where: { id: version.id }, data: { fileHashes, versionHash, entryCount: count } });
-    await activateVersion(tx, list, version.id);
+    await activateVersion(tx, list, version.id, orgId);
     return { list, format: "ftm", listVersionId: version.id, versionHash, fileHashes, entryCount: count, skipped, unchanged: false };
   });
 }

@@ -25,6 +25,8 @@ export type ImportOptions = {
   importedBy: string;
   /** Import only when the list has no active version (sandbox fixtures: idempotent across instances). */
   onlyIfNone?: boolean;
+  /** The organization that owns the list (its own upload, screened for it alone); absent = a global list. */
+  orgId?: string | null;
 };
 export type ImportResult = {
   list: string;
@@ -105,8 +107,9 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
   const versionHash = sha256Hex(`${opts.format === "ofac" ? "ofac\nweak-aliases" : opts.format}\n${fileHashes.join("\n")}`);
   const count = parsed.entries?.length ?? parsed.labels?.length ?? 0;
   const base = { list, format: opts.format, versionHash, fileHashes, entryCount: count, skipped: parsed.skipped };
+  const orgId = opts.orgId ?? null;
   return inTransaction(db, async (tx) => {
-    const active = await lockList(tx, list);
+    const active = await lockList(tx, list, orgId);
     if (active && (opts.onlyIfNone || active.versionHash === versionHash)) {
       return {
         ...base,
@@ -118,21 +121,25 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
       };
     }
     const version = await tx.screeningListVersion.create({
-      data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy },
+      data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy, orgId },
     });
     const rows = parsed.entries?.map((e) => entryRow(version.id, e)) ?? [];
     for (let i = 0; i < rows.length; i += CHUNK) await insertEntries(tx, rows.slice(i, i + CHUNK));
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
-    await activateVersion(tx, list, version.id);
+    await activateVersion(tx, list, version.id, orgId);
     return { ...base, listVersionId: version.id, unchanged: false };
   });
 }
 
-/** Serialises imports of one list (until the transaction ends) and returns its active version. */
-export async function lockList(tx: Tx, list: string) {
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`screening-list:${list}`}))::text AS locked`;
-  return tx.screeningListVersion.findFirst({ where: { list, active: true } });
+/**
+ * Serialises imports of one list (until the transaction ends) and returns its active version. A
+ * list is its name and its owner: an organization's own list never shares versions with a global
+ * list or another organization's list of the same name.
+ */
+export async function lockList(tx: Tx, list: string, orgId: string | null = null) {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`screening-list:${orgId ?? "global"}:${list}`}))::text AS locked`;
+  return tx.screeningListVersion.findFirst({ where: { list, orgId, active: true } });
 }
 
 /**
@@ -140,13 +147,13 @@ export async function lockList(tx: Tx, list: string) {
  * the re-screen of everyone already approved against what changed (docs/decisions.md,
  * "Screening"), in the same transaction.
  */
-export async function activateVersion(tx: Tx, list: string, versionId: string) {
+export async function activateVersion(tx: Tx, list: string, versionId: string, orgId: string | null = null) {
   await tx.$executeRaw`
     INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
     SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${versionId}::uuid`;
-  const previous = await tx.screeningListVersion.findFirst({ where: { list, active: true }, select: { id: true } });
-  // Off first, then on: the partial unique index allows one active version per list at every step.
-  await tx.screeningListVersion.updateMany({ where: { list, active: true }, data: { active: false } });
+  const previous = await tx.screeningListVersion.findFirst({ where: { list, orgId, active: true }, select: { id: true } });
+  // Off first, then on: the partial unique index allows one active version per list and owner at every step.
+  await tx.screeningListVersion.updateMany({ where: { list, orgId, active: true }, data: { active: false } });
   await tx.screeningListVersion.update({ where: { id: versionId }, data: { active: true, activatedAt: new Date() } });
   await enqueueListChangeRuns(tx, { list, versionId, previousId: previous?.id ?? null });
 }

@@ -3,7 +3,13 @@
 export { ListFormatError } from "./import";
 export { importListFiles } from "./import-files";
 export { diffListVersions, listListVersions } from "./list-versions";
-export { ListDiffQuery, ListDiffView, ListVersionsQuery, ListVersionsView } from "./list-versions.schema";
+export {
+  ListDiffQuery,
+  ListDiffView,
+  ListUploadInput,
+  ListVersionsQuery,
+  ListVersionsView,
+} from "./list-versions.schema";
 export { getMonitoringRun, getMonitoringSetting, listMonitoringRuns, setMonitoringSetting } from "./monitoring";
 export {
   MonitoringRunParams,
@@ -30,3 +36,4 @@ export {
   ScreenApplicantInput,
   ScreenApplicantView,
 } from "./screening.schema";
+export { uploadOrgList } from "./upload";

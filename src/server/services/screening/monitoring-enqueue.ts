@@ -5,11 +5,16 @@ import type { DbOrTx, Tx } from "../../db/client";
  * transaction that makes `versionId` the active version of its list (called by activateVersion):
  * the runs exist exactly when the version does. A person list (ftm, ofac) re-screens approved
  * people (organizations with someone whose identity is on file), an account-labels list bound
- * accounts. The key "list:<versionId>" makes it once per
+ * accounts; an organization's own list queues its owner only. The key "list:<versionId>" makes it once per
  * organization and version, however often this is called.
  */
 export async function enqueueListChangeRuns(tx: Tx, input: { list: string; versionId: string; previousId: string | null }) {
-  const version = await tx.screeningListVersion.findUniqueOrThrow({ where: { id: input.versionId }, select: { format: true } });
+  const version = await tx.screeningListVersion.findUniqueOrThrow({
+    where: { id: input.versionId },
+    select: { format: true, orgId: true },
+  });
+  // An organization's own list is screened for that organization alone (docs/screening.md § Lists).
+  const owner = version.orgId;
   const accounts = version.format === "labels";
   const phase = accounts ? "accounts" : "persons";
   const dedupeKey = `list:${input.versionId}`;
@@ -17,8 +22,8 @@ export async function enqueueListChangeRuns(tx: Tx, input: { list: string; versi
     INSERT INTO screening_monitor_runs (id, "orgId", kind, "dedupeKey", list, "listVersionId", "previousVersionId", phase)
     SELECT gen_random_uuid(), o.id, 'list_change', ${dedupeKey}, ${input.list}, ${input.versionId}::uuid, ${input.previousId}::uuid, ${phase}
     FROM organizations o
-    WHERE (${accounts} AND EXISTS (SELECT 1 FROM account_bindings b WHERE b."orgId" = o.id AND b."revokedAt" IS NULL))
-       OR (NOT ${accounts} AND EXISTS (SELECT 1 FROM screening_subjects s WHERE s."orgId" = o.id))
+    WHERE (${owner}::uuid IS NULL OR o.id = ${owner}::uuid) AND ((${accounts} AND EXISTS (SELECT 1 FROM account_bindings b WHERE b."orgId" = o.id AND b."revokedAt" IS NULL))
+       OR (NOT ${accounts} AND EXISTS (SELECT 1 FROM screening_subjects s WHERE s."orgId" = o.id)))
     ON CONFLICT ("orgId", "dedupeKey") DO NOTHING`;
 }
 

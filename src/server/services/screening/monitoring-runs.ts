@@ -12,7 +12,7 @@ import { monitoringMetrics } from "./monitoring-metrics";
 import { openSubject, type SubjectQuery } from "./monitoring-subjects";
 import { nameTokens, retrievalKeys } from "./normalize";
 import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate } from "./score";
-import { activePersonLists, findMatches, SCREENING_PROVIDER, type ScreenMatch, severityOf } from "./screen";
+import { activePersonLists, findMatches, SCREENING_PROVIDER, type ScreenMatch, severityOf, visibleLists } from "./screen";
 
 /** The actor of everything a re-screen writes (cases, results, audit entries). */
 export const MONITOR_ACTOR = "system:screening-monitor";
@@ -240,12 +240,14 @@ async function fail(db: Db, claim: Claim, run: ScreeningMonitorRun, error: strin
 // ---- people ----
 
 async function personSource(db: Db, run: ScreeningMonitorRun, maxInMemory?: number): Promise<PersonSource> {
-  const versions = await activePersonLists(db);
+  const versions = await activePersonLists(db, run.orgId);
   if (run.kind === "list_change" && run.listVersionId) {
     const v = await db.screeningListVersion.findUniqueOrThrow({
       where: { id: run.listVersionId },
-      select: { id: true, list: true, versionHash: true },
+      select: { id: true, list: true, versionHash: true, orgId: true },
     });
+    // Another organization's own list is never screened for this one (runs are queued for the owner only).
+    if (v.orgId && v.orgId !== run.orgId) return { kind: "all", versions: [], changed: 0 };
     const index = await changedEntryIndex(db, run.listVersionId, run.previousVersionId, maxInMemory);
     // A change too large for memory: every entry of the new version, through its key table.
     if (index) return { kind: "changed", index, versions: [v] };
@@ -394,6 +396,8 @@ async function recordPersonMatch(tx: Tx, run: ScreeningMonitorRun, f: PersonFoun
 
 async function accountSource(db: Db, run: ScreeningMonitorRun): Promise<AccountSource> {
   if (run.kind === "list_change" && run.listVersionId) {
+    const v = await db.screeningListVersion.findUniqueOrThrow({ where: { id: run.listVersionId }, select: { orgId: true } });
+    if (v.orgId && v.orgId !== run.orgId) return { kind: "changed", labels: new Map() };
     const rows = await changedAccountLabels(db, run.listVersionId, run.previousVersionId);
     return { kind: "changed", labels: new Map(rows.map((r) => [r.chainAccount, r])) };
   }
@@ -429,7 +433,10 @@ async function newAccountLabels(db: Db, orgId: string, source: AccountSource, ba
       return h ? [{ ...h, chainAccount: n }] : [];
     });
   } else {
-    const versions = await db.screeningListVersion.findMany({ where: { active: true, format: "labels" }, select: { id: true } });
+    const versions = await db.screeningListVersion.findMany({
+      where: { active: true, format: "labels", ...visibleLists(orgId) },
+      select: { id: true },
+    });
     hits = await db.screeningAccountLabel.findMany({
       where: { chainAccount: { in: names }, listVersionId: { in: versions.map((v) => v.id) } },
       select: { listVersionId: true, chainAccount: true, labels: true, score: true },

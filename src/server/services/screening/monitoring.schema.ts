@@ -29,6 +29,8 @@ export const MonitoringRunView = z.object({
     /** New and changed entries (or account labels) of the list change; 0 for a periodic run. */
     changedEntries: z.int(),
     personsScreened: z.int(),
+    /** People the run screens in all: for a finished run those it screened, else the approved people with an identity on file now. */
+    personsTotal: z.int(),
     /** Approved people with no identity on file (approved before monitoring kept one): not re-screened. */
     personsSkipped: z.int(),
     accountsScreened: z.int(),

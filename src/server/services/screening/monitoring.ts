@@ -9,7 +9,16 @@ import type { MonitoringRunsQuery, MonitoringSettingInput } from "./monitoring.s
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function runView(r: ScreeningMonitorRun) {
+/** Approved people of the organization with an identity on file: what a person phase goes through. */
+async function subjectCount(ctx: ServiceContext): Promise<number> {
+  const [row] = await ctx.db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM screening_subjects s JOIN people p ON p.id = s."personId"
+    WHERE s."orgId" = ${ctx.org.id}::uuid AND p."orgId" = ${ctx.org.id}::uuid AND p."kycStatus" = 'approved'`;
+  return row?.n ?? 0;
+}
+
+function runView(r: ScreeningMonitorRun, subjects: number) {
+  const finished = r.status === "completed" || r.status === "failed";
   return {
     runId: r.id,
     kind: r.kind as "list_change" | "periodic",
@@ -21,6 +30,7 @@ function runView(r: ScreeningMonitorRun) {
     counts: {
       changedEntries: r.changedEntries,
       personsScreened: r.personsScreened,
+      personsTotal: finished ? r.personsScreened : Math.max(subjects, r.personsScreened),
       personsSkipped: r.personsSkipped,
       accountsScreened: r.accountsScreened,
       hits: r.hits,
@@ -41,14 +51,15 @@ export async function listMonitoringRuns(ctx: ServiceContext, query: MonitoringR
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: query.limit,
   });
-  return { runs: runs.map(runView) };
+  const subjects = runs.some((r) => r.status === "queued" || r.status === "running") ? await subjectCount(ctx) : 0;
+  return { runs: runs.map((r) => runView(r, subjects)) };
 }
 
 /** One run of the organization; another organization's (or a malformed id) is 404. */
 export async function getMonitoringRun(ctx: ServiceContext, runId: string) {
   const run = isUuid(runId) ? await ctx.db.screeningMonitorRun.findFirst({ where: { id: runId, orgId: ctx.org.id } }) : null;
   if (!run) throw notFound("The re-screen run");
-  return runView(run);
+  return runView(run, run.status === "queued" || run.status === "running" ? await subjectCount(ctx) : 0);
 }
 
 export async function getMonitoringSetting(ctx: ServiceContext) {

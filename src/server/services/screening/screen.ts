@@ -39,9 +39,17 @@ export const SCREENING_PROVIDER = "screening-lists";
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export async function activePersonLists(db: DbOrTx): Promise<ActiveVersion[]> {
+/**
+ * The lists an organization is screened against: every global list and its own uploads, never
+ * another organization's (docs/screening.md § Lists). Without an organization, global lists only.
+ */
+export function visibleLists(orgId: string | null | undefined) {
+  return orgId ? { OR: [{ orgId: null }, { orgId }] } : { orgId: null };
+}
+
+export async function activePersonLists(db: DbOrTx, orgId?: string | null): Promise<ActiveVersion[]> {
   return db.screeningListVersion.findMany({
-    where: { active: true, format: { in: ["ftm", "ofac"] } },
+    where: { active: true, format: { in: ["ftm", "ofac"] }, ...visibleLists(orgId) },
     select: { id: true, list: true, versionHash: true },
     orderBy: { list: "asc" },
   });
@@ -67,8 +75,12 @@ type EntryRow = {
  * then list and external id, so the same query on the same list versions always answers the same
  * (docs/screening.md § Retrieval).
  */
-export async function findMatches(db: DbOrTx, query: PersonQuery, opts: { versions?: ActiveVersion[]; threshold?: number } = {}) {
-  const versions = opts.versions ?? (await activePersonLists(db));
+export async function findMatches(
+  db: DbOrTx,
+  query: PersonQuery,
+  opts: { versions?: ActiveVersion[]; threshold?: number; orgId?: string | null } = {},
+) {
+  const versions = opts.versions ?? (await activePersonLists(db, opts.orgId));
   const tokens = nameTokens(query.name);
   const keys = retrievalKeys(tokens);
   if (versions.length === 0 || keys.length === 0) return { matches: [] as ScreenMatch[], versions, candidates: 0 };
@@ -112,7 +124,8 @@ export function severityOf(matches: readonly ScreenMatch[]): { sanctions: boolea
 }
 
 /**
- * Screens a person against every active sanctions/PEP list and stores a ScreeningResult of the
+ * Screens a person against every active sanctions/PEP list visible to the organization (global
+ * lists and its own) and stores a ScreeningResult of the
  * organization. Pass a transaction client to run inside the caller's transaction (KYC approval);
  * the caller records the audit entry and raises flags. The stored detail holds what a replay
  * needs: scoring version, threshold, list versions, matched entries with their score breakdown,
@@ -124,7 +137,7 @@ export async function screenPerson(
 ): Promise<ScreenOutcome> {
   await ensureSandboxLists(db);
   const query = { name: input.name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null };
-  const { matches, versions } = await findMatches(db, query);
+  const { matches, versions } = await findMatches(db, query, { orgId: input.orgId });
   const flags = severityOf(matches);
   const score = Math.round((matches[0]?.score ?? 0) * 100);
   const detail = {
@@ -160,7 +173,7 @@ export type AccountOutcome = { score: number; labels: string[]; severity: Severi
 export async function screenAccount(db: DbOrTx, input: { orgId: string; chainAccount: string }): Promise<AccountOutcome> {
   await ensureSandboxLists(db);
   const versions = await db.screeningListVersion.findMany({
-    where: { active: true, format: "labels" },
+    where: { active: true, format: "labels", ...visibleLists(input.orgId) },
     select: { id: true, list: true, versionHash: true },
   });
   const hits = await db.screeningAccountLabel.findMany({

@@ -33,6 +33,8 @@ export type Claim = {
   lease: string;
   url: string;
   secretEnc: string;
+  /** The secret before a rotation, while its overlap lasts. */
+  previousSecretEnc: string | null;
 };
 
 /** How long a claim is held: the attempt's timeout plus room for the database writes around it. */
@@ -75,20 +77,30 @@ export async function claimDeliveries(
     FROM picked p, webhooks w
     WHERE d.id = p.id AND w.id = d."webhookId"
     RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
-      d."lockedUntil"::text AS lease, w.url, w."secretEnc"`;
+      d."lockedUntil"::text AS lease, w.url, w."secretEnc",
+      CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
 }
 
 type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
-/** The headers of one attempt: a fresh timestamp and the signature over `${timestamp}.${body}`. */
-export function signedHeaders(c: Pick<Claim, "id" | "event">, body: string, secret: string, nowMs = Date.now()): Record<string, string> {
+/**
+ * The headers of one attempt: a fresh timestamp and the signature over `${timestamp}.${body}`, by
+ * each secret given (the current one first; during a rotation's overlap also the previous one),
+ * space-separated in X-BI-Signature as the Standard Webhooks convention lists several.
+ */
+export function signedHeaders(
+  c: Pick<Claim, "id" | "event">,
+  body: string,
+  secrets: string | string[],
+  nowMs = Date.now(),
+): Record<string, string> {
   const timestamp = String(nowMs);
   return {
     "content-type": "application/json",
     "user-agent": "BindIdentity-Webhooks/1",
     "x-bi-event": c.event,
     "x-bi-timestamp": timestamp,
-    "x-bi-signature": hmacSha256Hex(secret, `${timestamp}.${body}`),
+    "x-bi-signature": (Array.isArray(secrets) ? secrets : [secrets]).map((s) => hmacSha256Hex(s, `${timestamp}.${body}`)).join(" "),
     "x-bi-delivery-id": c.id,
   };
 }
@@ -118,7 +130,7 @@ async function send(
   const body = wireBody(c.body, c.id);
   try {
     const res = await pinnedPost(new URL(c.url), {
-      headers: signedHeaders(c, body, open(c.secretEnc)),
+      headers: signedHeaders(c, body, c.previousSecretEnc ? [open(c.secretEnc), open(c.previousSecretEnc)] : open(c.secretEnc)),
       body,
       timeoutMs: opts.timeoutMs,
       allowPrivate: opts.allowPrivate,

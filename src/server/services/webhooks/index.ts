@@ -1,7 +1,7 @@
 export { dispatchOutboxEvents } from "./dispatch";
 export { EVENT_PAYLOADS, EventTypeList, eventTypes } from "./events.schema";
 export { webhookMetrics } from "./metrics";
-export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery } from "./registry";
+export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery, rotateWebhookSecret } from "./registry";
 export { purgeWebhookHistory } from "./retention";
 export {
   ConsoleRegisterWebhookInput,
@@ -11,6 +11,8 @@ export {
   DeliveryView,
   RegisteredWebhook,
   RegisterWebhookInput,
+  RotatedSecret,
+  RotateSecretInput,
   WebhookIdParams,
   WebhookList,
   WebhookView,

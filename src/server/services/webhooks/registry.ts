@@ -7,7 +7,7 @@ import { AppError, conflict, notFound } from "../../errors";
 import { checkWebhookUrl } from "../../net/ssrf";
 import { OutboundError, resolveChecked } from "../../net/ssrf-request";
 import { appendAudit } from "../audit";
-import type { DeliveryListQuery, RegisterWebhookInput } from "./webhooks.schema";
+import type { DeliveryListQuery, RegisterWebhookInput, RotateSecretInput } from "./webhooks.schema";
 
 /** Active webhooks per organization: every event fans out to each, so the count bounds the work. */
 export const MAX_ACTIVE_WEBHOOKS = 20;
@@ -28,6 +28,8 @@ export const webhookView = (w: Webhook) => ({
   active: w.active,
   createdAt: w.createdAt.toISOString(),
   deactivatedAt: w.deactivatedAt?.toISOString() ?? null,
+  previousSecretValidUntil:
+    w.previousSecretUntil && w.previousSecretUntil.getTime() > Date.now() ? w.previousSecretUntil.toISOString() : null,
 });
 
 export const deliveryView = (d: WebhookDelivery) => ({
@@ -100,6 +102,38 @@ export async function registerWebhook(ctx: ServiceContext, input: RegisterWebhoo
       },
     );
     return { ...webhookView(hook), secret, warning: SECRET_WARNING };
+  });
+}
+
+/**
+ * Issues a new signing secret. The old one keeps signing beside it for `overlapHours`: each
+ * delivery then carries both signatures in X-BI-Signature, so a receiver holding either secret
+ * verifies it while its owner rolls the new one out. Rotating again during an overlap ends the
+ * older overlap at once (only the two newest secrets ever sign). The new secret is shown once.
+ */
+export async function rotateWebhookSecret(ctx: ServiceContext, id: string, input: RotateSecretInput) {
+  const secret = `whsec_${randomToken(32)}`;
+  return ctx.db.$transaction(async (tx) => {
+    const [hook] = await tx.$queryRaw<Webhook[]>`
+      SELECT * FROM webhooks WHERE id = ${id}::uuid AND "orgId" = ${ctx.org.id}::uuid FOR UPDATE`;
+    if (!hook) throw notFound("The webhook");
+    if (!hook.active) throw conflict("webhook_inactive", "The webhook is deactivated; register a new one instead.");
+    const until = input.overlapHours > 0 ? new Date(ctx.now().getTime() + input.overlapHours * 3_600_000) : null;
+    await tx.webhook.update({
+      where: { id },
+      data: { secretEnc: seal(secret), previousSecretEnc: until ? hook.secretEnc : null, previousSecretUntil: until },
+    });
+    await appendAudit(
+      tx,
+      { orgId: ctx.org.id, actor: ctx.actor },
+      {
+        action: "webhook.secret_rotated",
+        subjectType: "webhook",
+        subject: id,
+        data: { overlapHours: input.overlapHours, previousSecretValidUntil: until?.toISOString() ?? null },
+      },
+    );
+    return { id, secret, previousSecretValidUntil: until?.toISOString() ?? null, warning: SECRET_WARNING };
   });
 }
 

@@ -28,6 +28,12 @@ export const ConsoleRegisterWebhookInput = RegisterWebhookInput.extend({
 });
 
 export const WebhookIdParams = z.object({ id: z.uuid() });
+
+export const RotateSecretInput = z.strictObject({
+  /** How long the old secret keeps signing beside the new one (hours, 0 to 168; default 24). */
+  overlapHours: z.int().min(0).max(168).default(24),
+});
+export type RotateSecretInput = z.output<typeof RotateSecretInput>;
 export const DeliveryIdParams = z.object({ id: z.uuid() });
 
 export const WebhookView = z.object({
@@ -37,6 +43,8 @@ export const WebhookView = z.object({
   active: z.boolean(),
   createdAt: z.iso.datetime(),
   deactivatedAt: z.iso.datetime().nullable(),
+  /** While a rotation's overlap lasts: until when the previous secret still signs. */
+  previousSecretValidUntil: z.iso.datetime().nullable(),
 });
 
 export const RegisteredWebhook = WebhookView.extend({
@@ -46,6 +54,15 @@ export const RegisteredWebhook = WebhookView.extend({
 });
 
 export const WebhookList = z.object({ webhooks: z.array(WebhookView) });
+
+export const RotatedSecret = z.object({
+  id: z.uuid(),
+  /** The new signing secret, shown in this answer only. */
+  secret: z.string(),
+  /** Until when deliveries also carry a signature by the previous secret (null: not at all). */
+  previousSecretValidUntil: z.iso.datetime().nullable(),
+  warning: z.string(),
+});
 
 export const DeliveryStatus = z.enum(["pending", "failed", "delivered", "dead"]);
 

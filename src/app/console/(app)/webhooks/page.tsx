@@ -6,7 +6,7 @@ import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
-import { Confirm, Modal } from "@/components/ui/dialog";
+import { Confirm, Modal, ModalActions } from "@/components/ui/dialog";
 import { FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
@@ -55,6 +55,9 @@ function Webhooks() {
     onError: (err) => toast({ tone: "error", title: "The webhook was not deactivated", body: err.message }),
   });
   const deactivateMutate = deactivate.submit;
+  // The rotation dialog lives outside the table: a row re-rendered by a refetch must not close it
+  // while it shows the new secret.
+  const [rotating, setRotating] = useState<Hook | null>(null);
   const columns = useMemo(() => {
     const c = columnsFor<Hook>();
     return [
@@ -74,7 +77,14 @@ function Webhooks() {
       c.accessor((h) => (h.active ? "active" : "inactive"), {
         id: "status",
         header: "Status",
-        cell: (i) => <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge>,
+        cell: (i) => (
+          <div className="space-y-1">
+            <Badge tone={i.getValue() === "active" ? "green" : "slate"}>{i.getValue()}</Badge>
+            {i.row.original.previousSecretValidUntil && (
+              <p className="text-xs text-slate-600">old secret signs until {fmtTime(i.row.original.previousSecretValidUntil)}</p>
+            )}
+          </div>
+        ),
       }),
       c.accessor("createdAt", { header: "Registered", sortFn: "datetime", cell: (i) => fmtTime(i.getValue()) }),
       c.display({
@@ -82,17 +92,22 @@ function Webhooks() {
         header: () => <span className="sr-only">Actions</span>,
         cell: (i) =>
           isAdmin && i.row.original.active ? (
-            <Confirm
-              trigger={
-                <button type="button" className="btn-secondary">
-                  Deactivate
-                </button>
-              }
-              title="Deactivate this webhook?"
-              description="No new deliveries are made to it. Deliveries already queued are not sent."
-              confirmLabel="Deactivate"
-              onConfirm={() => deactivateMutate({ id: i.row.original.id })}
-            />
+            <div className="flex flex-wrap justify-end gap-2">
+              <button type="button" className="btn-secondary" onClick={() => setRotating(i.row.original)}>
+                Rotate secret
+              </button>
+              <Confirm
+                trigger={
+                  <button type="button" className="btn-secondary">
+                    Deactivate
+                  </button>
+                }
+                title="Deactivate this webhook?"
+                description="No new deliveries are made to it. Deliveries already queued are not sent."
+                confirmLabel="Deactivate"
+                onConfirm={() => deactivateMutate({ id: i.row.original.id })}
+              />
+            </div>
           ) : null,
       }),
     ];
@@ -114,7 +129,100 @@ function Webhooks() {
         empty="No webhooks registered."
         filterPlaceholder="Filter by URL or event"
       />
+      {rotating && <RotateSecret hook={rotating} onClose={() => setRotating(null)} />}
     </>
+  );
+}
+
+const OVERLAPS = [
+  { hours: 24, label: "24 hours (recommended)" },
+  { hours: 72, label: "3 days" },
+  { hours: 168, label: "7 days" },
+  { hours: 1, label: "1 hour" },
+  { hours: 0, label: "No overlap: the old secret stops at once" },
+];
+
+/** A new signing secret, shown once, with the old one still signing for the chosen overlap. */
+function RotateSecret({ hook, onClose }: { hook: Hook; onClose: () => void }) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const qc = useQueryClient();
+  const [overlapHours, setOverlapHours] = useState(24);
+  const rotate = useSubmission(client.webhooks.rotateSecret, {
+    onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
+  });
+  const close = (o: boolean) => {
+    if (!o) onClose();
+  };
+  const until = rotate.data?.previousSecretValidUntil;
+  return (
+    <Modal
+      open
+      onOpenChange={close}
+      title={rotate.data ? "New signing secret" : "Rotate the signing secret?"}
+      description={
+        rotate.data
+          ? rotate.data.warning
+          : "Deliveries carry a signature by the new secret, and by the old one until the overlap ends, so your receiver keeps verifying while you update it."
+      }
+    >
+      {rotate.data ? (
+        <div className="space-y-4">
+          <div className="flex items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-3">
+            <code className="min-w-0 flex-1 break-all text-xs" data-testid="rotated-secret">
+              {rotate.data.secret}
+            </code>
+            <CopyButton value={rotate.data.secret} label="Copy secret" />
+          </div>
+          <p className="text-sm text-slate-700">
+            {until
+              ? `The old secret keeps signing until ${fmtTime(until)}. Update your receiver before then.`
+              : "The old secret no longer signs: update your receiver now."}
+          </p>
+          <ModalActions>
+            <button type="button" className="btn-primary" onClick={() => close(false)}>
+              Done
+            </button>
+          </ModalActions>
+        </div>
+      ) : (
+        <form
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            rotate.submit({ id: hook.id, body: { overlapHours } });
+          }}
+        >
+          <p className="break-all text-sm text-slate-700">{hook.url}</p>
+          <div>
+            <label htmlFor={`overlap-${hook.id}`} className="label">
+              Old secret keeps signing for
+            </label>
+            <select
+              id={`overlap-${hook.id}`}
+              className="field"
+              value={overlapHours}
+              onChange={(e) => setOverlapHours(Number(e.target.value))}
+            >
+              {OVERLAPS.map((o) => (
+                <option key={o.hours} value={o.hours}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <FormError text={rotate.formError} />
+          <ModalActions>
+            <button type="button" className="btn-secondary" onClick={() => close(false)}>
+              Cancel
+            </button>
+            <button type="submit" className="btn-primary" disabled={rotate.isPending}>
+              {rotate.isPending ? "Rotating…" : "Rotate secret"}
+            </button>
+          </ModalActions>
+        </form>
+      )}
+    </Modal>
   );
 }
 
