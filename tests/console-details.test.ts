@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { personShortLabel } from "@/lib/person-label";
 import { serviceCtx } from "@/server/testing/aml";
-import { walletKey, walletSign } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { getAccountDetail } from "../src/server/services/accounts";
 import { proposeClear } from "../src/server/services/aml";
@@ -9,7 +8,7 @@ import { listAudit } from "../src/server/services/audit";
 import { dashboard } from "../src/server/services/dashboard";
 import { getApiKeyDetail } from "../src/server/services/org";
 import { getPersonDetail } from "../src/server/services/people";
-import { approvedPerson } from "../src/server/testing/kyc-flow";
+import { approvedPerson, boundAccount } from "../src/server/testing/kyc-flow";
 
 // The console's detail reads (person, account, API key) and the audit in words: data made through
 // /v1 as a tenant's backend makes it, then read through the service functions the pages call.
@@ -21,19 +20,7 @@ async function boundOrg() {
   const minted = await client(url, org.apiKey).post("/v1/admin/api-keys", { name: "backend" });
   expect(minted.status, minted.text).toBe(201);
   const api = client(url, minted.body.apiKey);
-  const { personDid, createToken } = await approvedPerson(url, api);
-  const wallet = walletKey();
-  const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
-  expect(created.status, created.text).toBe(201);
-  const accountDid = created.body.accountDid as string;
-  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-  const confirmed = await api.post("/v1/bind/confirm", {
-    accountDid,
-    personDid,
-    nonce: challenge.body.nonce,
-    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-  });
-  expect(confirmed.status, confirmed.text).toBe(200);
+  const { personDid, accountDid, accountName, credential } = await boundAccount(url, api);
   const ctx = await serviceCtx(db, org.orgId, { type: "member", email: "alice@acme.test", role: "owner" });
   return {
     url,
@@ -44,8 +31,8 @@ async function boundOrg() {
     key: { id: minted.body.id as string, prefix: minted.body.prefix as string },
     personDid,
     accountDid,
-    accountName: created.body.name as string,
-    credential: confirmed.body.credential,
+    accountName,
+    credential,
   };
 }
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_NAMES } from "@/lib/webhook-events";
 import { EVENT_PAYLOADS } from "@/server/services/webhooks";
-import { walletKey, walletSign } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
-import { approvedPerson } from "@/server/testing/kyc-flow";
+import { boundAccount } from "@/server/testing/kyc-flow";
 
 // The event catalog (GET /v1/admin/webhooks/event-types) lists every event the service sends, and
 // the payloads the service really writes match the schemas it publishes.
@@ -31,19 +30,7 @@ describe("the webhook event catalog", () => {
     const { url, db } = await testServer();
     const org = await createTestOrg({ plan: "institutional" });
     const api = client(url, org.apiKey);
-    const { personDid, createToken } = await approvedPerson(url, api);
-    const wallet = walletKey();
-    const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
-    expect(created.status, created.text).toBe(201);
-    const { accountDid } = created.body;
-    const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-    const bound = await api.post("/v1/bind/confirm", {
-      accountDid,
-      personDid,
-      nonce: challenge.body.nonce,
-      signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-    });
-    expect(bound.status, bound.text).toBe(200);
+    await boundAccount(url, api);
     const events = await db.outboxEvent.findMany({ where: { orgId: org.orgId } });
     const seen = new Set(events.map((e) => e.event));
     for (const name of ["kyc.approved", "account.created", "identity.bound"]) expect(seen.has(name), name).toBe(true);

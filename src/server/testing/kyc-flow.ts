@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { walletKey, walletSign } from "./factories";
 import { call, type client } from "./harness";
 
 type Api = ReturnType<typeof client>;
@@ -15,4 +16,25 @@ export async function approvedPerson(url: string, api: Api, outcome: "approved" 
   const status = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(started.body.personDid)}`);
   expect(status.body.status).toBe("approved");
   return { personDid: started.body.personDid as string, createToken: status.body.createToken as string, started: started.body };
+}
+
+/**
+ * The whole tenant path for one person: KYC approved, a free account created with the create
+ * token, and the account bound by the wallet's signature. Returns what later steps need.
+ */
+export async function boundAccount(url: string, api: Api) {
+  const { personDid, createToken } = await approvedPerson(url, api);
+  const wallet = walletKey();
+  const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
+  expect(created.status, created.text).toBe(201);
+  const accountDid = created.body.accountDid as string;
+  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
+  const confirmed = await api.post("/v1/bind/confirm", {
+    accountDid,
+    personDid,
+    nonce: challenge.body.nonce,
+    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+  });
+  expect(confirmed.status, confirmed.text).toBe(200);
+  return { personDid, accountDid, accountName: created.body.name as string, wallet, credential: confirmed.body.credential };
 }

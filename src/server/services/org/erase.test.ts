@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { walletKey, walletSign } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
-import { approvedPerson } from "../../testing/kyc-flow";
+import { boundAccount } from "../../testing/kyc-flow";
 import { eraseOrganization } from "./erase";
 
 /** An organization with a person, a bound account, a second key, a webhook and audit entries, made through /v1. */
@@ -11,19 +10,7 @@ async function busyOrg(url: string) {
   const minted = await admin.post("/v1/admin/api-keys", { name: "backend" });
   expect(minted.status, minted.text).toBe(201);
   const api = client(url, minted.body.apiKey);
-  const { personDid, createToken } = await approvedPerson(url, api);
-  const wallet = walletKey();
-  const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
-  expect(created.status, created.text).toBe(201);
-  const { accountDid } = created.body;
-  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-  const bound = await api.post("/v1/bind/confirm", {
-    accountDid,
-    personDid,
-    nonce: challenge.body.nonce,
-    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-  });
-  expect(bound.status, bound.text).toBe(200);
+  await boundAccount(url, api);
   return { ...org, name: (await org.db.organization.findUniqueOrThrow({ where: { id: org.orgId } })).name };
 }
 

@@ -164,30 +164,8 @@ function Diff({ versions }: { versions: Version[] }) {
             ))}
           </select>
         </div>
-        <div>
-          <label htmlFor="diff-from" className="label">
-            From (older)
-          </label>
-          <select id="diff-from" className="field" value={from} onChange={(e) => set({ from: e.target.value })}>
-            {options.map((v) => (
-              <option key={v.listVersionId} value={v.listVersionId}>
-                {versionLabel(v)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label htmlFor="diff-to" className="label">
-            To (newer)
-          </label>
-          <select id="diff-to" className="field" value={to} onChange={(e) => set({ to: e.target.value })}>
-            {options.map((v) => (
-              <option key={v.listVersionId} value={v.listVersionId}>
-                {versionLabel(v)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <VersionSelect id="diff-from" label="From (older)" value={from} options={options} onChange={(v) => set({ from: v })} />
+        <VersionSelect id="diff-to" label="To (newer)" value={to} options={options} onChange={(v) => set({ to: v })} />
       </div>
       <div className="mt-4" aria-live="polite">
         {same ? (
@@ -555,5 +533,29 @@ function Upload() {
         </button>
       </form>
     </Section>
+  );
+}
+
+/** One end of the comparison: a version of the chosen list. */
+function VersionSelect(props: {
+  id: string;
+  label: string;
+  value: string;
+  options: Parameters<typeof versionLabel>[0][];
+  onChange: (listVersionId: string) => void;
+}) {
+  return (
+    <div>
+      <label htmlFor={props.id} className="label">
+        {props.label}
+      </label>
+      <select id={props.id} className="field" value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.options.map((v) => (
+          <option key={v.listVersionId} value={v.listVersionId}>
+            {versionLabel(v)}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
