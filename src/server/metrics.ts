@@ -90,3 +90,34 @@ export async function listenOperatorMetrics(port: number, host: string): Promise
       }),
   };
 }
+
+/**
+ * A gauge in the operator's registry of rows by status, counted in the database at each scrape:
+ * the same figure whichever instance or worker did the work. Every status in `statuses` is
+ * reported (0 when absent); an unreachable database leaves the gauge empty and the rest of the
+ * exposition (and /v1/ready) still answers.
+ */
+export function statusCountGauge(opts: {
+  name: string;
+  help: string;
+  statuses: readonly string[];
+  count: () => Promise<Array<{ status: string; n: number }>>;
+}) {
+  return new client.Gauge({
+    name: opts.name,
+    help: opts.help,
+    labelNames: ["status"],
+    registers: [metrics().registry],
+    async collect() {
+      let rows: Array<{ status: string; n: number }>;
+      try {
+        rows = await opts.count();
+      } catch {
+        this.reset();
+        return;
+      }
+      this.reset();
+      for (const s of opts.statuses) this.set({ status: s }, rows.find((r) => r.status === s)?.n ?? 0);
+    },
+  });
+}

@@ -1,6 +1,6 @@
 import client from "prom-client";
 import { getDb } from "../../db/client";
-import { metrics } from "../../metrics";
+import { metrics, statusCountGauge } from "../../metrics";
 
 type MonitoringMetrics = {
   screened: client.Counter<"subject">;
@@ -22,26 +22,13 @@ const g = globalThis as unknown as { __biMonitoringMetrics?: MonitoringMetrics }
 export function monitoringMetrics(): MonitoringMetrics {
   if (g.__biMonitoringMetrics) return g.__biMonitoringMetrics;
   const { registry } = metrics();
-  new client.Gauge({
+  statusCountGauge({
     name: "bi_screening_monitor_runs",
     help: "Screening re-screen runs by status (all organizations), read from the database at scrape time",
-    labelNames: ["status"],
-    registers: [registry],
-    async collect() {
-      let rows: Array<{ status: string; n: number }>;
-      try {
-        const db = await getDb();
-        rows = await db.$queryRaw<Array<{ status: string; n: number }>>`
-          SELECT status::text AS status, count(*)::int AS n FROM screening_monitor_runs GROUP BY status`;
-      } catch {
-        this.reset();
-        return;
-      }
-      this.reset();
-      for (const s of ["queued", "running", "completed", "failed"] as const) {
-        this.set({ status: s }, rows.find((r) => r.status === s)?.n ?? 0);
-      }
-    },
+    statuses: ["queued", "running", "completed", "failed"],
+    count: async () =>
+      (await getDb()).$queryRaw<Array<{ status: string; n: number }>>`
+        SELECT status::text AS status, count(*)::int AS n FROM screening_monitor_runs GROUP BY status`,
   });
   new client.Gauge({
     name: "bi_screening_monitor_progress",

@@ -1,6 +1,6 @@
 import client from "prom-client";
 import { getDb } from "../../db/client";
-import { metrics } from "../../metrics";
+import { metrics, statusCountGauge } from "../../metrics";
 
 type WebhookMetrics = {
   attempts: client.Counter<"outcome">;
@@ -19,27 +19,13 @@ const g = globalThis as unknown as { __biWebhookMetrics?: WebhookMetrics };
 export function webhookMetrics(): WebhookMetrics {
   if (g.__biWebhookMetrics) return g.__biWebhookMetrics;
   const { registry } = metrics();
-  new client.Gauge({
+  statusCountGauge({
     name: "bi_webhook_deliveries",
     help: "Webhook deliveries by status (all organizations), read from the database at scrape time",
-    labelNames: ["status"],
-    registers: [registry],
-    async collect() {
-      let rows: Array<{ status: string; n: number }>;
-      try {
-        const db = await getDb();
-        rows = await db.$queryRaw<Array<{ status: string; n: number }>>`
-          SELECT status::text AS status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`;
-      } catch {
-        // The database is unreachable: the rest of the exposition (and /v1/ready) still answers.
-        this.reset();
-        return;
-      }
-      this.reset();
-      for (const s of ["pending", "failed", "delivered", "dead"] as const) {
-        this.set({ status: s }, rows.find((r) => r.status === s)?.n ?? 0);
-      }
-    },
+    statuses: ["pending", "failed", "delivered", "dead"],
+    count: async () =>
+      (await getDb()).$queryRaw<Array<{ status: string; n: number }>>`
+        SELECT status::text AS status, count(*)::int AS n FROM webhook_deliveries GROUP BY status`,
   });
   g.__biWebhookMetrics = {
     attempts: new client.Counter({
