@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { throwawayDatabase } from "./lib/db";
+import { nameMaker, rng } from "./lib/names";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
@@ -20,32 +21,6 @@ const CHANGED = flag("--changed", 1_000);
 const BASE = 10_000;
 /** New entries that are people on file (a real list change matches a handful of customers, if any). */
 const MATCHING = 20;
-
-/** A deterministic generator, so every run seeds the same names. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const ONSETS = ["b", "d", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "kr", "st", "tr", "sh", "kh", "ch", "gr", "pl"];
-const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ia"];
-const CODAS = ["", "n", "r", "s", "k", "l", "v", "nko", "vic", "ski", "dis", "ani", "ez"];
-
-function nameMaker(rand: () => number) {
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  const word = (syllables: number) => {
-    let w = "";
-    for (let i = 0; i < syllables; i++) w += pick(ONSETS) + pick(VOWELS);
-    w += pick(CODAS);
-    return w[0]!.toUpperCase() + w.slice(1);
-  };
-  // A few hundred common first names and mostly rare surnames: many people share keys with an entry.
-  const firstNames = Array.from({ length: 400 }, () => word(2));
-  return () => `${pick(firstNames)} ${rand() < 0.3 ? `${word(2)} ` : ""}${word(2 + Math.floor(rand() * 2))}`;
-}
 
 const entryLine = (id: string, name: string, year: number) =>
   JSON.stringify({ id, schema: "Person", properties: { name: [name], birthDate: [String(year)], topics: ["sanction"] } });

@@ -12,38 +12,13 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { throwawayDatabase } from "./lib/db";
+import { nameMaker, rng } from "./lib/names";
 
 const argv = process.argv.slice(2);
 const screensArg = argv.indexOf("--screens");
 const SCREENS = screensArg >= 0 ? Number(argv[screensArg + 1]) : 300;
 const QUALITY_ONLY = argv.includes("--quality-only");
 const SIZES = [5_000, 50_000];
-
-/** A deterministic generator, so every run screens the same names against the same lists. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const ONSETS = ["b", "d", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "kr", "st", "tr", "sh", "kh", "ch", "gr", "pl"];
-const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ia"];
-const CODAS = ["", "n", "r", "s", "k", "l", "v", "nko", "vic", "ski", "dis", "ani", "ez"];
-
-function nameMaker(rand: () => number) {
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  const word = (syllables: number) => {
-    let w = "";
-    for (let i = 0; i < syllables; i++) w += pick(ONSETS) + pick(VOWELS);
-    w += pick(CODAS);
-    return w[0]!.toUpperCase() + w.slice(1);
-  };
-  // A realistic shape: a few hundred common first names, surnames mostly rare.
-  const firstNames = Array.from({ length: 400 }, () => word(2));
-  return () => `${pick(firstNames)} ${rand() < 0.3 ? `${word(2)} ` : ""}${word(2 + Math.floor(rand() * 2))}`;
-}
 
 function syntheticList(size: number, seed: number): { text: string; names: string[] } {
   const rand = rng(seed);
