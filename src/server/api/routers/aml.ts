@@ -22,11 +22,7 @@ const withBody = <T extends z.ZodType>(body: T) => z.object({ caseId, body });
 export const amlRouter = router({
   queue: consoleProcedure("compliance_officer")
     .input(ConsoleListCasesQuery)
-    .query(({ ctx, input }) => {
-      const { mine, ...q } = input ?? { status: "open" as const, limit: 200 };
-      const assignee = mine && ctx.svc.actor.type === "member" ? ctx.svc.actor.email : q.assignee;
-      return aml.listCases(ctx.svc, { ...q, assignee });
-    }),
+    .query(({ ctx, input }) => aml.listCases(ctx.svc, input ?? { status: "open", limit: 200 })),
   overview: consoleProcedure("compliance_officer").query(({ ctx }) => aml.amlOverview(ctx.svc)),
   detail: consoleProcedure("compliance_officer")
     .input(AmlCaseParams)

@@ -50,55 +50,69 @@ async function audit(tx: Tx, ctx: ServiceContext, c: AmlCase, action: string, da
   );
 }
 
-/** POST /v1/aml/cases/{caseId}/assign: an unassigned open case to a member. */
-export async function assignCase(ctx: ServiceContext, caseId: string, input: AssignCaseInput) {
+/**
+ * One change of who works an open case, in one transaction: lock the case, refuse a closed one,
+ * let `change` decide (null: nothing to do), then write the row, the timeline event and the audit
+ * entry, and answer the case as it now stands.
+ */
+async function changeAssignment(
+  ctx: ServiceContext,
+  caseId: string,
+  change: (
+    tx: Tx,
+    c: AmlCase,
+  ) => Promise<{
+    assigneeEmail: string | null;
+    kind: "assigned" | "reassigned" | "unassigned";
+    action: string;
+    data: Record<string, string | null>;
+  } | null>,
+) {
   const orgId = ctx.org.id;
-  const me = actorId(ctx.actor);
   return ctx.db.$transaction(async (tx) => {
     const c = await lockedCase(tx, orgId, caseId);
     if (!isOpen(c)) throw caseClosed();
-    const to = await assignee(tx, orgId, input.assigneeEmail);
-    if (c.assigneeEmail === to) return view(tx, ctx, c.id);
-    if (c.assigneeEmail) throw alreadyAssigned();
-    await tx.amlCase.update({ where: { id: c.id }, data: { assigneeEmail: to, assignedAt: ctx.now() } });
-    await caseEvent(tx, { orgId, caseId: c.id, kind: "assigned", actor: me, data: { assigneeEmail: to } });
-    await audit(tx, ctx, c, "aml.case_assigned", { assigneeEmail: to });
+    const next = await change(tx, c);
+    if (next) {
+      await tx.amlCase.update({
+        where: { id: c.id },
+        data: { assigneeEmail: next.assigneeEmail, assignedAt: next.assigneeEmail ? ctx.now() : null },
+      });
+      await caseEvent(tx, { orgId, caseId: c.id, kind: next.kind, actor: actorId(ctx.actor), data: next.data });
+      await audit(tx, ctx, c, next.action, next.data);
+    }
     return view(tx, ctx, c.id);
   }, TX);
+}
+
+/** POST /v1/aml/cases/{caseId}/assign: an unassigned open case to a member. */
+export function assignCase(ctx: ServiceContext, caseId: string, input: AssignCaseInput) {
+  return changeAssignment(ctx, caseId, async (tx, c) => {
+    const to = await assignee(tx, ctx.org.id, input.assigneeEmail);
+    if (c.assigneeEmail === to) return null;
+    if (c.assigneeEmail) throw alreadyAssigned();
+    return { assigneeEmail: to, kind: "assigned", action: "aml.case_assigned", data: { assigneeEmail: to } };
+  });
 }
 
 /** POST /v1/aml/cases/{caseId}/reassign: from the current assignee to another member, with a reason. */
-export async function reassignCase(ctx: ServiceContext, caseId: string, input: ReassignCaseInput) {
-  const orgId = ctx.org.id;
-  const me = actorId(ctx.actor);
-  return ctx.db.$transaction(async (tx) => {
-    const c = await lockedCase(tx, orgId, caseId);
-    if (!isOpen(c)) throw caseClosed();
+export function reassignCase(ctx: ServiceContext, caseId: string, input: ReassignCaseInput) {
+  return changeAssignment(ctx, caseId, async (tx, c) => {
     if (!c.assigneeEmail) throw notAssigned();
-    const to = await assignee(tx, orgId, input.assigneeEmail);
-    if (c.assigneeEmail === to) return view(tx, ctx, c.id);
-    await tx.amlCase.update({ where: { id: c.id }, data: { assigneeEmail: to, assignedAt: ctx.now() } });
+    const to = await assignee(tx, ctx.org.id, input.assigneeEmail);
+    if (c.assigneeEmail === to) return null;
     const data = { from: c.assigneeEmail, assigneeEmail: to, reason: input.reason };
-    await caseEvent(tx, { orgId, caseId: c.id, kind: "reassigned", actor: me, data });
-    await audit(tx, ctx, c, "aml.case_reassigned", data);
-    return view(tx, ctx, c.id);
-  }, TX);
+    return { assigneeEmail: to, kind: "reassigned", action: "aml.case_reassigned", data };
+  });
 }
 
 /** POST /v1/aml/cases/{caseId}/unassign: back to the unassigned queue. */
-export async function unassignCase(ctx: ServiceContext, caseId: string, input: UnassignCaseInput) {
-  const orgId = ctx.org.id;
-  const me = actorId(ctx.actor);
-  return ctx.db.$transaction(async (tx) => {
-    const c = await lockedCase(tx, orgId, caseId);
-    if (!isOpen(c)) throw caseClosed();
+export function unassignCase(ctx: ServiceContext, caseId: string, input: UnassignCaseInput) {
+  return changeAssignment(ctx, caseId, async (_tx, c) => {
     if (!c.assigneeEmail) throw notAssigned();
-    await tx.amlCase.update({ where: { id: c.id }, data: { assigneeEmail: null, assignedAt: null } });
     const data = { from: c.assigneeEmail, reason: input.reason ?? null };
-    await caseEvent(tx, { orgId, caseId: c.id, kind: "unassigned", actor: me, data });
-    await audit(tx, ctx, c, "aml.case_unassigned", data);
-    return view(tx, ctx, c.id);
-  }, TX);
+    return { assigneeEmail: null, kind: "unassigned", action: "aml.case_unassigned", data };
+  });
 }
 
 /**

@@ -269,8 +269,11 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
  * screened, a matched entry's name or alias (from the hits' evidence), or the subject DID. Open
  * cases come worst priority first, then oldest first; closed ones most recently closed first.
  */
-export async function listCases(ctx: ServiceContext, q: ListCasesQuery) {
+export async function listCases(ctx: ServiceContext, query: ListCasesQuery & { mine?: boolean }) {
   const orgId = ctx.org.id;
+  // "My cases": the calling member's own (the console's filter; an API key has no cases of its own).
+  const { mine, ...q } = query;
+  if (mine) q.assignee = ctx.actor.type === "member" ? ctx.actor.email : "none";
   const statusWhere =
     q.status === "open"
       ? { status: { in: [...OPEN_STATUSES] } }
