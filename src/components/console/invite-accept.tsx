@@ -3,13 +3,14 @@
 import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import { startRegistration } from "@simplewebauthn/browser";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { QrCode } from "@/components/signup/qr-code";
 import { fmtTime } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { roleLabel } from "@/lib/roles";
 import { FormAlert } from "../ui/states";
 import { AuthStepError, authStep, passkeyErrorText } from "./auth-api";
+import { useAuthStep } from "./use-auth-step";
 
 type Invitation = { organizationName: string; email: string; role: string; expiresAt: string };
 type Totp = { secret: string; uri: string };
@@ -29,9 +30,7 @@ export function InviteAccept({ token }: { token: string }) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [mode, setMode] = useState<"choose" | "password" | "done">("choose");
   const [totp, setTotp] = useState<Totp | null>(null);
-  const [busy, setBusy] = useState(false);
-  const busyRef = useRef(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, guarded } = useAuthStep((err) => (err instanceof AuthStepError ? err.message : passkeyErrorText(err)));
   const [fields, setFields] = useState({ password: "", confirm: "", code: "" });
   const [fieldError, setFieldError] = useState<{ field: string; text: string } | null>(null);
 
@@ -40,21 +39,6 @@ export function InviteAccept({ token }: { token: string }) {
       setLoadError(err instanceof Error ? err.message : "This invitation could not be opened."),
     );
   }, [token]);
-
-  async function guarded(run: () => Promise<void>) {
-    if (busyRef.current) return;
-    busyRef.current = true;
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-    } catch (err) {
-      setError(err instanceof AuthStepError ? err.message : passkeyErrorText(err));
-    } finally {
-      busyRef.current = false;
-      setBusy(false);
-    }
-  }
 
   const onPasskey = () =>
     guarded(async () => {

@@ -4,9 +4,10 @@ import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/brow
 import { startAuthentication } from "@simplewebauthn/browser";
 import { useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { FormAlert } from "../ui/states";
 import { AuthStepError, authStep, passkeyErrorText, tooManyAttempts } from "./auth-api";
+import { useAuthStep } from "./use-auth-step";
 
 type Step =
   | { kind: "email" }
@@ -39,9 +40,9 @@ function signInError(error: string | null | undefined, fallback: string) {
 export function SignInForm() {
   const params = useSearchParams();
   const [step, setStep] = useState<Step>({ kind: "email" });
-  const [busy, setBusy] = useState(false);
-  const busyRef = useRef(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, guarded } = useAuthStep((err) =>
+    err instanceof AuthStepError ? err.message : "The console could not be reached. Check your connection and try again.",
+  );
   const [fieldError, setFieldError] = useState<{ field: string; text: string } | null>(null);
   const [form, setForm] = useState({
     email: params.get("email") ?? "",
@@ -61,22 +62,6 @@ export function SignInForm() {
     setFieldError(null);
     setStep(next);
   };
-
-  /** Runs one step at a time: a double click sends it once. */
-  async function guarded(run: () => Promise<void>) {
-    if (busyRef.current) return;
-    busyRef.current = true;
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-    } catch (err) {
-      setError(err instanceof AuthStepError ? err.message : "The console could not be reached. Check your connection and try again.");
-    } finally {
-      busyRef.current = false;
-      setBusy(false);
-    }
-  }
 
   async function finish(provider: string, fields: Record<string, string>, fallback: string) {
     const res = await signIn(provider, { redirect: false, ...fields });

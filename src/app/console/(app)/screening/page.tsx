@@ -6,6 +6,7 @@ import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { FieldError, FormError } from "@/components/ui/form-field";
+import { Section } from "@/components/ui/section";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
@@ -57,18 +58,6 @@ function Screening() {
         <Upload />
       </div>
     </>
-  );
-}
-
-function Section({ title, id, children, description }: { title: string; id: string; description?: string; children: React.ReactNode }) {
-  return (
-    <section className="card" aria-labelledby={id}>
-      <h2 id={id} className="font-semibold">
-        {title}
-      </h2>
-      {description && <p className="mt-1 text-sm text-slate-600">{description}</p>}
-      <div className="mt-4">{children}</div>
-    </section>
   );
 }
 

@@ -9,6 +9,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Confirm } from "@/components/ui/dialog";
 import type { Described, Issue } from "@/components/ui/error-text";
 import { FieldError, FormError } from "@/components/ui/form-field";
+import { Section } from "@/components/ui/section";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
@@ -67,18 +68,6 @@ function Settings() {
         </div>
       )}
     </>
-  );
-}
-
-function Section({ title, id, children, description }: { title: string; id: string; description?: string; children: React.ReactNode }) {
-  return (
-    <section className="card" aria-labelledby={id}>
-      <h2 id={id} className="font-semibold">
-        {title}
-      </h2>
-      {description && <p className="mt-1 text-sm text-slate-600">{description}</p>}
-      <div className="mt-4">{children}</div>
-    </section>
   );
 }
 
