@@ -179,11 +179,11 @@ function RotateSecret({ hook, onClose }: { hook: Hook; onClose: () => void }) {
               ? `The old secret keeps signing until ${fmtTime(until)}. Update your receiver before then.`
               : "The old secret no longer signs: update your receiver now."}
           </p>
-          <ModalActions>
+          <div className="flex justify-end">
             <button type="button" className="btn-primary" onClick={() => close(false)}>
               Done
             </button>
-          </ModalActions>
+          </div>
         </div>
       ) : (
         <form
