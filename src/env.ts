@@ -62,6 +62,8 @@ const EnvSchema = z
     BI_SHUTDOWN_DELAY_MS: int(0),
     /** On SIGTERM: how long requests in flight (and running jobs) may take to finish before they are cut. */
     BI_SHUTDOWN_GRACE_MS: int(20_000),
+    /** Tests only: a named point where the process kills itself (crash tests); refused in production. */
+    BI_FAULT_POINT: z.string().optional(),
   })
   .transform((e) => ({
     ...e,
@@ -80,6 +82,7 @@ const EnvSchema = z
       ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
     if (e.BI_ENV !== "production") return;
     if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
+    if (e.BI_FAULT_POINT) ctx.addIssue({ code: "custom", path: ["BI_FAULT_POINT"], message: "is refused when BI_ENV=production" });
     if (e.WEBHOOK_ALLOW_PRIVATE_URLS)
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_ALLOW_PRIVATE_URLS"], message: "is refused when BI_ENV=production" });
     if (!e.BI_ENCRYPTION_KEY) ctx.addIssue({ code: "custom", path: ["BI_ENCRYPTION_KEY"], message: "is required in production" });

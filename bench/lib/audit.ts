@@ -2,7 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { jcs } from "../../src/server/crypto/jcs";
 import type { Db } from "../../src/server/db/client";
-import { appendAudit, entryHash, GENESIS_HASH, type HashFields, verifyChain } from "../../src/server/services/audit/chain";
+import { appendAudit, entryHash, GENESIS_HASH, type HashFields } from "../../src/server/services/audit/chain";
+import { verifyChain } from "../../src/server/services/audit/verify";
 
 const now = () => performance.now();
 

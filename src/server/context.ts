@@ -32,4 +32,6 @@ export type ServiceContext = {
   clientIp: string;
   log: Logger;
   now: () => Date;
+  /** The request's claimed Idempotency-Key record, when it sent one (recovery of an interrupted create completes it). */
+  idempotencyClaimId?: string;
 };

@@ -35,6 +35,11 @@ export class AppError extends Error {
   readonly details?: ErrorDetails;
   /** Extra response headers (Retry-After and the like). */
   readonly headers?: Record<string, string>;
+  /**
+   * The operation may still complete in the background (recovery settles it), so an
+   * Idempotency-Key stays claimed instead of being freed for a retry that would run it twice.
+   */
+  outcomePending?: boolean;
 
   constructor(code: ErrorCode, message?: string, details?: ErrorDetails, headers?: Record<string, string>) {
     super(message ?? ERRORS[code].message);

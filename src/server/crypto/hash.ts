@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+/** One-shot hashing (no Hash object per call): about twice as fast for the small inputs we hash most, audit entries. */
+export const sha256Hex = (data: string | Uint8Array): string => hash("sha256", data, "hex");
 
 export const hmacSha256Hex = (key: string | Uint8Array, data: string | Uint8Array): string =>
   createHmac("sha256", key).update(data).digest("hex");

@@ -18,6 +18,8 @@ type Connection = {
   /** Raw SQL access for migrations and readiness checks. */
   sql: SqlExecutor;
   kind: "postgres" | "embedded";
+  /** PostgreSQL only: the pool, for streaming reads that need a session of their own. */
+  pool?: pg.Pool;
   /** Embedded only: LISTEN on the one in-process database (PostgreSQL needs a dedicated client, see auth-cache-listener.ts). */
   listen?: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -90,6 +92,7 @@ async function openPostgres(url: string): Promise<Connection> {
     prisma,
     sql,
     kind: "postgres",
+    pool,
     async close() {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
@@ -154,6 +157,25 @@ export function connectDb(): Promise<Connection> {
 
 export async function getDb(): Promise<Db> {
   return (await connectDb()).prisma;
+}
+
+/**
+ * Runs `fn` on a session of its own taken from the PostgreSQL pool (streaming reads with a
+ * cursor, outside Prisma); null on the embedded database, where callers read in pages instead.
+ */
+export async function withPgSession<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T | null> {
+  const { pool } = await connectDb();
+  if (!pool) return null;
+  const client = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (err) {
+    failed = err as Error; // a session left mid-statement is closed, not handed to the next caller
+    throw err;
+  } finally {
+    client.release(failed);
+  }
 }
 
 export async function isDatabaseReady(): Promise<boolean> {

@@ -39,6 +39,7 @@ export function serviceContext(state: PipelineState): ServiceContext {
     clientIp: state.clientIp,
     log: state.log,
     now: () => new Date(),
+    idempotencyClaimId: state.idempotencyClaimId,
   };
 }
 

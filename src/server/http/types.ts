@@ -98,6 +98,8 @@ export type PipelineState = {
   body?: unknown;
   query?: unknown;
   parsedParams?: unknown;
+  /** The Idempotency-Key record this request claimed, if it sent one. */
+  idempotencyClaimId?: string;
   /** True once this instance is shutting down: /v1/ready answers 503 so load balancers stop sending. */
   draining?: boolean;
 };

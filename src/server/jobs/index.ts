@@ -5,6 +5,7 @@ import { purgeExpiredWindows } from "../platform/rate-limit";
 import { amlOverdueJob } from "./aml-overdue";
 import { exportRunnerJob } from "./export-runner";
 import type { Job } from "./job";
+import { pendingCreatesJob } from "./pending-creates";
 import { screeningMonitorJob } from "./screening-monitor";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
@@ -25,6 +26,7 @@ export const jobs: Job[] = [
   webhookRetentionJob,
   amlOverdueJob,
   screeningMonitorJob,
+  pendingCreatesJob,
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

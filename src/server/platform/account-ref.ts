@@ -15,7 +15,8 @@ export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promi
   const r = ref.trim();
   const m = DID.exec(r);
   const where = m ? { orgId, chain: m[1]!, name: m[2]! } : /^[a-z1-5.]{1,12}$/.test(r) ? { orgId, name: r } : null;
-  const account = where ? await db.account.findFirst({ where }) : null;
+  // A pending account is a create still waiting for the chain: it does not exist yet for anyone.
+  const account = where ? await db.account.findFirst({ where: { ...where, lifecycle: { not: "pending" } } }) : null;
   if (!account) throw notFound("Account");
   return account;
 }

@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../crypto/hash";
-import { AppError, conflict } from "../../errors";
+import { AppError, conflict, isAppError } from "../../errors";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../../platform/idempotency";
 import type { HttpResponse, Middleware } from "../types";
 
@@ -36,12 +36,14 @@ export function idempotency(): Middleware {
         body: claim.body,
       };
     }
+    state.idempotencyClaimId = claim.id;
     let res: HttpResponse;
     try {
       res = await next();
     } catch (err) {
-      // Nothing was done (services roll back on error), so the key is free for a corrected retry.
-      await releaseIdempotencyKey(state.db, claim.id);
+      // Nothing was done (services roll back on error), so the key is free for a corrected retry;
+      // unless the outcome is still pending, which recovery settles and then answers under this key.
+      if (!(isAppError(err) && err.outcomePending)) await releaseIdempotencyKey(state.db, claim.id);
       throw err;
     }
     if (res.status >= 500) await releaseIdempotencyKey(state.db, claim.id);

@@ -39,6 +39,8 @@ function readRejection(status: number, body: unknown): ChainRejection | null {
   };
 }
 
+const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
 /**
  * POSTs JSON to a chain API. Transport failures, timeouts, 429 and 5xx without a chain error
  * body throw PROVIDER_UNAVAILABLE; a chain error comes back as a rejection for the caller to map.
@@ -54,8 +56,13 @@ export async function chainPost<T>(fetchFn: FetchFn, url: string, body: unknown,
       signal: AbortSignal.timeout(timeoutMs),
     });
     text = await res.text();
-  } catch {
-    throw unavailable("The chain node could not be reached; retry with backoff.");
+  } catch (err) {
+    const failure = unavailable("The chain node could not be reached; retry with backoff.");
+    // Refused before a connection existed: nothing reached the node. A timeout or a dropped
+    // connection may have delivered the request, so whether it took effect is not known.
+    const code = (err as { cause?: { code?: string } })?.cause?.code;
+    if (!code || !NEVER_SENT.has(code)) failure.outcomePending = true;
+    throw failure;
   }
   let json: unknown;
   try {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Asset } from "@wharfkit/antelope";
 import { env } from "@/env";
-import { type DbOrTx, Prisma } from "../../db/client";
+import type { DbOrTx } from "../../db/client";
 import { notFound } from "../../errors";
 import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
 import type { ChainAccountState, ChainAdapter } from "./types";
@@ -15,8 +15,6 @@ export type SimulatedChain = ChainAdapter & {
   /** Sandbox helper: a token transfer, irreversible after SANDBOX_CHAIN_FINALITY_SEC. */
   recordTransfer(input: { from: string; to: string; quantity: string; memo: string }): Promise<{ transactionId: string }>;
 };
-
-const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
 
 /**
  * The sandbox chain, kept in our own database. It takes a Db or a transaction client so that the
@@ -52,23 +50,15 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
       const name = requireName(input.name, "name");
       const ownerKey = requireKey(input.ownerKey, "ownerKey");
       const activeKey = requireKey(input.activeKey, "activeKey");
-      // Checked before inserting: a failed insert would abort the caller's transaction.
-      if (await db.simChainAccount.findUnique({ where: { name }, select: { name: true } })) throw nameTaken();
-      try {
-        await db.simChainAccount.create({
-          data: {
-            name,
-            ownerKeys: [ownerKey],
-            activeKeys: [activeKey],
-            ownerCosigner: SANDBOX_COSIGNER,
-            creator: SANDBOX_FAUCET,
-            createdAt: now(),
-          },
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw nameTaken();
-        throw err;
-      }
+      // One statement that inserts nothing when the name exists, so a taken name never aborts a
+      // caller's transaction (the chain refuses it as a node would).
+      const created = await db.$queryRaw<{ name: string }[]>`
+        INSERT INTO sim_chain_accounts (name, "ownerKeys", "activeKeys", "ownerCosigner", creator, "createdAt")
+        VALUES (${name}, ARRAY[${ownerKey}]::text[], ARRAY[${activeKey}]::text[], ${SANDBOX_COSIGNER}, ${SANDBOX_FAUCET},
+                ${now().toISOString()}::timestamptz AT TIME ZONE 'UTC')
+        ON CONFLICT (name) DO NOTHING
+        RETURNING name`;
+      if (created.length === 0) throw nameTaken();
       return { transactionId: randomTransactionId() };
     },
 

@@ -1,5 +1,5 @@
 export { getAccountDetail } from "./account-detail";
-export { createFreeAccount, getAccount, listAccounts, nameAvailable, suspendAccount } from "./accounts";
+export { getAccount, listAccounts, nameAvailable, suspendAccount } from "./accounts";
 export {
   AccountDidInput,
   AccountRef,
@@ -14,3 +14,5 @@ export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
+export { createFreeAccount } from "./free-create";
+export { recoverPendingCreates } from "./pending-creates";

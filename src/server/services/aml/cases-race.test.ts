@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { extraKey, flaggedPerson } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 
 // Real parallel HTTP calls against one case: row locks and conditional updates must let exactly
 // one transition win, answer the others 409, and never leave the flags out of step with the case.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { didOf, extraKey, flaggedPerson, person } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 
 async function setup(policy: { requireSecondApprovalToClearAml?: boolean } = {}) {
   const { url, db } = await testServer();

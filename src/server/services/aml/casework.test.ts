@@ -8,7 +8,7 @@ import type { Db } from "../../db/client";
 import { extraKey, flaggedPerson, serviceCtx } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 import { approveClear, takeNextCase } from ".";
 
 // Casework on AML cases over /v1 (docs/api/guides/aml-cases.md): assignment and the next case,

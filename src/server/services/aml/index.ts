@@ -36,7 +36,17 @@ export { recordScreeningHit } from "./hits";
 export { notifyOverdueCases } from "./overdue";
 export { amlOverview, riskOverview } from "./overview";
 export { AdminAmlView, AdminRiskView } from "./overview.schema";
-export { assess, assessRisk, isDisposableEmail } from "./risk";
+export {
+  assess,
+  assessRisk,
+  decideRisk,
+  isDisposableEmail,
+  lockRiskDevice,
+  planRisk,
+  type RiskCounts,
+  type RiskPlan,
+  riskCountColumns,
+} from "./risk";
 export { RiskAssessInput, RiskAssessment, RiskDecision } from "./risk.schema";
 export { countOverdue, getSla, setSla } from "./sla";
 export { exportCase, getTimeline } from "./timeline";

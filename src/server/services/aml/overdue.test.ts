@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { flaggedPerson } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 import { notifyOverdueCases } from ".";
 
 // The overdue email (src/server/jobs/aml-overdue.ts): once per case, to the assignee and the

@@ -136,7 +136,8 @@ describe("POST /v1/risk/assess", () => {
     const { db, org, api } = await setup();
     await pastEvents(db, org.orgId, 100, { clientIp: "198.51.100.9" });
     const ip = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.9" });
-    expect(ip.body.signals).toMatchObject({ ipEvents1h: 100, orgEvents1m: 100 });
+    // Organization-wide counts stop at the highest tier of their rule (60 a minute): "at least".
+    expect(ip.body.signals).toMatchObject({ ipEvents1h: 100, orgEvents1m: 60 });
     expect(ip.body.reasons.map((r: any) => [r.code, r.weight])).toEqual([
       ["ip_velocity", 30],
       ["org_velocity", 20],

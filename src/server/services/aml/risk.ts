@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
-import type { Db, DbOrTx, Tx } from "../../db/client";
+import { type Db, type DbOrTx, Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { isTransaction } from "../../db/tx";
 import { normalizeIp } from "../../net/cidr";
 import type { RiskAssessInput, RiskAssessment, RiskKind } from "./risk.schema";
@@ -66,55 +68,85 @@ export function isDisposableEmail(email: string): boolean {
 
 const tier = (n: number, tiers: ReadonlyArray<{ at: number; weight: number }>) => tiers.find((t) => n >= t.at)?.weight ?? 0;
 
-/** Distinct people and accounts seen with one device: accounts created with it, and earlier assessments. */
-async function deviceSubjects(db: DbOrTx, orgId: string, deviceHash: string, since: Date, current?: string) {
-  const [accounts, events] = await Promise.all([
-    db.account.findMany({ where: { orgId, deviceFingerprintHash: deviceHash }, select: { did: true }, take: 100 }),
-    db.riskEvent.findMany({
-      where: { orgId, deviceFingerprintHash: deviceHash, subjectRef: { not: null }, createdAt: { gte: since } },
-      select: { subjectRef: true },
-      distinct: ["subjectRef"],
-      take: 100,
-    }),
-  ]);
-  const subjects = new Set<string>([...accounts.map((a) => a.did), ...events.map((e) => e.subjectRef!)]);
-  if (current) subjects.add(current);
-  return subjects.size;
+/**
+ * The counts that grow with a tenant's whole traffic (its organization, and the address of its
+ * backend) are read only up to the highest tier of their rule: the decision is the same, and a
+ * busy organization's hour of events is not counted row by row on every request; those signals
+ * then say "at least" this many. Per-device counts stay exact (they are small by nature).
+ */
+const CAP = { device1h: 10_000, device24h: 10_000, sharedDevice: 100, ip1h: 100, org1m: 60, org1h: 1000 } as const;
+
+export type RiskCounts = {
+  deviceEvents1h: number | null;
+  deviceEvents24h: number | null;
+  sharedDeviceSubjects: number | null;
+  ipEvents1h: number;
+  orgEvents1m: number;
+  orgEvents1h: number;
+};
+
+/** One assessment in the making: what it counts by, and when. */
+export type RiskPlan = {
+  orgId: string;
+  kind: RiskKind;
+  input: RiskAssessInput;
+  now: Date;
+  deviceHash: string | null;
+  ip: string;
+  ipSource: "input" | "caller";
+};
+
+export function planRisk(ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): RiskPlan {
+  return {
+    orgId: ctx.org.id,
+    kind,
+    input,
+    now: ctx.now(),
+    deviceHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
+    ip: (input.ipAddress && normalizeIp(input.ipAddress)) || normalizeIp(ctx.clientIp) || ctx.clientIp,
+    ipSource: input.ipAddress ? "input" : "caller",
+  };
 }
 
 /**
- * Assesses one action and records it as a RiskEvent (written with `db`, which may be the caller's
- * transaction, or else in a short transaction of its own). Per-device counts are exact under
- * parallel calls (a transaction-scoped advisory lock per organization and device); IP and
- * organization counts are read without locks, so parallel attempts may miss each other there,
- * which those weak signals tolerate.
+ * The counts of an assessment as columns of one SELECT (named as RiskCounts), so a caller can read
+ * them in the same round trip as its own reads. Subjects of a device are the accounts created with
+ * it and the subjects of its earlier assessments (plus this one's).
  */
-export async function assessRisk(db: DbOrTx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
-  return isTransaction(db) ? assessIn(db as Tx, ctx, input, kind) : (db as Db).$transaction((tx) => assessIn(tx, ctx, input, kind));
+export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
+  const { orgId, deviceHash, now } = plan;
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  const capped = (where: Prisma.Sql, since: number, cap: number) =>
+    Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM risk_events WHERE "orgId" = ${orgId}::uuid AND ${where} AND "createdAt" >= ${utcTimestamp(ago(since))} LIMIT ${cap}) c)::int`;
+  const all = Prisma.sql`true`;
+  const device = deviceHash
+    ? Prisma.sql`${capped(Prisma.sql`"deviceFingerprintHash" = ${deviceHash}`, HOUR, CAP.device1h)} AS "deviceEvents1h",
+        ${capped(Prisma.sql`"deviceFingerprintHash" = ${deviceHash}`, DAY, CAP.device24h)} AS "deviceEvents24h",
+        (SELECT count(*) FROM (SELECT s FROM (
+           (SELECT did AS s FROM accounts WHERE "orgId" = ${orgId}::uuid AND "deviceFingerprintHash" = ${deviceHash} LIMIT 100)
+           UNION (SELECT DISTINCT "subjectRef" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND "deviceFingerprintHash" = ${deviceHash}
+                  AND "subjectRef" IS NOT NULL AND "createdAt" >= ${utcTimestamp(ago(SHARED_DEVICE_WINDOW))} LIMIT 100)
+           UNION (SELECT ${plan.input.subjectRef ?? null}::text WHERE ${plan.input.subjectRef ?? null}::text IS NOT NULL)) u LIMIT ${CAP.sharedDevice}) d)::int
+          AS "sharedDeviceSubjects"`
+    : Prisma.sql`NULL::int AS "deviceEvents1h", NULL::int AS "deviceEvents24h", NULL::int AS "sharedDeviceSubjects"`;
+  return Prisma.sql`${device},
+    ${capped(Prisma.sql`"clientIp" = ${plan.ip}`, HOUR, CAP.ip1h)} AS "ipEvents1h",
+    ${capped(all, MINUTE, CAP.org1m)} AS "orgEvents1m",
+    ${capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
 }
 
-async function assessIn(db: Tx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
-  const orgId = ctx.org.id;
-  const now = ctx.now();
-  const ago = (ms: number) => new Date(now.getTime() - ms);
-  const deviceHash = input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null;
-  const ip = (input.ipAddress && normalizeIp(input.ipAddress)) || normalizeIp(ctx.clientIp) || ctx.clientIp;
-  const ipSource = input.ipAddress ? ("input" as const) : ("caller" as const);
+/**
+ * Parallel assessments of one device queue up until the previous one's event is committed, so a
+ * burst of parallel attempts from one device is counted exactly, which is what such a burst is
+ * for. Needs the transaction the counts and the event are written in.
+ */
+export const lockRiskDevice = (tx: Tx, plan: RiskPlan) =>
+  plan.deviceHash ? tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`risk:${plan.orgId}:${plan.deviceHash}`}, 0))` : null;
 
-  // Assessments of one device queue up until the previous one's event is committed, so a burst of
-  // parallel attempts from one device is counted exactly, which is what such a burst is for.
-  if (deviceHash) await db.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`risk:${orgId}:${deviceHash}`}, 0))`;
-  const count = (where: object, since: number) => db.riskEvent.count({ where: { orgId, ...where, createdAt: { gte: ago(since) } } });
-  const [deviceEvents1h, deviceEvents24h, sharedDeviceSubjects, ipEvents1h, orgEvents1m, orgEvents1h] = await Promise.all([
-    deviceHash ? count({ deviceFingerprintHash: deviceHash }, HOUR) : null,
-    deviceHash ? count({ deviceFingerprintHash: deviceHash }, DAY) : null,
-    deviceHash ? deviceSubjects(db, orgId, deviceHash, ago(SHARED_DEVICE_WINDOW), input.subjectRef) : null,
-    count({ clientIp: ip }, HOUR),
-    count({}, MINUTE),
-    count({}, HOUR),
-  ]);
-  const disposableEmail = input.email ? isDisposableEmail(input.email) : null;
-
+/** Scores the counts; `insert` writes the assessment as a RiskEvent (the caller runs it, alone or in a statement of its own). */
+export function decideRisk(plan: RiskPlan, counts: RiskCounts): { assessment: RiskAssessment; insert: Prisma.Sql } {
+  const { deviceEvents1h, sharedDeviceSubjects, ipEvents1h, orgEvents1m, orgEvents1h } = counts;
+  const disposableEmail = plan.input.email ? isDisposableEmail(plan.input.email) : null;
   const reasons: RiskAssessment["reasons"] = [];
   const add = (code: string, weight: number, message: string) => {
     if (weight > 0) reasons.push({ code, weight, message });
@@ -137,37 +169,47 @@ async function assessIn(db: Tx, ctx: ServiceContext, input: RiskAssessInput, kin
     add("org_velocity", RULES.orgPerMinute.weight, `The organization made ${orgEvents1m} assessments in the last minute.`);
   else if (orgEvents1h >= RULES.orgPerHour.at)
     add("org_velocity", RULES.orgPerHour.weight, `The organization made ${orgEvents1h} assessments in the last hour.`);
-
   const score = Math.min(
     100,
     reasons.reduce((s, r) => s + r.weight, 0),
   );
   const decision = score >= RISK_DENY_AT ? "deny" : score >= RISK_REVIEW_AT ? "review" : "allow";
-  const signals = {
-    deviceEvents1h,
-    deviceEvents24h,
-    sharedDeviceSubjects,
-    ipEvents1h,
-    ipSource,
-    orgEvents1m,
-    orgEvents1h,
-    disposableEmail,
-  };
+  const signals = { ...counts, ipSource: plan.ipSource, disposableEmail };
+  const id = randomUUID();
   // The event keeps hashes and counts, never the fingerprint or the email address itself.
-  const event = await db.riskEvent.create({
-    data: {
-      orgId,
-      kind,
-      subjectRef: input.subjectRef ?? null,
-      deviceFingerprintHash: deviceHash,
-      clientIp: ip,
-      score,
-      decision,
-      detail: { reasons, signals },
-      createdAt: now,
-    },
-  });
-  return { assessmentId: event.id, kind, score, decision, reasons, signals, createdAt: event.createdAt.toISOString() };
+  const insert = Prisma.sql`INSERT INTO risk_events (id, "orgId", kind, "subjectRef", "deviceFingerprintHash", "clientIp", score, decision, detail, "createdAt")
+    VALUES (${id}::uuid, ${plan.orgId}::uuid, ${plan.kind}, ${plan.input.subjectRef ?? null}, ${plan.deviceHash}, ${plan.ip}, ${score}, ${decision},
+            ${JSON.stringify({ reasons, signals })}::jsonb, ${utcTimestamp(plan.now)})`;
+  const assessment: RiskAssessment = {
+    assessmentId: id,
+    kind: plan.kind,
+    score,
+    decision,
+    reasons,
+    signals,
+    createdAt: plan.now.toISOString(),
+  };
+  return { assessment, insert };
+}
+
+/**
+ * Assesses one action and records it as a RiskEvent (written with `db`, which may be the caller's
+ * transaction, or else in a short transaction of its own). Per-device counts are exact under
+ * parallel calls (see lockRiskDevice); IP and organization counts are read without locks, so
+ * parallel attempts may miss each other there, which those weak signals tolerate.
+ */
+export async function assessRisk(db: DbOrTx, ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): Promise<RiskAssessment> {
+  const plan = planRisk(ctx, input, kind);
+  const run = async (tx: DbOrTx) => {
+    if (plan.deviceHash) await lockRiskDevice(tx as Tx, plan);
+    const [counts] = await tx.$queryRaw<RiskCounts[]>`SELECT ${riskCountColumns(plan)}`;
+    const { assessment, insert } = decideRisk(plan, counts!);
+    await tx.$executeRaw(insert);
+    return assessment;
+  };
+  // Without a device there is nothing to lock: the reads and the event need no transaction.
+  if (isTransaction(db) || !plan.deviceHash) return run(db);
+  return (db as Db).$transaction((tx) => run(tx));
 }
 
 /** POST /v1/risk/assess: an assessment the tenant asks for itself. */

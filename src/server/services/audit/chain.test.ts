@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/client";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
-import { appendAudit, GENESIS_HASH, verifyChain } from "./chain";
+import { appendAudit, GENESIS_HASH } from "./chain";
+import { verifyChain } from "./verify";
 
 const actor = "system:audit-test";
 

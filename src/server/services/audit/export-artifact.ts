@@ -1,10 +1,11 @@
-import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
-import type { Db } from "../../db/client";
+import { type Db, Prisma } from "../../db/client";
+import { timestampTz } from "../../db/sql";
 import type { ExportArtifact, ExportCheckpoint } from "./audit.schema";
-import { auditEntryView, entryHash, GENESIS_HASH } from "./chain";
+import { GENESIS_HASH } from "./chain";
 import { signCheckpoint } from "./checkpoint-proof";
+import { ChainChecker, ENTRY_COLUMNS, type EntryRow, entryRowView } from "./verify";
 
 /** Entries one artifact may hold; a longer range fails and asks for a shorter one. */
 export const MAX_EXPORT_ENTRIES = 50_000;
@@ -14,21 +15,20 @@ export class ExportFailure extends Error {}
 
 /**
  * Refuses to sign a broken range: every hash recomputes, seq runs without gaps, each entry links
- * to the one before, and the first links to its predecessor in the chain (or to genesis).
+ * to the one before, and the first links to its predecessor in the chain (or to genesis). The same
+ * check as the chain's verification, on the same rows.
  */
-function checkRange(entries: AuditEntry[], predecessorHash: string | null) {
-  let prev = entries[0] && entries[0].seq === 1 ? GENESIS_HASH : predecessorHash;
-  let expectedSeq = entries[0]?.seq ?? 0;
-  for (const e of entries) {
-    const broken = (why: string) => new ExportFailure(`The audit chain is broken at entry ${e.id} (${why}); run the chain verification.`);
-    if (prev === null) throw broken("its predecessor is missing");
-    if (e.seq !== expectedSeq) throw broken("a sequence number is missing");
-    if (e.prevHash !== prev) throw broken("it does not link to the previous entry");
-    if (entryHash(e) !== e.hash) throw broken("its hash does not match its contents");
-    prev = e.hash;
-    expectedSeq++;
-  }
+function checkRange(orgId: string, rows: EntryRow[], predecessorHash: string | null) {
+  const first = rows[0];
+  if (!first) return;
+  const prev = first[1] === 1 ? GENESIS_HASH : predecessorHash;
+  if (prev === null) throw broken(first[0], "its predecessor is missing");
+  const failed = new ChainChecker(orgId, first[1], prev).check(rows);
+  if (failed) throw broken(failed.firstInvalidEntryId!, failed.reason!);
 }
+
+const broken = (id: string, why: string) =>
+  new ExportFailure(`The audit chain is broken at entry ${id} (${why}); run the chain verification.`);
 
 /**
  * Builds the signed artifact of [from, to) for one organization from one consistent snapshot.
@@ -39,15 +39,17 @@ export async function buildExportArtifact(db: Db, job: { orgId: string; from: Da
   const { orgId } = job;
   const snap = await db.$transaction(
     async (tx) => {
-      const entries = await tx.auditEntry.findMany({
-        where: { orgId, createdAt: { gte: job.from, lt: job.to } },
-        orderBy: { seq: "asc" },
-        take: MAX_EXPORT_ENTRIES + 1,
-      });
+      const entries = (
+        await tx.$queryRaw<Record<string, unknown>[]>(
+          Prisma.sql`SELECT ${Prisma.raw(ENTRY_COLUMNS)} FROM audit_entries
+                     WHERE "orgId" = ${orgId}::uuid AND "createdAt" >= ${timestampTz(job.from)} AND "createdAt" < ${timestampTz(job.to)}
+                     ORDER BY seq LIMIT ${MAX_EXPORT_ENTRIES + 1}`,
+        )
+      ).map((r) => Object.values(r) as EntryRow);
       const first = entries[0];
       const predecessor =
-        first && first.seq > 1
-          ? await tx.auditEntry.findUnique({ where: { orgId_seq: { orgId, seq: first.seq - 1 } }, select: { hash: true } })
+        first && first[1] > 1
+          ? await tx.auditEntry.findUnique({ where: { orgId_seq: { orgId, seq: first[1] - 1 } }, select: { hash: true } })
           : null;
       const head = await tx.auditHead.findUnique({ where: { orgId } });
       return { entries, predecessorHash: predecessor?.hash ?? null, head };
@@ -57,9 +59,9 @@ export async function buildExportArtifact(db: Db, job: { orgId: string; from: Da
   if (snap.entries.length > MAX_EXPORT_ENTRIES) {
     throw new ExportFailure(`The range holds more than ${MAX_EXPORT_ENTRIES} audit entries; export a shorter range.`);
   }
-  checkRange(snap.entries, snap.predecessorHash);
+  checkRange(orgId, snap.entries, snap.predecessorHash);
 
-  const entries = snap.entries.map(auditEntryView);
+  const entries = snap.entries.map(entryRowView);
   const last = entries[entries.length - 1];
   const checkpoint: ExportCheckpoint = {
     type: "bi-audit-checkpoint/1",

@@ -12,6 +12,8 @@ export {
   ExportRequestInput,
   VerifyResultView,
 } from "./audit.schema";
-export { appendAudit, auditEntryView, verifyAudit } from "./chain";
+export { appendAudit, auditEntryView } from "./chain";
 export { signCheckpoint } from "./checkpoint-proof";
 export { getExport, listExports, requestExport, runExportJobs, verifyExportArtifact } from "./exports";
+export { appendAuditGrouped, type GroupedWrite, groupCommitStats } from "./group-commit";
+export { verifyAudit, verifyChain } from "./verify";

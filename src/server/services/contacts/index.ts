@@ -22,4 +22,16 @@ export {
   PhoneOtpStartInput,
   PhoneProof,
 } from "./contacts.schema";
-export { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge, usableProofToken } from "./otp";
+export {
+  confirmChallenge,
+  issueProofToken,
+  OTP,
+  type ProofTokenRow,
+  proofTokenColumn,
+  spendProofToken,
+  spendProofTokenSql,
+  startChallenge,
+  unspendProofTokenSql,
+  usableProofRow,
+  usableProofToken,
+} from "./otp";

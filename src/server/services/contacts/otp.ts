@@ -4,7 +4,8 @@ import type { OtpChallenge } from "@/generated/prisma/client.ts";
 import type { ContactChannel, OtpPurpose } from "@/generated/prisma/enums.ts";
 import { constantTimeEqual, hmacSha256Hex, randomDigits, randomToken, sha256Hex } from "../../crypto/hash";
 import { deriveKey } from "../../crypto/secret-box";
-import type { DbOrTx, Tx } from "../../db/client";
+import { type DbOrTx, Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { AppError, forbidden, rateLimited } from "../../errors";
 import { hitWindow } from "../../platform/rate-limit";
 import { messaging } from "../../providers/messaging";
@@ -130,19 +131,46 @@ export async function issueProofToken(db: DbOrTx, c: Pick<OtpChallenge, "id" | "
 /** Who may spend a proof: its organization (null for public signup), channel and, when given, purpose. */
 export type ProofHolder = { orgId: string | null; channel: ContactChannel; purpose?: OtpPurpose };
 
+/** What decides whether a proof token may be spent by a holder. */
+type ProofFacts = { orgId: string | null; channel: string; purpose: string; used: boolean; expiresAtMs: number };
+
+const isUsable = (row: ProofFacts | null, holder: ProofHolder, now: Date): boolean =>
+  !!row &&
+  row.orgId === holder.orgId &&
+  row.channel === holder.channel &&
+  (holder.purpose === undefined || row.purpose === holder.purpose) &&
+  !row.used &&
+  row.expiresAtMs > now.getTime();
+
 /** A proof token that is usable now for `holder`: read only, nothing is spent. */
 export async function usableProofToken(db: DbOrTx, holder: ProofHolder, token: string) {
   const row = await db.proofToken.findUnique({ where: { tokenHash: tokenHash(token) } });
-  const usable =
-    row &&
-    row.orgId === holder.orgId &&
-    row.channel === holder.channel &&
-    (holder.purpose === undefined || row.purpose === holder.purpose) &&
-    !row.usedAt &&
-    row.expiresAt > new Date();
-  if (!usable) throw proofRefused(holder.channel);
+  const facts = row && { ...row, used: !!row.usedAt, expiresAtMs: row.expiresAt.getTime() };
+  if (!row || !isUsable(facts, holder, new Date())) throw proofRefused(holder.channel);
   return row;
 }
+
+/** A proof token as the batched read of a free create sees it (`proofTokenColumn`). */
+export type ProofTokenRow = (ProofFacts & { id: string; address: string }) | null;
+
+/** The token as one JSON column of the caller's own read; null when no token has that hash. */
+export const proofTokenColumn = (token: string) => Prisma.sql`(
+  SELECT json_build_object('id', id, 'orgId', "orgId", 'channel', channel, 'purpose', purpose, 'address', address,
+                           'used', "usedAt" IS NOT NULL, 'expiresAtMs', extract(epoch from "expiresAt") * 1000)
+  FROM proof_tokens WHERE "tokenHash" = ${tokenHash(token)})`;
+
+/** The proven address a token may be spent for by `holder`, or the refusal. */
+export function usableProofRow(row: ProofTokenRow, holder: ProofHolder, now: Date): { id: string; address: string } {
+  if (!row || !isUsable(row, holder, now)) throw proofRefused(holder.channel);
+  return { id: row.id, address: row.address };
+}
+
+/** Spends a proof token as part of the caller's statement (one conditional UPDATE; see spendProofToken). */
+export const spendProofTokenSql = (id: string, now: Date) =>
+  Prisma.sql`UPDATE proof_tokens SET "usedAt" = ${utcTimestamp(now)} WHERE id = ${id}::uuid AND "usedAt" IS NULL`;
+
+/** Hands a proof token back when the account it was spent for was never created. */
+export const unspendProofTokenSql = (id: string) => Prisma.sql`UPDATE proof_tokens SET "usedAt" = NULL WHERE id = ${id}::uuid`;
 
 /**
  * Spends a proof token inside the caller's transaction: one conditional UPDATE, so of parallel

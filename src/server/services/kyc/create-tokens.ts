@@ -1,6 +1,7 @@
 import { randomToken, sha256Hex } from "../../crypto/hash";
 import { open, seal } from "../../crypto/secret-box";
-import type { DbOrTx, Tx } from "../../db/client";
+import { type DbOrTx, Prisma } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { forbidden } from "../../errors";
 
 /** Single use, valid 24 hours (docs/decisions.md, KYC create token). */
@@ -23,19 +24,38 @@ export async function liveCreateToken(db: DbOrTx, orgId: string, personId: strin
   return { token, expiresAt };
 }
 
+/** A create token as the batched read of a free create sees it (`kycCreateTokenColumn`). */
+export type KycCreateTokenRow = {
+  id: string;
+  orgId: string;
+  personId: string;
+  used: boolean;
+  expiresAtMs: number;
+  approved: boolean;
+} | null;
+
 /**
- * Spends a KYC create token inside the caller's transaction and returns its approved person.
- * A rollback (a taken name, a chain failure) leaves it unspent, which is how a name conflict
- * hands the token back.
+ * The token as one JSON column of the caller's own read, so a free create reads its gates in one
+ * round trip. Null when no token has that hash.
  */
-export async function spendKycCreateToken(tx: Tx, orgId: string, token: string): Promise<string> {
-  const refuse = () => forbidden("kyc_required", "The kycCreateToken is invalid, expired or already used; an approved KYC is required.");
-  const row = await tx.kycCreateToken.findUnique({
-    where: { tokenHash: sha256Hex(token) },
-    include: { person: { select: { kycStatus: true } } },
-  });
-  if (!row || row.orgId !== orgId || row.usedAt || row.expiresAt <= new Date() || row.person.kycStatus !== "approved") throw refuse();
-  const spent = await tx.kycCreateToken.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
-  if (spent.count === 0) throw refuse();
-  return row.personId;
+export const kycCreateTokenColumn = (token: string) => Prisma.sql`(
+  SELECT json_build_object('id', t.id, 'orgId', t."orgId", 'personId', t."personId", 'used', t."usedAt" IS NOT NULL,
+                           'expiresAtMs', extract(epoch from t."expiresAt") * 1000, 'approved', p."kycStatus" = 'approved')
+  FROM kyc_create_tokens t JOIN people p ON p.id = t."personId" WHERE t."tokenHash" = ${sha256Hex(token)})`;
+
+/** The approved person a token may create an account for, or the refusal. */
+export function usableKycCreateToken(row: KycCreateTokenRow, orgId: string, now: Date): { id: string; personId: string } {
+  if (!row || row.orgId !== orgId || row.used || row.expiresAtMs <= now.getTime() || !row.approved)
+    throw forbidden("kyc_required", "The kycCreateToken is invalid, expired or already used; an approved KYC is required.");
+  return { id: row.id, personId: row.personId };
 }
+
+/**
+ * Spends the token, as part of the caller's statement: one conditional UPDATE, so of parallel
+ * spends of one token only the first touches its row. Undone by `unspendKycCreateTokenSql`.
+ */
+export const spendKycCreateTokenSql = (id: string, now: Date) =>
+  Prisma.sql`UPDATE kyc_create_tokens SET "usedAt" = ${utcTimestamp(now)} WHERE id = ${id}::uuid AND "usedAt" IS NULL`;
+
+/** Hands a token back when the account it paid for was never created (a taken name, a chain refusal). */
+export const unspendKycCreateTokenSql = (id: string) => Prisma.sql`UPDATE kyc_create_tokens SET "usedAt" = NULL WHERE id = ${id}::uuid`;

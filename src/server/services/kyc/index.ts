@@ -1,4 +1,10 @@
-export { spendKycCreateToken } from "./create-tokens";
+export {
+  type KycCreateTokenRow,
+  kycCreateTokenColumn,
+  spendKycCreateTokenSql,
+  unspendKycCreateTokenSql,
+  usableKycCreateToken,
+} from "./create-tokens";
 export { listOrganizations, startKyb } from "./kyb";
 export {
   CallbackParams,

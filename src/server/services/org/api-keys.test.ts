@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SCOPES } from "@/lib/scopes";
 import { sha256Hex } from "../../crypto/hash";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 
 const audits = (org: TestOrg, action: string) =>
   org.db.auditEntry.findMany({ where: { orgId: org.orgId, action }, orderBy: { seq: "asc" } });

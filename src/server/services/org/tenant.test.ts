@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
-import { verifyChain } from "../audit/chain";
+import { verifyChain } from "../audit/verify";
 import { AdminTenantView } from "./tenant.schema";
 
 const audits = (org: TestOrg, action: string) =>

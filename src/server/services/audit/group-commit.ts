@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import type { AuditEntry } from "@/generated/prisma/client.ts";
+import { type Actor, actorId } from "../../context";
+import { sha256Hex } from "../../crypto/hash";
+import { jcs } from "../../crypto/jcs";
+import { type Db, Prisma } from "../../db/client";
+import { joinSql } from "../../db/sql";
+import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Head, readHead } from "./chain";
+
+/**
+ * Group commit of audit appends (docs/performance.md, "Write path"). Appends of one organization
+ * that arrive while a commit of that organization is in flight wait in a small in-process queue;
+ * the next commit takes all of them as ONE autocommitted statement: the entries, every write
+ * that must commit with them, and the move of the chain head from where this process last saw it.
+ *
+ * - The head row is locked only for that one statement, and one WAL flush serves the whole group.
+ * - Nothing is acknowledged before its statement has committed; a crash mid-statement rolls back
+ *   the whole group, so the chain never has a gap or a fork.
+ * - If another process moved the head meanwhile (the expected seq no longer matches), the
+ *   statement raises and changes nothing; the head is read again and the group retried, and after
+ *   repeated misses the group runs in a transaction that locks the head first.
+ * - If one write of the group fails (a constraint, or a row not in the state it expected), the
+ *   group is retried one append at a time, so only that append fails.
+ */
+
+/** A data-modifying statement that commits with an entry; it must affect exactly `rows` rows. */
+export type GroupedWrite = { sql: Prisma.Sql; rows: number };
+export type GroupedAppend = { actor: Actor | string; input: AuditInput; writes?: GroupedWrite[] };
+
+type Waiter = { item: GroupedAppend; resolve: (e: AuditEntry) => void; reject: (err: unknown) => void };
+type Queue = { waiting: Waiter[]; running: boolean; head?: Head };
+type Row = AuditEntry & { dataText: string };
+
+/** Bounds one statement's parameters (about a dozen per entry) well below PostgreSQL's 65,535. */
+const MAX_GROUP = 256;
+/** Optimistic attempts before a group takes the head's row lock for itself. */
+const OPTIMISTIC_TRIES = 2;
+
+const queues = new Map<string, Queue>();
+const stats = { groups: 0, appends: 0, headMisses: 0, splits: 0 };
+
+/** Commits and entries so far in this process (the bench reports the average group size). */
+export const groupCommitStats = () => ({ ...stats });
+
+/**
+ * Appends one entry, with the writes that must commit with it, through the organization's group
+ * commit. Resolves once it is committed. Use it where the caller has no transaction of its own
+ * (inside one, `appendAudit(tx, …)` is the way).
+ */
+export function appendAuditGrouped(db: Db, orgId: string, item: GroupedAppend): Promise<AuditEntry> {
+  let queue = queues.get(orgId);
+  if (!queue) {
+    queue = { waiting: [], running: false };
+    queues.set(orgId, queue);
+  }
+  const q = queue;
+  return new Promise<AuditEntry>((resolve, reject) => {
+    q.waiting.push({ item, resolve, reject });
+    if (!q.running) void drain(db, orgId, q);
+  });
+}
+
+async function drain(db: Db, orgId: string, q: Queue): Promise<void> {
+  q.running = true;
+  try {
+    while (q.waiting.length > 0) await commitGroup(db, orgId, q, q.waiting.splice(0, MAX_GROUP));
+  } finally {
+    q.running = false;
+  }
+}
+
+async function commitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promise<void> {
+  try {
+    const rows = await runGroup(db, orgId, q, group);
+    stats.groups++;
+    stats.appends += group.length;
+    for (const [i, w] of group.entries()) w.resolve(rows[i]!);
+  } catch (err) {
+    q.head = undefined; // a failed statement says nothing certain about where the head is
+    // One member's write (or a constraint) failed the whole group: find whose, one at a time.
+    if (group.length > 1) return splitGroup(db, orgId, q, group);
+    group[0]!.reject(err);
+  }
+}
+
+async function splitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promise<void> {
+  stats.splits++;
+  for (const w of group) await commitGroup(db, orgId, q, [w]);
+}
+
+async function runGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promise<Row[]> {
+  for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt++) {
+    q.head ??= await readHead(db, orgId);
+    const rows = chainRows(orgId, q.head, group);
+    try {
+      await db.$queryRaw(groupStatement(orgId, q.head, rows, group));
+      q.head = headAfter(rows);
+      return rows;
+    } catch (err) {
+      if (!isAssertion(err, "head")) throw err;
+      stats.headMisses++;
+      q.head = undefined;
+    }
+  }
+  // Another writer keeps moving the head: lock it for this group (one transaction, four round trips).
+  return db.$transaction(
+    async (tx) => {
+      const head = await readHead(tx, orgId);
+      const rows = chainRows(orgId, head, group);
+      await tx.$queryRaw(groupStatement(orgId, head, rows, group));
+      q.head = headAfter(rows);
+      return rows;
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
+}
+
+/** The entries of a group, hashed in order from `head`; createdAt never goes backwards along the chain. */
+function chainRows(orgId: string, head: Head, group: Waiter[]): Row[] {
+  let prevHash = head.hash;
+  let seq = head.seq;
+  let lastMs = head.lastMs;
+  const now = Date.now();
+  return group.map(({ item }) => {
+    lastMs = Math.max(now, Math.round(lastMs));
+    const fields: HashFields = {
+      orgId,
+      seq: ++seq,
+      actor: typeof item.actor === "string" ? item.actor : actorId(item.actor),
+      action: item.input.action,
+      subjectType: item.input.subjectType ?? null,
+      subject: item.input.subject ?? null,
+      data: item.input.data ?? {},
+      createdAt: new Date(lastMs),
+      prevHash,
+    };
+    const dataText = jcs(fields.data);
+    const hash = sha256Hex(entryCanonical(fields, dataText));
+    prevHash = hash;
+    return { ...fields, id: randomUUID(), data: fields.data as AuditEntry["data"], hash, dataText };
+  });
+}
+
+const headAfter = (rows: Row[]): Head => {
+  const last = rows[rows.length - 1]!;
+  return { seq: last.seq, hash: last.hash, lastMs: last.createdAt.getTime() };
+};
+
+/**
+ * One statement: move the head from exactly `head`, insert the entries, run every member's
+ * writes; then check that the head moved and each write touched its rows, or raise so that
+ * all of it rolls back.
+ */
+function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[]): Prisma.Sql {
+  const last = rows[rows.length - 1]!;
+  const col = <T>(f: (r: Row) => T) => rows.map(f);
+  const writes = group.flatMap((w) => w.item.writes ?? []);
+  const writeCtes = writes.map((w, i) => Prisma.sql`, ${Prisma.raw(`w${i}`)} AS (${w.sql} RETURNING 1)`);
+  const checks = writes.map((w, i) => Prisma.sql`, bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`})`);
+  return Prisma.sql`
+    WITH head AS (
+      UPDATE audit_heads SET seq = ${last.seq}, hash = ${last.hash}, "updatedAt" = (${last.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+      WHERE "orgId" = ${orgId}::uuid AND seq = ${head.seq} AND hash = ${head.hash}
+      RETURNING 1),
+    entries AS (
+      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
+      SELECT t.id, ${orgId}::uuid, t.seq, t.actor, t.action, t.st, t.subj, t.data::json, t.at::timestamptz, t.prev, t.hash
+      FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.seq)}::int[], ${col((r) => r.actor)}::text[], ${col((r) => r.action)}::text[],
+                  ${col((r) => r.subjectType)}::text[], ${col((r) => r.subject)}::text[], ${col((r) => r.dataText)}::text[],
+                  ${col((r) => r.createdAt.toISOString())}::text[], ${col((r) => r.prevHash)}::text[], ${col((r) => r.hash)}::text[])
+           AS t(id, seq, actor, action, st, subj, data, at, prev, hash)
+      RETURNING 1)
+    ${joinSql(writeCtes)}
+    SELECT bi_assert(EXISTS (SELECT 1 FROM head), 'head moved') AS ok,
+           bi_assert((SELECT count(*) FROM entries) = ${rows.length}, 'write entries') ${joinSql(checks)}`;
+}
+
+/** True when `err` is the group statement's own check that the head had not moved. */
+function isAssertion(err: unknown, what: "head"): boolean {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  return text.includes(`bi_assert failed: ${what}`);
+}
