@@ -116,6 +116,31 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     expect(res.reason).toMatch(/hash/);
   });
 
+  it("names an entry one byte of whose stored data text was changed", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 4);
+    const target = entries[2]!;
+    // data keeps its JCS bytes (json, not jsonb): {"i":2} as written.
+    const [before] = await org.db.$queryRaw<{ t: string }[]>`SELECT data::text AS t FROM audit_entries WHERE id = ${target.id}::uuid`;
+    const i = (target.data as { i: number }).i;
+    expect(before!.t).toBe(`{"i":${i}}`);
+    await org.db.$executeRaw`UPDATE audit_entries SET data = ${`{"i":${i + 1}}`}::json WHERE id = ${target.id}::uuid`;
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: target.id, entries: 2 });
+  });
+
+  it("verifies by meaning entries whose data is not stored as its JCS text (appended before it was kept so)", async () => {
+    const org = await createTestOrg();
+    const entries = await appendMany(org.db, org.orgId, 3);
+    // jsonb's own text form, as entries written before carry it: {"i": 1}.
+    await org.db.$executeRaw`UPDATE audit_entries SET data = (data::jsonb)::json WHERE "orgId" = ${org.orgId}::uuid AND seq >= 2`;
+    const [legacy] = await org.db.$queryRaw<{ t: string }[]>`SELECT data::text AS t FROM audit_entries WHERE id = ${entries[3]!.id}::uuid`;
+    expect(legacy!.t).toBe(`{"i": ${(entries[3]!.data as { i: number }).i}}`);
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: true, entries: entries.length });
+    // ...and a change of meaning there is still found.
+    await org.db.$executeRaw`UPDATE audit_entries SET data = '{"i": 7}'::json WHERE id = ${entries[3]!.id}::uuid`;
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[3]!.id });
+  });
+
   it("names an entry whose action was changed", async () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 4);

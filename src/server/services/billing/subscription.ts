@@ -29,7 +29,7 @@ export async function usage(ctx: ServiceContext) {
   const [thisMinute, today, accounts, verifications] = await Promise.all([
     peekWindow(ctx.db, `plan:${orgId}`, 60, now),
     ctx.db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${orgId}`, day: startOfUtcDay(now) } } }).then((r) => r?.count ?? 0),
-    ctx.db.account.count({ where: { orgId } }),
+    ctx.db.account.count({ where: { orgId, lifecycle: { not: "pending" } } }),
     verificationsUsed(ctx.db, orgId, now),
   ]);
   return {

@@ -13,7 +13,7 @@ const zeroes = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys
 export async function dashboard(ctx: ServiceContext) {
   const orgId = ctx.org.id;
   const [accounts, people, flagged, cases, risk, audit, overdue] = await Promise.all([
-    ctx.db.account.groupBy({ by: ["lifecycle"], where: { orgId }, _count: { _all: true } }),
+    ctx.db.account.groupBy({ by: ["lifecycle"], where: { orgId, lifecycle: { not: "pending" } }, _count: { _all: true } }),
     ctx.db.person.groupBy({ by: ["kycStatus"], where: { orgId }, _count: { _all: true } }),
     ctx.db.person.count({ where: { orgId, OR: [{ pepFlag: true }, { sanctionsFlag: true }] } }),
     ctx.db.amlCase.groupBy({ by: ["status", "priority"], where: { orgId, status: { in: [...OPEN_STATUSES] } }, _count: { _all: true } }),

@@ -1,0 +1,88 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Prisma } from "../../db/client";
+import { createTestOrg } from "../../testing/harness";
+import { appendAudit, GENESIS_HASH } from "./chain";
+import { appendAuditGrouped, groupCommitStats } from "./group-commit";
+import { verifyChain } from "./verify";
+
+const actor = "system:group-test";
+
+describe("grouped audit appends", () => {
+  it("commits 64 concurrent appends of one organization in fewer statements, as one unbroken chain, each acknowledged with its committed entry", async () => {
+    const { db, orgId } = await createTestOrg();
+    const before = groupCommitStats();
+    const entries = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => appendAuditGrouped(db, orgId, { actor, input: { action: "test.grouped", data: { i } } })),
+    );
+    const after = groupCommitStats();
+    expect(after.appends - before.appends).toBe(64);
+    expect(after.groups - before.groups).toBeLessThan(64);
+    // Every acknowledged entry is in the table exactly as acknowledged.
+    const stored = await db.auditEntry.findMany({ where: { orgId, action: "test.grouped" }, orderBy: { seq: "asc" } });
+    expect(stored.map((e) => e.hash).sort()).toEqual(entries.map((e) => e.hash).sort());
+    expect(new Set(entries.map((e) => e.seq)).size).toBe(64);
+    const result = await verifyChain(db, orgId);
+    expect(result.valid, result.reason).toBe(true);
+    const head = await db.auditHead.findUniqueOrThrow({ where: { orgId } });
+    expect(head).toMatchObject({ seq: result.entries, hash: result.headHash });
+  });
+
+  it("follows a head moved by another writer (a transaction's append in between) and stays one chain", async () => {
+    const { db, orgId } = await createTestOrg();
+    await appendAuditGrouped(db, orgId, { actor, input: { action: "test.a" } });
+    // This process's view of the head is now stale.
+    await db.$transaction((tx) => appendAudit(tx, { orgId, actor }, { action: "test.b" }));
+    const misses = groupCommitStats().headMisses;
+    const c = await appendAuditGrouped(db, orgId, { actor, input: { action: "test.c" } });
+    expect(groupCommitStats().headMisses).toBe(misses + 1);
+    const b = await db.auditEntry.findFirstOrThrow({ where: { orgId, action: "test.b" } });
+    expect(c).toMatchObject({ seq: b.seq + 1, prevHash: b.hash });
+    expect((await verifyChain(db, orgId)).valid).toBe(true);
+  });
+
+  it("fails only the append whose write fails; the rest of its group commits, and nothing of the failed one stays", async () => {
+    const { db, orgId } = await createTestOrg();
+    const table = `group_test_${Date.now()}`;
+    await db.$executeRawUnsafe(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+    const insert = (id: number) => ({ sql: Prisma.sql`INSERT INTO ${Prisma.raw(table)} (id) VALUES (${id})`, rows: 1 });
+    const results = await Promise.allSettled(
+      [1, 2, 2, 3].map((id, i) => appendAuditGrouped(db, orgId, { actor, input: { action: "test.write", data: { i } }, writes: [insert(id)] })),
+    );
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((await db.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM ${table} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.write" } })).toBe(3);
+    // A write that touches fewer rows than it must fails its append the same way.
+    const none = { sql: Prisma.sql`UPDATE ${Prisma.raw(table)} SET id = id WHERE id = 99`, rows: 1 };
+    await expect(appendAuditGrouped(db, orgId, { actor, input: { action: "test.none" }, writes: [none] })).rejects.toThrow(/bi_assert/);
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.none" } })).toBe(0);
+    expect((await verifyChain(db, orgId)).valid).toBe(true);
+    await db.$executeRawUnsafe(`DROP TABLE ${table}`);
+  });
+
+  it("leaves a chain that verifies after a process is killed with SIGKILL in the middle of group commits", async () => {
+    const { db, orgId } = await createTestOrg();
+    const script = path.resolve(import.meta.dirname, "../../testing/grouped-appender.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", script, orgId], {
+      env: { ...process.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let acknowledged = 0;
+    child.stdout!.on("data", (d: Buffer) => (acknowledged += d.toString().split("\n").filter((l) => l === "ok").length));
+    const exited = new Promise((r) => child.once("exit", r));
+    const deadline = Date.now() + 60_000;
+    while (acknowledged < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGKILL");
+    await exited;
+    expect(acknowledged).toBeGreaterThanOrEqual(300);
+    // PostgreSQL ends the killed session's statement; wait until it has.
+    await new Promise((r) => setTimeout(r, 500));
+    const result = await verifyChain(db, orgId);
+    expect(result.valid, result.reason).toBe(true);
+    // Every acknowledged append is there (and perhaps some committed whose answer was cut off).
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.killed" } })).toBeGreaterThanOrEqual(acknowledged);
+    const head = await db.auditHead.findUniqueOrThrow({ where: { orgId } });
+    expect(head.hash).not.toBe(GENESIS_HASH);
+  }, 90_000);
+});
