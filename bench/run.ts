@@ -6,6 +6,8 @@
  *   --label <name>     names the JSON file under bench/results/ (default "run")
  *   --no-others        do not run bench:webhooks / bench:screening afterwards
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
+ *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
+ *                      side by side, at 8 and 32 writers
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -13,9 +15,10 @@ import os from "node:os";
 import path from "node:path";
 import { type AppendResult, appendsVersusInserts, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
 import { seedAccounts, throwawayDatabase } from "./lib/db";
-import { type LoadResult, type LoadSpec, load } from "./lib/load";
+import { type CpuProbe, type LoadResult, type LoadSpec, load } from "./lib/load";
 import { printReport, type Report } from "./lib/report";
 import { type BenchServer, startServer } from "./lib/server";
+import { otherWrites } from "./lib/writes";
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -26,6 +29,7 @@ const option = (name: string) => {
 const quick = flag("quick");
 const dir = option("dir") ? path.resolve(option("dir")!) : undefined;
 const label = option("label") ?? "run";
+const beforeDir = option("before") ? path.resolve(option("before")!) : undefined;
 
 const DURATION = quick ? 2 : 4;
 const WRITE_DURATION = quick ? 4 : 8;
@@ -56,6 +60,7 @@ async function main() {
     dir: dir ?? process.cwd(),
     http: {},
     scaling: {},
+    writes: {},
     audit: {} as Report["audit"],
   };
   try {
@@ -69,22 +74,24 @@ async function main() {
     const account = (await bench.admin.query<{ did: string }>(`SELECT did FROM accounts WHERE "orgId" = $1 LIMIT 1`, [orgId])).rows[0]!.did;
     const auth = { authorization: `Bearer ${org.apiKey}` };
     const owner = walletKey().publicKey;
+    const cpu: CpuProbe = { admin: bench.admin, database: new URL(bench.url).pathname.slice(1) };
     let idem = 0;
+    const freeSpec = (apiKey: string): LoadSpec => ({
+      name: "POST /v1/accounts/free",
+      path: "/v1/accounts/free",
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      perRequest: () => ({
+        body: JSON.stringify({ ownerPublicKey: owner }),
+        headers: { "idempotency-key": `bench-${process.pid}-${++idem}` },
+      }),
+    });
     const specs: Record<string, LoadSpec> = {
       health: { name: "GET /v1/health", path: "/v1/health" },
       did: { name: "GET /orgs/{orgId}/did.json", path: `/orgs/${orgId}/did.json` },
       tenant: { name: "GET /v1/tenant", path: "/v1/tenant", headers: auth },
       account: { name: "GET /v1/accounts/{did}", path: `/v1/accounts/${encodeURIComponent(account)}`, headers: auth },
-      free: {
-        name: "POST /v1/accounts/free",
-        path: "/v1/accounts/free",
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        perRequest: () => ({
-          body: JSON.stringify({ ownerPublicKey: owner }),
-          headers: { "idempotency-key": `bench-${process.pid}-${++idem}` },
-        }),
-      },
+      free: freeSpec(org.apiKey),
     };
 
     console.log(`bench: database ${bench.url.replace(/\/\/[^@]*@/, "//")}, serving from ${dir ?? "this checkout"}`);
@@ -94,11 +101,12 @@ async function main() {
     ]);
     servers.push(warn, info);
     const opts = { connections: CONNECTIONS, durationSec: DURATION, amount: AMOUNT };
-    const run = async (key: string, srv: BenchServer[], spec: LoadSpec) => {
+    const run = async (key: string, srv: BenchServer[], spec: LoadSpec, connections = CONNECTIONS) => {
       // Writes take tens of milliseconds each: a longer run, so enough of them complete.
-      const r = await load(srv, spec, spec.method === "POST" ? { ...opts, durationSec: WRITE_DURATION } : opts);
+      const r = await load(srv, spec, spec.method === "POST" ? { ...opts, connections, durationSec: WRITE_DURATION, cpu } : opts);
+      const cpuText = r.appCpuMsPerRequest === undefined ? "" : `  cpu ms/req app ${r.appCpuMsPerRequest} db ${r.dbCpuMsPerRequest ?? "-"}`;
       console.log(
-        `  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}`,
+        `  ${key.padEnd(26)} ${String(r.rps).padStart(7)} rps  p99 ${r.p99Ms} ms  db/req ${r.dbPerRequest}  non-2xx ${r.non2xx}  errors ${r.errors}${cpuText}`,
       );
       if (!r.requests) for (const s of srv) console.log(`    ${s.base} stderr: ${s.stderr.slice(-1500)}`);
       return r;
@@ -153,6 +161,44 @@ async function main() {
       report.scaling[`free_${scale}`] = await run(`free create (${scale})`, [warn], specs.free!);
       report.scaling[`account_${scale}`] = await run(`account read (${scale})`, [warn], specs.account!);
     }
+
+    // Free create against the code before the write-path work, side by side (its own organization).
+    if (beforeDir) {
+      const old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
+      servers.push(old);
+      const oldOrg = await provisionOrganization(
+        db,
+        { name: "Bench Before", email: "before@example.test", plan: "institutional" },
+        { type: "system", label: "bench" },
+      );
+      await load([old], freeSpec(oldOrg.apiKey), { ...opts, durationSec: 2 }); // warm-up
+      for (const writers of [8, 32]) {
+        await pair(
+          `free${writers}_before`,
+          () => run(`free create, before, ${writers} writers`, [old], freeSpec(oldOrg.apiKey), writers),
+          `free${writers}_after`,
+          () => run(`free create, after, ${writers} writers`, [warn], specs.free!, writers),
+        );
+      }
+      await old.stop();
+    }
+
+    // Other writes, each with its own prepared inputs: round trips and throughput (bench/lib/writes.ts).
+    const kycOrgs = await Promise.all(
+      ["A", "B"].map((x) =>
+        provisionOrganization(
+          db,
+          { name: `Bench KYC ${x}`, email: `kyc-${x}@example.test`, plan: "institutional" },
+          { type: "system", label: "bench" },
+        ),
+      ),
+    );
+    report.writes = await otherWrites(
+      warn,
+      [{ apiKey: org.apiKey, orgId }, ...kycOrgs.map((o) => ({ apiKey: o.apiKey, orgId: o.organizationId }))],
+      cpu,
+      quick ? 60 : 90,
+    );
 
     // A second instance on the same database: write throughput of one against two.
     const second = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir });
@@ -242,11 +288,11 @@ function merge(a: LoadResult, b: LoadResult, i = 1): LoadResult {
 
 const logAppends = (what: string, r: AppendResult) =>
   console.log(
-    `  ${what.padEnd(22)} chain ${r.chainPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`,
+    `  ${what.padEnd(22)} grouped ${r.chainPerSec}/s  in a transaction ${r.txPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`,
   );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 function machine() {

@@ -1,4 +1,6 @@
 import autocannon from "autocannon";
+import type pg from "pg";
+import { cpuBetween, databaseCpu, processCpuMs } from "./cpu";
 import type { BenchServer } from "./server";
 
 export type LoadResult = {
@@ -11,7 +13,13 @@ export type LoadResult = {
   errors: number;
   /** Database round trips per request, counted in the server process (null: not counted). */
   dbPerRequest: number | null;
+  /** CPU milliseconds per request: the app processes, and the database's backends of this bench's database. */
+  appCpuMsPerRequest?: number;
+  dbCpuMsPerRequest?: number;
 };
+
+/** Where to read the database's CPU from (its backends of one database). */
+export type CpuProbe = { admin: pg.Client; database: string };
 
 export type LoadSpec = {
   name: string;
@@ -29,7 +37,7 @@ export type LoadSpec = {
 export async function load(
   servers: BenchServer[],
   spec: LoadSpec,
-  opts: { connections: number; durationSec: number; amount: number },
+  opts: { connections: number; durationSec: number; amount: number; cpu?: CpuProbe },
 ): Promise<LoadResult> {
   for (const s of servers) {
     if (s.child.exitCode !== null || s.child.signalCode !== null)
@@ -37,6 +45,8 @@ export async function load(
   }
   await settle(servers);
   const before = await Promise.all(servers.map((s) => s.dbQueries()));
+  const appCpu = () => servers.reduce((ms, s) => ms + processCpuMs(s.child.pid), 0);
+  const cpuBefore = { app: appCpu(), db: opts.cpu ? await databaseCpu(opts.cpu.admin, opts.cpu.database) : null };
   const runs = await Promise.all(
     servers.map((s) =>
       autocannon({
@@ -65,6 +75,8 @@ export async function load(
   // Requests still in flight when the clock stopped finish before their round trips are counted.
   await settle(servers);
   const after = await Promise.all(servers.map((s) => s.dbQueries()));
+  const appMs = appCpu() - cpuBefore.app;
+  const dbMs = opts.cpu && cpuBefore.db ? cpuBetween(cpuBefore.db, await databaseCpu(opts.cpu.admin, opts.cpu.database)) : null;
   const requests = runs.reduce((n, r) => n + r.requests.total, 0);
   const queries = after.reduce((n, q, i) => n + q - before[i]!, 0);
   return {
@@ -76,6 +88,8 @@ export async function load(
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors + r.timeouts, 0),
     dbPerRequest: requests ? Math.round((queries / requests) * 100) / 100 : null,
+    ...(requests ? { appCpuMsPerRequest: Math.round((appMs / requests) * 100) / 100 } : {}),
+    ...(requests && dbMs !== null ? { dbCpuMsPerRequest: Math.round((dbMs / requests) * 100) / 100 } : {}),
   };
 }
 

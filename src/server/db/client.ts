@@ -7,6 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "@/env";
 import { Prisma, PrismaClient } from "@/generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
+import { isTransaction } from "./tx";
 
 export type Db = PrismaClient;
 /** What a service receives inside `db.$transaction(async (tx) => ...)`. */
@@ -176,6 +177,20 @@ export async function withPgSession<T>(fn: (client: pg.PoolClient) => Promise<T>
   } finally {
     client.release(failed);
   }
+}
+
+/**
+ * One statement outside the ORM: on PostgreSQL, outside a transaction, straight to the pool (one
+ * round trip, autocommit); inside a transaction or on the embedded database, through Prisma. For
+ * the few statements of the hottest write path (free create, grouped audit appends), where the
+ * ORM's own work per query was most of the application's CPU per request (docs/performance.md).
+ */
+export async function rawQuery<T>(db: DbOrTx, sql: Prisma.Sql): Promise<T[]> {
+  if (!isTransaction(db)) {
+    const { pool } = await connectDb();
+    if (pool) return (await pool.query(sql.text, sql.values as unknown[])).rows as T[];
+  }
+  return db.$queryRaw<T[]>(sql);
 }
 
 export async function isDatabaseReady(): Promise<boolean> {

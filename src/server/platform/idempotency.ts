@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { open, seal } from "../crypto/secret-box";
-import { type DbOrTx, Prisma } from "../db/client";
+import { type DbOrTx, Prisma, rawQuery } from "../db/client";
+import { utcTimestamp } from "../db/sql";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this with no answer is taken to be abandoned by a crashed instance. */
@@ -15,15 +17,16 @@ type ClaimInput = { scope: string; orgId: string | null; key: string; route: str
 
 export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = new Date()): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const row = await db.idempotencyRecord.create({
-        data: { ...input, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) },
-        select: { id: true },
-      });
-      return { kind: "claimed", id: row.id };
-    } catch (err) {
-      if (!(err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")) throw err;
-    }
+    // One statement on every request that sends a key: it stays off the ORM (rawQuery).
+    const [row] = await rawQuery<{ id: string }>(
+      db,
+      Prisma.sql`INSERT INTO idempotency_records (id, "orgId", scope, key, route, "requestHash", "createdAt", "expiresAt")
+                 VALUES (${randomUUID()}::uuid, ${input.orgId}::uuid, ${input.scope}, ${input.key}, ${input.route}, ${input.requestHash},
+                         ${utcTimestamp(now)}, ${utcTimestamp(new Date(now.getTime() + IDEMPOTENCY_TTL_MS))})
+                 ON CONFLICT (scope, key) DO NOTHING
+                 RETURNING id::text`,
+    );
+    if (row) return { kind: "claimed", id: row.id };
     const existing = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope: input.scope, key: input.key } } });
     if (!existing) continue; // released meanwhile: claim again
     if (existing.expiresAt <= now) {
@@ -51,7 +54,11 @@ export async function claimIdempotencyKey(db: DbOrTx, input: ClaimInput, now = n
  * key and console password of a Builder checkout), which must not sit readable in the database.
  */
 export async function completeIdempotencyKey(db: DbOrTx, id: string, status: number, body: string): Promise<void> {
-  await db.idempotencyRecord.updateMany({ where: { id }, data: { state: "completed", responseStatus: status, responseBody: seal(body) } });
+  await rawQuery(
+    db,
+    Prisma.sql`UPDATE idempotency_records SET state = 'completed', "responseStatus" = ${status}, "responseBody" = ${seal(body)}
+               WHERE id = ${id}::uuid RETURNING 1`,
+  );
 }
 
 /** Rows written before answers were sealed hold the JSON itself. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Asset } from "@wharfkit/antelope";
 import { env } from "@/env";
-import type { DbOrTx } from "../../db/client";
+import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
 import { notFound } from "../../errors";
 import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
 import type { ChainAccountState, ChainAdapter } from "./types";
@@ -52,12 +52,15 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
       const activeKey = requireKey(input.activeKey, "activeKey");
       // One statement that inserts nothing when the name exists, so a taken name never aborts a
       // caller's transaction (the chain refuses it as a node would).
-      const created = await db.$queryRaw<{ name: string }[]>`
+      const created = await rawQuery<{ name: string }>(
+        db,
+        Prisma.sql`
         INSERT INTO sim_chain_accounts (name, "ownerKeys", "activeKeys", "ownerCosigner", creator, "createdAt")
         VALUES (${name}, ARRAY[${ownerKey}]::text[], ARRAY[${activeKey}]::text[], ${SANDBOX_COSIGNER}, ${SANDBOX_FAUCET},
                 ${now().toISOString()}::timestamptz AT TIME ZONE 'UTC')
         ON CONFLICT (name) DO NOTHING
-        RETURNING name`;
+        RETURNING name`,
+      );
       if (created.length === 0) throw nameTaken();
       return { transactionId: randomTransactionId() };
     },

@@ -4,7 +4,7 @@ import type { Account } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { type DbOrTx, Prisma, type Tx } from "../../db/client";
+import { type DbOrTx, Prisma, rawQuery, type Tx } from "../../db/client";
 import { joinSql, timestampTz, utcTimestamp } from "../../db/sql";
 import { AppError, forbidden, isAppError, notFound } from "../../errors";
 import { accountDid, personIdFromDid } from "../../platform/account-ref";
@@ -78,7 +78,7 @@ async function reserve(ctx: ServiceContext, input: FreeAccountInput, plan: Plan)
   // the risk event it wrote.
   const run = async (db: DbOrTx): Promise<Reserved | { refused: unknown }> => {
     if (plan.risk.deviceHash) await lockRiskDevice(db as Tx, plan.risk);
-    const [gates] = await db.$queryRaw<GateRow[]>(gateRead(ctx, input, plan));
+    const [gates] = await rawQuery<GateRow>(db, gateRead(ctx, input, plan));
     const { assessment, insert } = decideRisk(plan.risk, gates!);
     riskInsert = insert;
     let checked: ReturnType<typeof checkGates>;
@@ -91,7 +91,7 @@ async function reserve(ctx: ServiceContext, input: FreeAccountInput, plan: Plan)
     }
     const reserved = pendingAccount(ctx, input, plan, checked, assessment);
     const spends = [checked.kycTokenId, checked.emailTokenId, checked.phoneTokenId];
-    const [row] = await db.$queryRaw<{ reserved: boolean }[]>(reserveStatement(insert, reserved.account, spends, plan.risk.now));
+    const [row] = await rawQuery<{ reserved: boolean }>(db, reserveStatement(insert, reserved.account, spends, plan.risk.now));
     if (!row!.reserved) return { refused: await takenConflict(db, ctx.org.id, reserved.account, input.kycCreateToken) };
     return reserved;
   };

@@ -48,7 +48,9 @@ describe("grouped audit appends", () => {
     await db.$executeRawUnsafe(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
     const insert = (id: number) => ({ sql: Prisma.sql`INSERT INTO ${Prisma.raw(table)} (id) VALUES (${id})`, rows: 1 });
     const results = await Promise.allSettled(
-      [1, 2, 2, 3].map((id, i) => appendAuditGrouped(db, orgId, { actor, input: { action: "test.write", data: { i } }, writes: [insert(id)] })),
+      [1, 2, 2, 3].map((id, i) =>
+        appendAuditGrouped(db, orgId, { actor, input: { action: "test.write", data: { i } }, writes: [insert(id)] }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect((await db.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM ${table} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
@@ -69,7 +71,14 @@ describe("grouped audit appends", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let acknowledged = 0;
-    child.stdout!.on("data", (d: Buffer) => (acknowledged += d.toString().split("\n").filter((l) => l === "ok").length));
+    child.stdout!.on(
+      "data",
+      (d: Buffer) =>
+        (acknowledged += d
+          .toString()
+          .split("\n")
+          .filter((l) => l === "ok").length),
+    );
     const exited = new Promise((r) => child.once("exit", r));
     const deadline = Date.now() + 60_000;
     while (acknowledged < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -3,7 +3,7 @@ import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { type Actor, actorId } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
-import { type Db, Prisma } from "../../db/client";
+import { type Db, Prisma, rawQuery } from "../../db/client";
 import { joinSql } from "../../db/sql";
 import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Head, readHead } from "./chain";
 
@@ -93,7 +93,7 @@ async function runGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promi
     q.head ??= await readHead(db, orgId);
     const rows = chainRows(orgId, q.head, group);
     try {
-      await db.$queryRaw(groupStatement(orgId, q.head, rows, group));
+      await rawQuery(db, groupStatement(orgId, q.head, rows, group));
       q.head = headAfter(rows);
       return rows;
     } catch (err) {
