@@ -24,7 +24,10 @@ async function expireLeases(orgId: string) {
 
 async function stateOf(orgId: string) {
   const db = await getDb();
-  const accounts = await db.account.findMany({ where: { orgId }, select: { did: true, name: true, lifecycle: true, ownerPublicKey: true } });
+  const accounts = await db.account.findMany({
+    where: { orgId },
+    select: { did: true, name: true, lifecycle: true, ownerPublicKey: true },
+  });
   const onChain = await db.simChainAccount.findMany({ where: { name: { in: accounts.map((a) => a.name) } } });
   const chainKeys = new Map(onChain.map((c) => [c.name, c.ownerKeys]));
   return { accounts, chainKeys };
