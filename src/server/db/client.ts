@@ -7,7 +7,6 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "@/env";
 import { Prisma, PrismaClient } from "@/generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
-import { isTransaction } from "./tx";
 
 export type Db = PrismaClient;
 /** What a service receives inside `db.$transaction(async (tx) => ...)`. */
@@ -186,7 +185,8 @@ export async function withPgSession<T>(fn: (client: pg.PoolClient) => Promise<T>
  * ORM's own work per query was most of the application's CPU per request (docs/performance.md).
  */
 export async function rawQuery<T>(db: DbOrTx, sql: Prisma.Sql): Promise<T[]> {
-  if (!isTransaction(db)) {
+  // A transaction client has no $connect (the test in tx.ts, which imports this module's types).
+  if (typeof (db as Db).$connect === "function") {
     const { pool } = await connectDb();
     if (pool) return (await pool.query(sql.text, sql.values as unknown[])).rows as T[];
   }
