@@ -51,11 +51,18 @@ async function verifyStreaming(client: pg.PoolClient, orgId: string): Promise<Ve
       }),
     );
     let failed: VerifyResult | null = null;
+    // The next batch is asked for before this one is checked, so PostgreSQL produces rows while
+    // this process hashes (the two alternate otherwise).
+    let next = cursor.read(BATCH);
     for (;;) {
-      const rows = await cursor.read(BATCH);
+      const rows = await next;
       if (rows.length === 0) break;
+      next = cursor.read(BATCH);
       failed = checker.check(rows);
-      if (failed) break;
+      if (failed) {
+        await next.catch(() => undefined);
+        break;
+      }
     }
     await cursor.close();
     const stray = (await client.query<{ id: string }>(`SELECT id::text FROM audit_entries WHERE "orgId" = $1 AND seq < 1 LIMIT 1`, [orgId]))
@@ -96,22 +103,19 @@ export class ChainChecker {
 
   check(rows: EntryRow[]): VerifyResult | null {
     for (const [id, seq, prevHash, hash, actor, action, subjectType, subject, createdAt, dataText] of rows) {
-      const bad = (reason: string): VerifyResult => ({
-        valid: false,
-        entries: this.count,
-        headHash: this.prevHash,
-        firstInvalidEntryId: id,
-        reason,
-      });
-      if (seq !== this.expectedSeq) return bad(`entry ${this.expectedSeq} is missing before this entry`);
-      if (prevHash !== this.prevHash) return bad("prevHash does not match the previous entry's hash");
+      if (seq !== this.expectedSeq) return this.bad(id, `entry ${this.expectedSeq} is missing before this entry`);
+      if (prevHash !== this.prevHash) return this.bad(id, "prevHash does not match the previous entry's hash");
       const fields = { orgId: this.orgId, seq, actor, action, subjectType, subject, prevHash };
-      if (!hashes(fields, createdAt, dataText, hash)) return bad("hash does not match the entry's contents");
+      if (!hashes(fields, createdAt, dataText, hash)) return this.bad(id, "hash does not match the entry's contents");
       this.prevHash = hash;
       this.expectedSeq++;
       this.count++;
     }
     return null;
+  }
+
+  private bad(firstInvalidEntryId: string, reason: string): VerifyResult {
+    return { valid: false, entries: this.count, headHash: this.prevHash, firstInvalidEntryId, reason };
   }
 
   finish(head: Head, strayId: string | undefined): VerifyResult {
