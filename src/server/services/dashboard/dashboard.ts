@@ -25,8 +25,9 @@ export async function dashboard(ctx: ServiceContext) {
     ctx.db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "desc" }, take: 20 }),
     countOverdue(ctx.db, orgId, ctx.now()),
   ]);
-  const byLifecycle = zeroes(Object.values(AccountLifecycle));
-  for (const a of accounts) byLifecycle[a.lifecycle] = a._count._all;
+  // A pending account is a create still waiting for the chain: not an account yet.
+  const byLifecycle = zeroes(Object.values(AccountLifecycle).filter((l) => l !== "pending"));
+  for (const a of accounts) if (a.lifecycle !== "pending") byLifecycle[a.lifecycle] = a._count._all;
   const byKycStatus = zeroes(Object.values(KycStatus));
   for (const p of people) byKycStatus[p.kycStatus] = p._count._all;
   const open = zeroes<Severity>(SEVERITIES);
