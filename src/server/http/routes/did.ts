@@ -1,6 +1,7 @@
 import { z } from "zod";
 import * as did from "../../services/accounts";
-import { route } from "../route";
+import * as status from "../../services/credential-status";
+import { reply, route } from "../route";
 
 const Multikey = z
   .object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() })
@@ -77,5 +78,22 @@ export const didRoutes = [
       },
     },
     handler: ({ params, state }) => did.orgDidDocument(state.db, params.orgId),
+  }),
+  route({
+    method: "GET",
+    path: "/credentials/status/{listId}",
+    auth: "public",
+    tag: "Resolution",
+    summary:
+      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed.",
+    params: status.StatusListParams,
+    response: status.BitstringStatusListCredential,
+    errors: ["NOT_FOUND"],
+    handler: async ({ params, state }) => {
+      const published = await status.publishedStatusList(state.db, params.listId);
+      const headers = { etag: published.etag, "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}` };
+      if (status.etagMatches(state.req.headers.get("if-none-match"), published.etag)) return reply(304, undefined, headers);
+      return reply(200, published.credential, headers);
+    },
   }),
 ];

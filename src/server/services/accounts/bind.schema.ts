@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CredentialStatusEntry } from "../credential-status";
 
 const did = z.string().min(1).max(300);
 
@@ -33,6 +34,10 @@ export const AccountBindingCredential = z
     issuer: z.string(),
     validFrom: z.string(),
     credentialSubject: z.object({ id: z.string(), account: z.string(), kycLevel: z.string() }),
+    credentialStatus: z
+      .array(CredentialStatusEntry)
+      .optional()
+      .describe("Where the credential's revocation and suspension bits are published (W3C Bitstring Status List)"),
     proof: DataIntegrityProofView,
   })
   .loose();

@@ -10,6 +10,7 @@ import { emitEvent } from "../../platform/outbox";
 import { chainAdapter } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
+import { allocateStatus } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 
@@ -82,14 +83,17 @@ async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, 
   return row;
 }
 
-/** The signature must come from a key on the account's owner or active permission, as the chain has them now. */
-async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string) {
+/**
+ * The signature must come from a key on the account's owner or active permission, as the chain
+ * has them now. Returns that key: the key-change watch later checks the account still holds it.
+ */
+async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string): Promise<string> {
   const chain = chainAdapter(ctx.db);
   const state = await chain.getAccount(account.name);
   const keys = [...(state?.ownerKeys ?? []), ...(state?.activeKeys ?? [])];
-  if (!keys.some((publicKey) => chain.verifySignature({ message, signature, publicKey }))) {
-    throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
-  }
+  const signer = keys.find((publicKey) => chain.verifySignature({ message, signature, publicKey }));
+  if (!signer) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
+  return signer;
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
@@ -131,7 +135,7 @@ export async function bindConfirm(
   const { account, person } = await loadSubjects(ctx, input);
   const nonce = await checkNonce(ctx, input.nonce, account, person);
   assertBindable(account, person);
-  await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  const signingKey = await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
 
   const personDid = personDidOf(issuerDid(), person.id);
   const policy = countryDecision(ctx.org, person.country);
@@ -173,19 +177,32 @@ export async function bindConfirm(
         const moved = await tx.account.updateMany({ where: { id: account.id, lifecycle: "provisional" }, data: { lifecycle: "bound" } });
         if (moved.count === 0) throw conflict("already_bound", "This account is already bound to a person.");
         const bindingId = randomUUID();
-        const issued = issueAccountBindingCredential({
-          bindingId,
-          personDid,
-          accountDid: account.did,
-          kycLevel: person.kycLevel,
-          issuedAt: new Date(),
-        });
+        // The binding row first, so its status positions can point at it; the credential is then
+        // issued with them and stored on the row, all in this transaction.
         await tx.accountBinding.create({
           data: {
             id: bindingId,
             orgId: ctx.org.id,
             accountId: account.id,
             personId: person.id,
+            bindingVcHash: "",
+            credential: {},
+            issuerKeyId: "",
+            signingKey,
+          },
+        });
+        const credentialStatus = await allocateStatus(tx, bindingId);
+        const issued = issueAccountBindingCredential({
+          bindingId,
+          personDid,
+          accountDid: account.did,
+          kycLevel: person.kycLevel,
+          issuedAt: new Date(),
+          credentialStatus,
+        });
+        await tx.accountBinding.update({
+          where: { id: bindingId },
+          data: {
             bindingVcHash: issued.bindingVcHash,
             credential: issued.credential as Prisma.InputJsonObject,
             issuerKeyId: issued.verificationMethod,

@@ -14,3 +14,5 @@ export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
+export { revokeBinding } from "./revoke";
+export { BindingParams, BindingRevoked, RevokeBindingInput } from "./revoke.schema";
