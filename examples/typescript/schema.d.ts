@@ -366,7 +366,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A person's DID document, exposing the KYC status only. */
+    /** A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts. */
     get: operations["getPeopleByPersonIdDidJson"];
     put?: never;
     post?: never;
@@ -2067,6 +2067,11 @@ export interface components {
       id: string;
       controller: string;
       kycStatus: string;
+      bindings: {
+        credentialId: string;
+        /** @enum {string} */
+        status: "active" | "suspended" | "revoked";
+      }[];
     };
     OrganizationDidDocument: {
       "@context": string[];
@@ -5052,7 +5057,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A person's DID document, exposing the KYC status only. */
+      /** @description A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5066,7 +5071,13 @@ export interface operations {
            *       ],
            *       "id": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
            *       "controller": "did:web:id.example.com",
-           *       "kycStatus": "approved"
+           *       "kycStatus": "approved",
+           *       "bindings": [
+           *         {
+           *           "credentialId": "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *           "status": "active"
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["PersonDidDocument"];

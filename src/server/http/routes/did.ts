@@ -42,10 +42,17 @@ export const didRoutes = [
     path: "/people/{personId}/did.json",
     auth: "public",
     tag: "Resolution",
-    summary: "A person's DID document, exposing the KYC status only.",
+    summary:
+      "A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts.",
     params: z.object({ personId: z.string() }),
     response: z
-      .object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kycStatus: z.string() })
+      .object({
+        "@context": z.array(z.string()),
+        id: z.string(),
+        controller: z.string(),
+        kycStatus: z.string(),
+        bindings: z.array(z.object({ credentialId: z.string(), status: z.enum(["active", "suspended", "revoked"]) })),
+      })
       .meta({ id: "PersonDidDocument" }),
     errors: ["NOT_FOUND"],
     examples: {
@@ -54,6 +61,7 @@ export const didRoutes = [
         id: `${ISSUER}:people:${SUBJECT}`,
         controller: ISSUER,
         kycStatus: "approved",
+        bindings: [{ credentialId: "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90", status: "active" }],
       },
     },
     handler: ({ params, state }) => did.personDidDocument(state.db, params.personId),
