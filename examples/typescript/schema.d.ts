@@ -2421,8 +2421,11 @@ export interface components {
       accountDid: string;
       personDid: string;
       bindingVcHash: string;
-      /** @constant */
-      lifecycle: "bound";
+      /**
+       * @description bound for a new binding; a reinstated binding keeps its account's lifecycle
+       * @enum {string}
+       */
+      lifecycle: "bound" | "unlocked";
       credential: {
         "@context": string[];
         id: string;
@@ -2449,6 +2452,8 @@ export interface components {
       } & {
         [key: string]: unknown;
       };
+      /** @description true when the signature reinstated a binding suspended because the account's keys changed (the credential is the one issued at binding) */
+      reinstated?: boolean;
     };
     BitstringStatusListEntry: {
       id: string;
@@ -6899,7 +6904,8 @@ export interface operations {
            *           "proofPurpose": "proof purpose",
            *           "proofValue": "proof value"
            *         }
-           *       }
+           *       },
+           *       "reinstated": true
            *     }
            */
           "application/json": components["schemas"]["BindConfirmed"];

@@ -8,6 +8,7 @@ CREATE TYPE "StatusPurpose" AS ENUM ('revocation', 'suspension');
 ALTER TABLE "account_bindings" ADD COLUMN     "revocationReason" TEXT,
 ADD COLUMN     "revokedBy" TEXT,
 ADD COLUMN     "signingKey" TEXT,
+ADD COLUMN     "signingPermissions" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "status" "BindingStatus" NOT NULL DEFAULT 'active',
 ADD COLUMN     "statusChangedAt" TIMESTAMP(3),
 ADD COLUMN     "suspendedFor" TEXT[] DEFAULT ARRAY[]::TEXT[];

@@ -47,8 +47,14 @@ export const BindConfirmed = z.object({
   accountDid: z.string(),
   personDid: z.string(),
   bindingVcHash: z.string(),
-  lifecycle: z.literal("bound"),
+  lifecycle: z.enum(["bound", "unlocked"]).describe("bound for a new binding; a reinstated binding keeps its account's lifecycle"),
   credential: AccountBindingCredential,
+  reinstated: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the signature reinstated a binding suspended because the account's keys changed (the credential is the one issued at binding)",
+    ),
 });
 
 export const UnlockInput = z.object({ accountDid: did }).strict();

@@ -13,6 +13,7 @@ import { payloadToSign } from "../contacts";
 import { allocateStatus } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
+import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
 
 /** docs/api/contract-decisions.md §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;
@@ -48,9 +49,10 @@ async function loadSubjects(ctx: ServiceContext, input: { accountDid: string; pe
   return { account, person };
 }
 
-function assertBindable(account: Account, person: Person) {
+/** Checks the account and person may be bound; `reinstating` is a binding suspended for a key change, signed again. */
+function assertBindable(account: Account, person: Person, reinstating = false) {
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
-  if (account.lifecycle !== "provisional") throw conflict("already_bound", "This account is already bound to a person.");
+  if (account.lifecycle !== "provisional" && !reinstating) throw conflict("already_bound", "This account is already bound to a person.");
   if (person.kycStatus !== "approved")
     throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
 }
@@ -58,11 +60,12 @@ function assertBindable(account: Account, person: Person) {
 /** POST /v1/bind/challenge: a single-use nonce and the text the account's wallet signs. */
 export async function bindChallenge(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
   const { account, person } = await loadSubjects(ctx, input);
-  assertBindable(account, person);
+  const reinstating = !!(await keyChangedBinding(ctx.db, account, person));
+  assertBindable(account, person, reinstating);
   const nonce = randomToken(24);
   const expiresAt = new Date(Date.now() + BIND_NONCE_TTL_SEC * 1000);
   const text = payloadToSign({
-    action: "bind account to verified person",
+    action: reinstating ? "reinstate account binding with the account's current key" : "bind account to verified person",
     accountDid: account.did,
     subject: personDidOf(issuerDid(), person.id),
     nonce,
@@ -85,15 +88,19 @@ async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, 
 
 /**
  * The signature must come from a key on the account's owner or active permission, as the chain
- * has them now. Returns that key: the key-change watch later checks the account still holds it.
+ * has them now. Returns that key and the permissions holding it: the key watch later checks each
+ * of them still does.
  */
-async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string): Promise<string> {
+async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string) {
   const chain = chainAdapter(ctx.db);
   const state = await chain.getAccount(account.name);
   const keys = [...(state?.ownerKeys ?? []), ...(state?.activeKeys ?? [])];
-  const signer = keys.find((publicKey) => chain.verifySignature({ message, signature, publicKey }));
-  if (!signer) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
-  return signer;
+  const signingKey = keys.find((publicKey) => chain.verifySignature({ message, signature, publicKey }));
+  if (!signingKey) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
+  const signingPermissions = [state?.ownerKeys.includes(signingKey) && "owner", state?.activeKeys.includes(signingKey) && "active"].filter(
+    (p): p is string => !!p,
+  );
+  return { signingKey, signingPermissions };
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
@@ -134,8 +141,13 @@ export async function bindConfirm(
 ) {
   const { account, person } = await loadSubjects(ctx, input);
   const nonce = await checkNonce(ctx, input.nonce, account, person);
-  assertBindable(account, person);
-  const signingKey = await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  const reinstating = await keyChangedBinding(ctx.db, account, person);
+  assertBindable(account, person, !!reinstating);
+  const signer = await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  if (reinstating) {
+    assertReinstatingSigner(reinstating, signer);
+    return reinstateBinding(ctx, { nonceId: nonce.id, account, person, bindingId: reinstating.id, signer });
+  }
 
   const personDid = personDidOf(issuerDid(), person.id);
   const policy = countryDecision(ctx.org, person.country);
@@ -188,7 +200,7 @@ export async function bindConfirm(
             bindingVcHash: "",
             credential: {},
             issuerKeyId: "",
-            signingKey,
+            ...signer,
           },
         });
         const credentialStatus = await allocateStatus(tx, bindingId);

@@ -14,5 +14,6 @@ export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
+export { watchBindingKeys } from "./key-watch";
 export { revokeBinding } from "./revoke";
 export { BindingParams, BindingRevoked, RevokeBindingInput } from "./revoke.schema";
