@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { env } from "@/env";
 import type { StatusPurpose } from "@/generated/prisma/client.ts";
-import type { Tx } from "../../db/client";
+import type { DbOrTx, Tx } from "../../db/client";
 
 /** The spec's minimum list length (W3C Bitstring Status List v1.0, §6.1): 16 KB of bits. */
 export const STATUS_LIST_SIZE = 131_072;
@@ -80,4 +80,16 @@ export async function setStatusBit(tx: Tx, bindingId: string, purpose: StatusPur
     data: { set: value, changedAt: at },
   });
   return changed.count > 0;
+}
+
+/** The published bits of some bindings, per binding: purpose, list URL, index and whether the bit is set. */
+export async function publishedStatusOf(db: DbOrTx, bindingIds: string[]) {
+  const rows = bindingIds.length ? await db.credentialStatusEntry.findMany({ where: { bindingId: { in: bindingIds } } }) : [];
+  const out = new Map<string, Array<CredentialStatusEntryJson & { set: boolean }>>();
+  for (const r of rows.sort((a, b) => a.purpose.localeCompare(b.purpose))) {
+    const list = out.get(r.bindingId!) ?? [];
+    list.push({ ...statusEntryJson(r), set: r.set });
+    out.set(r.bindingId!, list);
+  }
+  return out;
 }
