@@ -5158,27 +5158,28 @@ export interface operations {
           /**
            * @example {
            *       "@context": [
-           *         "https://www.w3.org/ns/did/v1"
+           *         "https://www.w3.org/ns/credentials/v2"
            *       ],
-           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "id": "https://id.example.com/credentials/status/3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10",
            *       "type": [
-           *         "type"
+           *         "VerifiableCredential",
+           *         "BitstringStatusListCredential"
            *       ],
            *       "issuer": "did:web:id.example.com",
-           *       "validFrom": "valid from",
+           *       "validFrom": "2026-03-09T14:02:11Z",
            *       "credentialSubject": {
-           *         "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "id": "https://id.example.com/credentials/status/3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10#list",
            *         "type": "BitstringStatusList",
            *         "statusPurpose": "revocation",
-           *         "encodedList": "encoded list"
+           *         "encodedList": "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA"
            *       },
            *       "proof": {
            *         "type": "DataIntegrityProof",
            *         "cryptosuite": "eddsa-jcs-2022",
-           *         "created": "created",
-           *         "verificationMethod": "verification method",
-           *         "proofPurpose": "proof purpose",
-           *         "proofValue": "proof value"
+           *         "created": "2026-03-09T14:02:11Z",
+           *         "verificationMethod": "did:web:id.example.com#z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+           *         "proofPurpose": "assertionMethod",
+           *         "proofValue": "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk"
            *       }
            *     }
            */

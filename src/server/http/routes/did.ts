@@ -10,6 +10,7 @@ const Multikey = z
 const ISSUER = "did:web:id.example.com";
 const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const SUBJECT = "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10";
+const LIST = "3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10";
 
 /** W3C did:web documents, unversioned paths (served by our pipeline, so the dot folder works). */
 export const didRoutes = [
@@ -97,6 +98,29 @@ export const didRoutes = [
     params: status.StatusListParams,
     response: status.BitstringStatusListCredential,
     errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        "@context": ["https://www.w3.org/ns/credentials/v2"],
+        id: `https://id.example.com/credentials/status/${LIST}`,
+        type: ["VerifiableCredential", "BitstringStatusListCredential"],
+        issuer: ISSUER,
+        validFrom: "2026-03-09T14:02:11Z",
+        credentialSubject: {
+          id: `https://id.example.com/credentials/status/${LIST}#list`,
+          type: "BitstringStatusList",
+          statusPurpose: "revocation",
+          encodedList: "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA",
+        },
+        proof: {
+          type: "DataIntegrityProof",
+          cryptosuite: "eddsa-jcs-2022",
+          created: "2026-03-09T14:02:11Z",
+          verificationMethod: `${ISSUER}#${KEY}`,
+          proofPurpose: "assertionMethod",
+          proofValue: "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk",
+        },
+      },
+    },
     handler: async ({ params, state }) => {
       const published = await status.publishedStatusList(state.db, params.listId);
       const headers = { etag: published.etag, "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}` };
