@@ -35,9 +35,9 @@ function downloadCredential(account: string, b: Binding) {
 
 /** What the public status lists say about the credential, in words a relying party would read. */
 function PublishedStatus({ b }: { b: Binding }) {
-  if (!b.published.length) return <span>no status list (issued before status lists)</span>;
+  if (!b.published.length) return <>No status list: issued before status lists.</>;
   const set = b.published.filter((p) => p.set).map((p) => p.statusPurpose);
-  return <span>{set.length ? `status lists say: ${set.join(" and ")}` : "status lists say: valid"}</span>;
+  return <>{set.length ? `Status lists say: ${set.join(" and ")}` : "Status lists say: valid"}</>;
 }
 
 export function Bindings({ a }: { a: Account }) {
@@ -74,7 +74,10 @@ export function Bindings({ a }: { a: Account }) {
               </span>
             </div>
             <p className="mt-1 break-all text-xs text-slate-500">
-              Bound {fmtTime(b.createdAt)} · credential hash {b.bindingVcHash.slice(0, 16)}… · <PublishedStatus b={b} />
+              Bound {fmtTime(b.createdAt)} · credential hash {b.bindingVcHash.slice(0, 16)}…
+            </p>
+            <p className="mt-1 text-xs text-slate-600">
+              <PublishedStatus b={b} />
             </p>
             {b.status === "suspended" && (
               <p className="mt-1 text-xs text-amber-800">Suspended: {b.suspendedFor.map((r) => REASON_WORDS[r] ?? r).join(", ")}.</p>
@@ -128,7 +131,11 @@ function RevokeDialog({ account, binding, onClose }: { account: Account; binding
           aria-describedby="revoke-reason-count revoke-reason-error"
           aria-invalid={!!error}
           value={reason}
-          onChange={(e) => setReason(e.target.value)}
+          onChange={(e) => {
+            setReason(e.target.value);
+            // An earlier refusal is about the text as it was; it goes once the text changes.
+            if (error) revoke.reset();
+          }}
         />
         <FieldError id="revoke-reason-error" text={error} />
         <Counter id="revoke-reason-count" value={reason} max={500} min={3} />
