@@ -38,6 +38,8 @@ describe("npm run vc:verify (offline)", () => {
     fs.writeFileSync(path.join(dir, "did.json"), JSON.stringify(issuerDidDocument()));
     const good = await vcVerify([path.join(dir, "vc.json"), "--did-document", path.join(dir, "did.json")]);
     expect(good).toEqual({ code: 0, out: expect.objectContaining({ verified: true, issuer: credential.issuer }) });
+    // Issued without status entries, as credentials before status lists were: it verifies, with no status information.
+    expect(good.out.status).toMatchObject({ checked: false });
 
     const changed = structuredClone(credential) as any;
     changed.credentialSubject.account = "did:antelope:sandbox:someoneelse1";
