@@ -54,6 +54,8 @@ const EnvSchema = z
     WEBHOOK_MAX_ATTEMPTS: int(8),
     WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
     SANDBOX_CHAIN_FINALITY_SEC: int(3),
+    /** How often the owner and active keys of bound accounts are read from the chain. */
+    CHAIN_WATCH_INTERVAL_MS: int(60_000),
     /** Keys the console session cookie; required in production, derived from the local key material otherwise. */
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */

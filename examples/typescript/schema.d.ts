@@ -366,7 +366,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A person's DID document, exposing the KYC status only. */
+    /** A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts. */
     get: operations["getPeopleByPersonIdDidJson"];
     put?: never;
     post?: never;
@@ -385,6 +385,23 @@ export interface paths {
     };
     /** An organization's DID document, exposing the KYB status only. */
     get: operations["getOrgsByOrgIdDidJson"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/credentials/status/{listId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. */
+    get: operations["getCredentialsStatusByListId"];
     put?: never;
     post?: never;
     delete?: never;
@@ -848,6 +865,23 @@ export interface paths {
     put?: never;
     /** Removes the faucet cosigner from a bound account's owner permission; the account is then the user's alone. Safe to retry. */
     post: operations["postV1AccountsUnlock"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bindings/{id}/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. A second revoke is 409 already_revoked. */
+    post: operations["postV1BindingsByIdRevoke"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2033,12 +2067,45 @@ export interface components {
       id: string;
       controller: string;
       kycStatus: string;
+      bindings: {
+        credentialId: string;
+        /** @enum {string} */
+        status: "active" | "suspended" | "revoked";
+      }[];
     };
     OrganizationDidDocument: {
       "@context": string[];
       id: string;
       controller: string;
       kybStatus: string;
+    };
+    BitstringStatusListCredential: {
+      "@context": string[];
+      id: string;
+      type: string[];
+      issuer: string;
+      validFrom: string;
+      credentialSubject: {
+        id: string;
+        /** @constant */
+        type: "BitstringStatusList";
+        /** @enum {string} */
+        statusPurpose: "revocation" | "suspension";
+        /** @description GZIP-compressed bitstring, multibase base64url (u…); index 0 is the first byte's highest bit */
+        encodedList: string;
+      };
+      proof: {
+        /** @constant */
+        type: "DataIntegrityProof";
+        /** @constant */
+        cryptosuite: "eddsa-jcs-2022";
+        created: string;
+        verificationMethod: string;
+        proofPurpose: string;
+        proofValue: string;
+      };
+    } & {
+      [key: string]: unknown;
     };
     FreeAccountCreated: {
       accountDid: string;
@@ -2055,10 +2122,17 @@ export interface components {
         phoneVerified: boolean;
       };
       bindings: {
+        bindingId: string;
         personDid: string;
         bindingVcHash: string;
         /** Format: date-time */
         createdAt: string;
+        /**
+         * @description What the credential's status list says: suspended while a reason stands
+         * @enum {string}
+         */
+        status: "active" | "suspended";
+        suspendedFor: ("sanctions_flag" | "key_changed")[];
       }[];
       /** Format: date-time */
       createdAt: string;
@@ -2097,10 +2171,17 @@ export interface components {
         phoneVerified: boolean;
       };
       bindings: {
+        bindingId: string;
         personDid: string;
         bindingVcHash: string;
         /** Format: date-time */
         createdAt: string;
+        /**
+         * @description What the credential's status list says: suspended while a reason stands
+         * @enum {string}
+         */
+        status: "active" | "suspended";
+        suspendedFor: ("sanctions_flag" | "key_changed")[];
       }[];
       /** Format: date-time */
       createdAt: string;
@@ -2340,8 +2421,11 @@ export interface components {
       accountDid: string;
       personDid: string;
       bindingVcHash: string;
-      /** @constant */
-      lifecycle: "bound";
+      /**
+       * @description bound for a new binding; a reinstated binding keeps its account's lifecycle
+       * @enum {string}
+       */
+      lifecycle: "bound" | "unlocked";
       credential: {
         "@context": string[];
         id: string;
@@ -2353,6 +2437,8 @@ export interface components {
           account: string;
           kycLevel: string;
         };
+        /** @description Where the credential's revocation and suspension bits are published (W3C Bitstring Status List) */
+        credentialStatus?: components["schemas"]["BitstringStatusListEntry"][];
         proof: {
           /** @constant */
           type: "DataIntegrityProof";
@@ -2366,6 +2452,17 @@ export interface components {
       } & {
         [key: string]: unknown;
       };
+      /** @description true when the signature reinstated a binding suspended because the account's keys changed (the credential is the one issued at binding) */
+      reinstated?: boolean;
+    };
+    BitstringStatusListEntry: {
+      id: string;
+      /** @constant */
+      type: "BitstringStatusListEntry";
+      /** @enum {string} */
+      statusPurpose: "revocation" | "suspension";
+      statusListIndex: string;
+      statusListCredential: string;
     };
     BindConfirmInput: {
       accountDid: string;
@@ -2382,6 +2479,23 @@ export interface components {
     };
     UnlockInput: {
       accountDid: string;
+    };
+    BindingRevoked: {
+      bindingId: string;
+      accountDid: string;
+      personDid: string;
+      bindingVcHash: string;
+      /** @constant */
+      status: "revoked";
+      /** Format: date-time */
+      revokedAt: string;
+      reason: string;
+      /** @enum {string} */
+      lifecycle: "provisional" | "bound" | "unlocked" | "suspended";
+    };
+    RevokeBindingInput: {
+      /** @description Why the binding ends; kept in the audit log and sent in identity.unbound */
+      reason: string;
     };
     ClearAmlResult: {
       cleared: boolean;
@@ -2595,7 +2709,8 @@ export interface components {
         | "reopened"
         | "webhook_sent"
         | "overdue"
-        | "exported";
+        | "exported"
+        | "credentials_changed";
       actor: string;
       /** Format: date-time */
       at: string;
@@ -4947,7 +5062,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A person's DID document, exposing the KYC status only. */
+      /** @description A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4961,7 +5076,13 @@ export interface operations {
            *       ],
            *       "id": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
            *       "controller": "did:web:id.example.com",
-           *       "kycStatus": "approved"
+           *       "kycStatus": "approved",
+           *       "bindings": [
+           *         {
+           *           "credentialId": "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *           "status": "active"
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["PersonDidDocument"];
@@ -5005,6 +5126,64 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["OrganizationDidDocument"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getCredentialsStatusByListId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "@context": [
+           *         "https://www.w3.org/ns/credentials/v2"
+           *       ],
+           *       "id": "https://id.example.com/credentials/status/3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10",
+           *       "type": [
+           *         "VerifiableCredential",
+           *         "BitstringStatusListCredential"
+           *       ],
+           *       "issuer": "did:web:id.example.com",
+           *       "validFrom": "2026-03-09T14:02:11Z",
+           *       "credentialSubject": {
+           *         "id": "https://id.example.com/credentials/status/3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10#list",
+           *         "type": "BitstringStatusList",
+           *         "statusPurpose": "revocation",
+           *         "encodedList": "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA"
+           *       },
+           *       "proof": {
+           *         "type": "DataIntegrityProof",
+           *         "cryptosuite": "eddsa-jcs-2022",
+           *         "created": "2026-03-09T14:02:11Z",
+           *         "verificationMethod": "did:web:id.example.com#z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+           *         "proofPurpose": "assertionMethod",
+           *         "proofValue": "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["BitstringStatusListCredential"];
         };
       };
       400: components["responses"]["ValidationError"];
@@ -5311,9 +5490,14 @@ export interface operations {
            *           },
            *           "bindings": [
            *             {
+           *               "bindingId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
            *               "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
            *               "bindingVcHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
-           *               "createdAt": "2025-03-14T09:26:53.000Z"
+           *               "createdAt": "2025-03-14T09:26:53.000Z",
+           *               "status": "active",
+           *               "suspendedFor": [
+           *                 "sanctions_flag"
+           *               ]
            *             }
            *           ],
            *           "createdAt": "2025-03-14T09:26:53.000Z"
@@ -6704,6 +6888,15 @@ export interface operations {
            *           "account": "account",
            *           "kycLevel": "basic"
            *         },
+           *         "credentialStatus": [
+           *           {
+           *             "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *             "type": "BitstringStatusListEntry",
+           *             "statusPurpose": "revocation",
+           *             "statusListIndex": "status list index",
+           *             "statusListCredential": "status list credential"
+           *           }
+           *         ],
            *         "proof": {
            *           "type": "DataIntegrityProof",
            *           "cryptosuite": "eddsa-jcs-2022",
@@ -6712,7 +6905,8 @@ export interface operations {
            *           "proofPurpose": "proof purpose",
            *           "proofValue": "proof value"
            *         }
-           *       }
+           *       },
+           *       "reinstated": true
            *     }
            */
           "application/json": components["schemas"]["BindConfirmed"];
@@ -6788,6 +6982,76 @@ export interface operations {
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
+    };
+  };
+  postV1BindingsByIdRevoke: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Scoped to the organization; a retry within 24 hours replays the first answer, another body is 422, a retry while the first runs is 409. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The customer closed their account with us."
+         *     }
+         */
+        "application/json": components["schemas"]["RevokeBindingInput"];
+      };
+    };
+    responses: {
+      /** @description Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. A second revoke is 409 already_revoked. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bindingId": "5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *       "accountDid": "did:antelope:sandbox:alice1234",
+           *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *       "bindingVcHash": "83719a1996a65cfcf0e2db13d464d4a9d7faf2f099c800641c97b01a04f7c728",
+           *       "status": "revoked",
+           *       "revokedAt": "2026-03-09T14:02:11.000Z",
+           *       "reason": "The customer closed their account with us.",
+           *       "lifecycle": "provisional"
+           *     }
+           */
+          "application/json": components["schemas"]["BindingRevoked"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
     };
   };
   postV1AmlClear: {

@@ -7,6 +7,12 @@ export const WEBHOOK_EVENTS = [
   { name: "account.created", firesWhen: "A chain account is provisioned" },
   { name: "kyc.approved", firesWhen: "A person passes verification" },
   { name: "identity.bound", firesWhen: "A person is bound to an account by a wallet signature" },
+  { name: "identity.unbound", firesWhen: "A binding is revoked for good: its credential's revocation bit is set" },
+  {
+    name: "identity.binding_suspended",
+    firesWhen: "A binding is suspended (a sanctions flag, or the account's keys no longer hold the key that signed it)",
+  },
+  { name: "identity.binding_reinstated", firesWhen: "A suspended binding is active again (a clear, or a new wallet signature)" },
   { name: "account.unlocked", firesWhen: "An account becomes fully its user's after unlock" },
   { name: "aml.sanctions_hit", firesWhen: "Screening flags a person against a sanctions or PEP list" },
 ] as const;
@@ -20,6 +26,9 @@ export type WebhookPayloads = {
   "account.created": { accountDid: string; lifecycle: "provisional" | "bound" | "unlocked" | "suspended" };
   "kyc.approved": { personDid: string; level: string };
   "identity.bound": { accountDid: string; personDid: string; bindingVcHash: string };
+  "identity.unbound": { accountDid: string; personDid: string; bindingVcHash: string; reason: string };
+  "identity.binding_suspended": { accountDid: string; personDid: string; bindingVcHash: string; reason: "sanctions_flag" | "key_changed" };
+  "identity.binding_reinstated": { accountDid: string; personDid: string; bindingVcHash: string; reason: "sanctions_flag" | "key_changed" };
   "account.unlocked": { accountDid: string };
   "aml.sanctions_hit": { personDid: string; severity: "low" | "medium" | "high" | "critical" };
 };

@@ -5,3 +5,4 @@ declare module "@digitalbazaar/credentials-context";
 declare module "@digitalbazaar/data-integrity";
 declare module "@digitalbazaar/data-integrity-context";
 declare module "@digitalbazaar/eddsa-jcs-2022-cryptosuite";
+declare module "@digitalbazaar/vc-bitstring-status-list";

@@ -10,6 +10,11 @@ export const GUIDES = [
     title: "Verifying credentials",
     summary: "Checking an AccountBinding credential offline or with a standard library.",
   },
+  {
+    slug: "relying-parties",
+    title: "Checking credential status",
+    summary: "Revocation and suspension through W3C Bitstring Status Lists, checked with a standard library.",
+  },
   { slug: "errors-and-limits", title: "Errors and limits", summary: "The error envelope, codes, rate limits and idempotent retries." },
   {
     slug: "aml-cases",

@@ -48,6 +48,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "accounts.get": "viewer",
   "accounts.detail": "viewer",
   "accounts.suspend": "admin",
+  "accounts.revokeBinding": "compliance_officer",
   "dashboard.get": "viewer",
   "aml.queue": "compliance_officer",
   "aml.overview": "compliance_officer",

@@ -3,6 +3,7 @@ import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
 import { amlOverdueJob } from "./aml-overdue";
+import { bindingKeyWatchJob } from "./binding-key-watch";
 import { exportRunnerJob } from "./export-runner";
 import type { Job } from "./job";
 import { pendingCreatesJob } from "./pending-creates";
@@ -27,6 +28,7 @@ export const jobs: Job[] = [
   amlOverdueJob,
   screeningMonitorJob,
   pendingCreatesJob,
+  bindingKeyWatchJob,
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

@@ -51,6 +51,22 @@ async function amlCase({ db, orgId }: FixtureContext, status: "open" | "pending_
   });
 }
 
+async function binding(ctx: FixtureContext) {
+  const bound = await account(ctx);
+  await ctx.db.account.update({ where: { id: bound.id }, data: { lifecycle: "bound" } });
+  const person = await ctx.db.person.create({ data: { orgId: ctx.orgId, kycStatus: "approved" } });
+  return ctx.db.accountBinding.create({
+    data: {
+      orgId: ctx.orgId,
+      accountId: bound.id,
+      personId: person.id,
+      bindingVcHash: "00".repeat(32),
+      credential: {},
+      issuerKeyId: "fixture",
+    },
+  });
+}
+
 async function member({ db, orgId }: FixtureContext) {
   const email = `member-${randomUUID().slice(0, 8)}@example.com`;
   await db.consoleMember.create({ data: { orgId, email, role: "operator" } });
@@ -100,6 +116,10 @@ export const routeFixtures: Record<string, RouteFixture> = {
   },
   "PATCH /v1/admin/members/{email}": { params: member, body: () => ({ role: "viewer" }) },
   "DELETE /v1/admin/members/{email}": { params: member },
+  "POST /v1/bindings/{id}/revoke": {
+    params: async (ctx) => ({ id: (await binding(ctx)).id }),
+    body: () => ({ reason: "fixture revocation" }),
+  },
   "GET /v1/accounts/{did}": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
   "GET /v1/accounts/{did}/contact": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
   "POST /v1/aml/cases/{caseId}/approve-clear": {

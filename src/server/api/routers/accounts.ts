@@ -1,5 +1,6 @@
+import { z } from "zod";
 import * as accounts from "../../services/accounts";
-import { AccountDidInput, AccountRef, ListAccountsQuery } from "../../services/accounts";
+import { AccountDidInput, AccountRef, BindingParams, ListAccountsQuery, RevokeBindingInput } from "../../services/accounts";
 import { consoleProcedure, router } from "../trpc";
 
 export const accountsRouter = router({
@@ -13,6 +14,10 @@ export const accountsRouter = router({
   detail: consoleProcedure("viewer")
     .input(AccountRef)
     .query(({ ctx, input }) => accounts.getAccountDetail(ctx.svc, input.did)),
+  /** POST /v1/bindings/{id}/revoke's twin: ending a binding is a compliance decision. */
+  revokeBinding: consoleProcedure("compliance_officer")
+    .input(z.object({ id: BindingParams.shape.id, body: RevokeBindingInput }))
+    .mutation(({ ctx, input }) => accounts.revokeBinding(ctx.svc, input.id, input.body)),
   suspend: consoleProcedure("admin")
     .input(AccountDidInput)
     .mutation(({ ctx, input }) => accounts.suspendAccount(ctx.svc, input.accountDid)),

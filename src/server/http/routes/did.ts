@@ -1,6 +1,7 @@
 import { z } from "zod";
 import * as did from "../../services/accounts";
-import { route } from "../route";
+import * as status from "../../services/credential-status";
+import { reply, route } from "../route";
 
 const Multikey = z
   .object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() })
@@ -9,6 +10,7 @@ const Multikey = z
 const ISSUER = "did:web:id.example.com";
 const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const SUBJECT = "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10";
+const LIST = "3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10";
 
 /** W3C did:web documents, unversioned paths (served by our pipeline, so the dot folder works). */
 export const didRoutes = [
@@ -41,10 +43,17 @@ export const didRoutes = [
     path: "/people/{personId}/did.json",
     auth: "public",
     tag: "Resolution",
-    summary: "A person's DID document, exposing the KYC status only.",
+    summary:
+      "A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts.",
     params: z.object({ personId: z.string() }),
     response: z
-      .object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kycStatus: z.string() })
+      .object({
+        "@context": z.array(z.string()),
+        id: z.string(),
+        controller: z.string(),
+        kycStatus: z.string(),
+        bindings: z.array(z.object({ credentialId: z.string(), status: z.enum(["active", "suspended", "revoked"]) })),
+      })
       .meta({ id: "PersonDidDocument" }),
     errors: ["NOT_FOUND"],
     examples: {
@@ -53,6 +62,7 @@ export const didRoutes = [
         id: `${ISSUER}:people:${SUBJECT}`,
         controller: ISSUER,
         kycStatus: "approved",
+        bindings: [{ credentialId: "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90", status: "active" }],
       },
     },
     handler: ({ params, state }) => did.personDidDocument(state.db, params.personId),
@@ -77,5 +87,45 @@ export const didRoutes = [
       },
     },
     handler: ({ params, state }) => did.orgDidDocument(state.db, params.orgId),
+  }),
+  route({
+    method: "GET",
+    path: "/credentials/status/{listId}",
+    auth: "public",
+    tag: "Resolution",
+    summary:
+      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed.",
+    params: status.StatusListParams,
+    response: status.BitstringStatusListCredential,
+    errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        "@context": ["https://www.w3.org/ns/credentials/v2"],
+        id: `https://id.example.com/credentials/status/${LIST}`,
+        type: ["VerifiableCredential", "BitstringStatusListCredential"],
+        issuer: ISSUER,
+        validFrom: "2026-03-09T14:02:11Z",
+        credentialSubject: {
+          id: `https://id.example.com/credentials/status/${LIST}#list`,
+          type: "BitstringStatusList",
+          statusPurpose: "revocation",
+          encodedList: "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA",
+        },
+        proof: {
+          type: "DataIntegrityProof",
+          cryptosuite: "eddsa-jcs-2022",
+          created: "2026-03-09T14:02:11Z",
+          verificationMethod: `${ISSUER}#${KEY}`,
+          proofPurpose: "assertionMethod",
+          proofValue: "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk",
+        },
+      },
+    },
+    handler: async ({ params, state }) => {
+      const published = await status.publishedStatusList(state.db, params.listId);
+      const headers = { etag: published.etag, "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}` };
+      if (status.etagMatches(state.req.headers.get("if-none-match"), published.etag)) return reply(304, undefined, headers);
+      return reply(200, published.credential, headers);
+    },
   }),
 ];

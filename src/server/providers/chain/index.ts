@@ -8,7 +8,7 @@ import type { ChainAdapter } from "./types";
 export { chainConfigFromEnv } from "./config";
 export { generateAccountName, isValidAccountName, parsePublicKey } from "./keys";
 export { createSimulatedChain } from "./simulated";
-export type { ChainAdapter } from "./types";
+export type { ChainAccountState, ChainAdapter } from "./types";
 
 let realConfig: ChainConfig | undefined;
 

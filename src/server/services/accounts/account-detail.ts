@@ -3,6 +3,7 @@ import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { findAccount, personDidOf } from "../../platform/account-ref";
 import { auditTrail } from "../audit";
+import { publishedStatusOf } from "../credential-status";
 import { accountView } from "./accounts";
 
 /**
@@ -22,6 +23,10 @@ export async function getAccountDetail(ctx: ServiceContext, ref: string) {
     }),
     auditTrail(ctx.db, ctx.org.id, { subjects: [account.did] }),
   ]);
+  const published = await publishedStatusOf(
+    ctx.db,
+    bindings.map((b) => b.id),
+  );
   const view = accountView(
     account,
     bindings.map(({ person: _, ...b }) => b),
@@ -40,6 +45,12 @@ export async function getAccountDetail(ctx: ServiceContext, ref: string) {
         bindingVcHash: b.bindingVcHash,
         createdAt: b.createdAt.toISOString(),
         revokedAt: b.revokedAt?.toISOString() ?? null,
+        status: b.status,
+        suspendedFor: b.suspendedFor,
+        revocationReason: b.revocationReason,
+        revokedBy: b.revokedBy,
+        /** What the status lists publish for its credential; empty for a credential issued before status lists. */
+        published: published.get(b.id) ?? [],
         credential: b.credential as Record<string, unknown>,
       };
     }),

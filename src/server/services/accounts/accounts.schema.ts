@@ -38,7 +38,16 @@ export const AccountView = z.object({
   ownerPublicKey: z.string(),
   activePublicKey: z.string(),
   contacts: MaskedContacts,
-  bindings: z.array(z.object({ personDid: z.string(), bindingVcHash: z.string(), createdAt: z.iso.datetime() })),
+  bindings: z.array(
+    z.object({
+      bindingId: z.string(),
+      personDid: z.string(),
+      bindingVcHash: z.string(),
+      createdAt: z.iso.datetime(),
+      status: z.enum(["active", "suspended"]).describe("What the credential's status list says: suspended while a reason stands"),
+      suspendedFor: z.array(z.enum(["sanctions_flag", "key_changed"])),
+    }),
+  ),
   createdAt: z.iso.datetime(),
 });
 

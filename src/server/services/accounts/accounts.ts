@@ -9,6 +9,16 @@ import { appendAudit } from "../audit";
 /** Every lifecycle but `pending`, a create still waiting for the chain. */
 export type VisibleLifecycle = Exclude<Account["lifecycle"], "pending">;
 
+/** A binding as account reads show it: its status is the one its credential's status list publishes. */
+const bindingView = (issuer: string, b: AccountBinding) => ({
+  bindingId: b.id,
+  personDid: personDidOf(issuer, b.personId),
+  bindingVcHash: b.bindingVcHash,
+  createdAt: b.createdAt.toISOString(),
+  status: b.status,
+  suspendedFor: b.suspendedFor,
+});
+
 export function accountView(a: Account, bindings: AccountBinding[] = []) {
   const issuer = issuerDid();
   return {
@@ -25,9 +35,7 @@ export function accountView(a: Account, bindings: AccountBinding[] = []) {
       phone: a.phone ? maskPhone(a.phone) : null,
       phoneVerified: !!a.phoneVerifiedAt,
     },
-    bindings: bindings
-      .filter((b) => !b.revokedAt)
-      .map((b) => ({ personDid: personDidOf(issuer, b.personId), bindingVcHash: b.bindingVcHash, createdAt: b.createdAt.toISOString() })),
+    bindings: bindings.filter((b) => !b.revokedAt).map((b) => bindingView(issuer, b)),
     createdAt: a.createdAt.toISOString(),
   };
 }

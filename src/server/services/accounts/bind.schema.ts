@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CredentialStatusEntry } from "../credential-status";
 
 const did = z.string().min(1).max(300);
 
@@ -33,6 +34,10 @@ export const AccountBindingCredential = z
     issuer: z.string(),
     validFrom: z.string(),
     credentialSubject: z.object({ id: z.string(), account: z.string(), kycLevel: z.string() }),
+    credentialStatus: z
+      .array(CredentialStatusEntry)
+      .optional()
+      .describe("Where the credential's revocation and suspension bits are published (W3C Bitstring Status List)"),
     proof: DataIntegrityProofView,
   })
   .loose();
@@ -42,8 +47,14 @@ export const BindConfirmed = z.object({
   accountDid: z.string(),
   personDid: z.string(),
   bindingVcHash: z.string(),
-  lifecycle: z.literal("bound"),
+  lifecycle: z.enum(["bound", "unlocked"]).describe("bound for a new binding; a reinstated binding keeps its account's lifecycle"),
   credential: AccountBindingCredential,
+  reinstated: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the signature reinstated a binding suspended because the account's keys changed (the credential is the one issued at binding)",
+    ),
 });
 
 export const UnlockInput = z.object({ accountDid: did }).strict();

@@ -3,15 +3,17 @@ import type { Account, Organization, Person, SignatureNonce } from "@/generated/
 import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { Prisma, type Tx } from "../../db/client";
+import { Prisma } from "../../db/client";
 import { AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
 import { chainAdapter } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
+import { allocateStatus } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
+import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
 
 /** docs/api/contract-decisions.md §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;
@@ -47,9 +49,10 @@ async function loadSubjects(ctx: ServiceContext, input: { accountDid: string; pe
   return { account, person };
 }
 
-function assertBindable(account: Account, person: Person) {
+/** Checks the account and person may be bound; `reinstating` is a binding suspended for a key change, signed again. */
+function assertBindable(account: Account, person: Person, reinstating = false) {
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
-  if (account.lifecycle !== "provisional") throw conflict("already_bound", "This account is already bound to a person.");
+  if (account.lifecycle !== "provisional" && !reinstating) throw conflict("already_bound", "This account is already bound to a person.");
   if (person.kycStatus !== "approved")
     throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
 }
@@ -57,11 +60,12 @@ function assertBindable(account: Account, person: Person) {
 /** POST /v1/bind/challenge: a single-use nonce and the text the account's wallet signs. */
 export async function bindChallenge(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
   const { account, person } = await loadSubjects(ctx, input);
-  assertBindable(account, person);
+  const reinstating = !!(await keyChangedBinding(ctx.db, account, person));
+  assertBindable(account, person, reinstating);
   const nonce = randomToken(24);
   const expiresAt = new Date(Date.now() + BIND_NONCE_TTL_SEC * 1000);
   const text = payloadToSign({
-    action: "bind account to verified person",
+    action: reinstating ? "reinstate account binding with the account's current key" : "bind account to verified person",
     accountDid: account.did,
     subject: personDidOf(issuerDid(), person.id),
     nonce,
@@ -82,14 +86,21 @@ async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, 
   return row;
 }
 
-/** The signature must come from a key on the account's owner or active permission, as the chain has them now. */
+/**
+ * The signature must come from a key on the account's owner or active permission, as the chain
+ * has them now. Returns that key and the permissions holding it: the key watch later checks each
+ * of them still does.
+ */
 async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string) {
   const chain = chainAdapter(ctx.db);
   const state = await chain.getAccount(account.name);
   const keys = [...(state?.ownerKeys ?? []), ...(state?.activeKeys ?? [])];
-  if (!keys.some((publicKey) => chain.verifySignature({ message, signature, publicKey }))) {
-    throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
-  }
+  const signingKey = keys.find((publicKey) => chain.verifySignature({ message, signature, publicKey }));
+  if (!signingKey) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
+  const signingPermissions = [state?.ownerKeys.includes(signingKey) && "owner", state?.activeKeys.includes(signingKey) && "active"].filter(
+    (p): p is string => !!p,
+  );
+  return { signingKey, signingPermissions };
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
@@ -130,8 +141,13 @@ export async function bindConfirm(
 ) {
   const { account, person } = await loadSubjects(ctx, input);
   const nonce = await checkNonce(ctx, input.nonce, account, person);
-  assertBindable(account, person);
-  await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  const reinstating = await keyChangedBinding(ctx.db, account, person);
+  assertBindable(account, person, !!reinstating);
+  const signer = await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  if (reinstating) {
+    assertReinstatingSigner(reinstating, signer);
+    return reinstateBinding(ctx, { nonceId: nonce.id, account, person, bindingId: reinstating.id, signer });
+  }
 
   const personDid = personDidOf(issuerDid(), person.id);
   const policy = countryDecision(ctx.org, person.country);
@@ -173,19 +189,32 @@ export async function bindConfirm(
         const moved = await tx.account.updateMany({ where: { id: account.id, lifecycle: "provisional" }, data: { lifecycle: "bound" } });
         if (moved.count === 0) throw conflict("already_bound", "This account is already bound to a person.");
         const bindingId = randomUUID();
-        const issued = issueAccountBindingCredential({
-          bindingId,
-          personDid,
-          accountDid: account.did,
-          kycLevel: person.kycLevel,
-          issuedAt: new Date(),
-        });
+        // The binding row first, so its status positions can point at it; the credential is then
+        // issued with them and stored on the row, all in this transaction.
         await tx.accountBinding.create({
           data: {
             id: bindingId,
             orgId: ctx.org.id,
             accountId: account.id,
             personId: person.id,
+            bindingVcHash: "",
+            credential: {},
+            issuerKeyId: "",
+            ...signer,
+          },
+        });
+        const credentialStatus = await allocateStatus(tx, bindingId);
+        const issued = issueAccountBindingCredential({
+          bindingId,
+          personDid,
+          accountDid: account.did,
+          kycLevel: person.kycLevel,
+          issuedAt: new Date(),
+          credentialStatus,
+        });
+        await tx.accountBinding.update({
+          where: { id: bindingId },
+          data: {
             bindingVcHash: issued.bindingVcHash,
             credential: issued.credential as Prisma.InputJsonObject,
             issuerKeyId: issued.verificationMethod,
@@ -224,49 +253,4 @@ export async function bindConfirm(
       throw conflict("already_bound", "This account is already bound to a person.");
     throw err;
   }
-}
-
-/**
- * POST /v1/accounts/unlock: the faucet cosigner leaves the owner permission, lifecycle `unlocked`,
- * `account.unlocked` event and audit entry. Only a bound account unlocks (409 otherwise). Safe to
- * retry after a crash between the chain and our commit: the chain then has no cosigner left and
- * the adapter sends nothing.
- */
-async function unlockedBefore(tx: Tx, orgId: string, accountDid: string) {
-  const entry = await tx.auditEntry.findFirst({
-    where: { orgId, action: "account.unlocked", subject: accountDid },
-    orderBy: { seq: "desc" },
-    select: { data: true },
-  });
-  const transactionId = (entry?.data as { transactionId?: string | null } | null)?.transactionId ?? null;
-  return { accountDid, lifecycle: "unlocked" as const, transactionId };
-}
-
-export async function unlockAccount(ctx: ServiceContext, accountDid: string) {
-  return ctx.db.$transaction(
-    async (tx) => {
-      const found = await findAccount(tx, ctx.org.id, accountDid);
-      const [row] = await tx.$queryRaw<
-        { lifecycle: string }[]
-      >`SELECT lifecycle::text FROM accounts WHERE id = ${found.id}::uuid FOR UPDATE`;
-      // Safe to retry: a lost answer is given again, from the unlock's own audit entry, and nothing happens twice.
-      if (row!.lifecycle === "unlocked") return unlockedBefore(tx, ctx.org.id, found.did);
-      if (row!.lifecycle !== "bound") throw conflict("not_bound", "Only a bound account can be unlocked.");
-      const { transactionId } = await chainAdapter(tx).removeCosigner(found.name);
-      await tx.account.update({ where: { id: found.id }, data: { lifecycle: "unlocked" } });
-      await emitEvent(tx, ctx.org.id, "account.unlocked", { accountDid: found.did });
-      await appendAudit(
-        tx,
-        { orgId: ctx.org.id, actor: ctx.actor },
-        {
-          action: "account.unlocked",
-          subjectType: "account",
-          subject: found.did,
-          data: { transactionId: transactionId || null },
-        },
-      );
-      return { accountDid: found.did, lifecycle: "unlocked" as const, transactionId: transactionId || null };
-    },
-    { timeout: 30_000, maxWait: 10_000 },
-  );
 }

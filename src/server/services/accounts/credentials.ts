@@ -16,6 +16,8 @@ export function issueAccountBindingCredential(input: {
   accountDid: string;
   kycLevel: string;
   issuedAt: Date;
+  /** Bitstring Status List entries (revocation, suspension); absent on credentials issued before status existed. */
+  credentialStatus?: JsonObject[];
 }) {
   const key = issuerSigningKey();
   const unsigned: JsonObject = {
@@ -25,6 +27,7 @@ export function issueAccountBindingCredential(input: {
     issuer: issuerDid(),
     validFrom: input.issuedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
     credentialSubject: { id: input.personDid, account: input.accountDid, kycLevel: input.kycLevel },
+    ...(input.credentialStatus ? { credentialStatus: input.credentialStatus } : {}),
   };
   const credential = signEddsaJcs2022(unsigned, {
     secretKey: key.secretKey,

@@ -2,6 +2,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { describe, expect, it } from "vitest";
 import { decodePublicKeyMultibase, issuerSigningKey, signEd25519 } from "../../crypto/issuer-keys";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { boundAccount } from "../../testing/kyc-flow";
 
 describe("DID documents", () => {
   it("serves the issuer document at /.well-known/did.json with a Multikey that verifies issuer signatures", async () => {
@@ -43,6 +44,20 @@ describe("DID documents", () => {
     expect(res.status).toBe(200);
     expect(res.body.kycStatus).toBe("approved");
     expect(JSON.stringify(res.body)).not.toContain("GH");
+  });
+
+  it("shows each binding's status under its credential id, never the account", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const { personDid, accountDid, credential } = await boundAccount(url, api);
+    const personPath = `/people/${personDid.split(":").pop()}/did.json`;
+    expect((await client(url).get(personPath)).body.bindings).toEqual([{ credentialId: credential.id, status: "active" }]);
+    const [binding] = (await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).body.bindings;
+    await api.post(`/v1/bindings/${binding.bindingId}/revoke`, { reason: "DID document test" });
+    const after = await client(url).get(personPath);
+    expect(after.body.bindings).toEqual([{ credentialId: credential.id, status: "revoked" }]);
+    expect(JSON.stringify(after.body)).not.toContain(accountDid);
   });
 });
 

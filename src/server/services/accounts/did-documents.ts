@@ -33,11 +33,23 @@ const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<str
   ...status,
 });
 
-/** A person's document exposes the KYC status only: no name, country, flags or accounts. */
+/**
+ * A person's document exposes the KYC status and the status of each binding under its credential's
+ * id (`urn:uuid:…`): a holder of the credential can look it up, but no name, country, flag or
+ * account is shown, so the public document does not link the person to their accounts.
+ */
 export async function personDidDocument(db: Db, personId: string) {
   const person = isUuid(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
   if (!person) throw notFound("Person");
-  return subjectDocument("people", person.id, { kycStatus: person.kycStatus });
+  const bindings = await db.accountBinding.findMany({
+    where: { personId: person.id },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, status: true },
+  });
+  return {
+    ...subjectDocument("people", person.id, { kycStatus: person.kycStatus }),
+    bindings: bindings.map((b) => ({ credentialId: `urn:uuid:${b.id}`, status: b.status })),
+  };
 }
 
 /** An organization's document exposes the KYB status only. */

@@ -10,9 +10,13 @@ export {
   NameAvailable,
   NameAvailableQuery,
 } from "./accounts.schema";
-export { bindChallenge, bindConfirm, unlockAccount } from "./bind";
+export { bindChallenge, bindConfirm } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
 export { createFreeAccount } from "./free-create";
 export { recoverPendingCreates } from "./pending-creates";
+export { watchBindingKeys } from "./key-watch";
+export { revokeBinding } from "./revoke";
+export { BindingParams, BindingRevoked, RevokeBindingInput } from "./revoke.schema";
+export { unlockAccount } from "./unlock";

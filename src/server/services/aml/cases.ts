@@ -23,6 +23,7 @@ import {
   withHits,
 } from "./case-records";
 import type { ListCasesQuery } from "./casework.schema";
+import { credentialsFollowCase, lockPersonBindings } from "./credential-effects";
 import { searchTerms } from "./evidence";
 import { dueAtFor, slaHours } from "./sla";
 
@@ -65,6 +66,7 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
   return ctx.db.$transaction(async (tx) => {
     const person = await lockPerson(tx, orgId, personId);
     if (!person) throw notFound("Person");
+    await lockPersonBindings(tx, orgId, personId);
     const { requireSecondApprovalToClearAml: fourEyes } = await tx.organization.findUniqueOrThrow({
       where: { id: orgId },
       select: { requireSecondApprovalToClearAml: true },
@@ -105,6 +107,7 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     });
     await liftFlags(tx, orgId, personId);
     await caseEvent(tx, { orgId, caseId: current.id, kind: "cleared", actor: me, data: { reason: input.reason, fourEyes: false } });
+    await credentialsFollowCase(tx, { orgId, caseId: current.id, personId, change: "lift", reason: input.reason, actor: ctx.actor });
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },
@@ -212,6 +215,14 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
       actor: me,
       data: { proposedBy: c.proposedBy, notes: input.notes ?? null },
     });
+    await credentialsFollowCase(tx, {
+      orgId,
+      caseId: c.id,
+      personId: c.personId,
+      change: "lift",
+      reason: c.proposeReason ?? "",
+      actor: ctx.actor,
+    });
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },
@@ -248,6 +259,12 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
     });
     if (done.count !== 1) throw caseClosed();
     await caseEvent(tx, { orgId, caseId: c.id, kind: "confirmed", actor: me, data: { reason: input.reason, previousStatus: c.status } });
+    // A confirmed sanctions match ends the person's bindings; a PEP match alone calls for due diligence, not revocation.
+    const flags = c.personId ? await tx.person.findFirst({ where: { id: c.personId, orgId }, select: { sanctionsFlag: true } }) : null;
+    if (flags?.sanctionsFlag) {
+      const reason = `Confirmed sanctions match: ${input.reason}`;
+      await credentialsFollowCase(tx, { orgId, caseId: c.id, personId: c.personId, change: "revoke", reason, actor: ctx.actor });
+    }
     await appendAudit(
       tx,
       { orgId, actor: ctx.actor },

@@ -94,6 +94,7 @@ export const AmlCaseEventKind = z.enum([
   "webhook_sent",
   "overdue",
   "exported",
+  "credentials_changed",
 ]);
 export type AmlCaseEventKind = z.infer<typeof AmlCaseEventKind>;
 

@@ -6,6 +6,7 @@ import { appendAudit } from "../audit";
 import type { ScreeningOutcome, Severity } from "./aml.schema";
 import { caseEvents } from "./case-events";
 import { lockPerson, openCaseOf, priorityFromFlags, worse } from "./case-records";
+import { credentialsFollowCase } from "./credential-effects";
 import { buildEvidence, type ProviderFinding, type VerifiedSubject } from "./evidence";
 import { dueAtFor, slaHours } from "./sla";
 
@@ -128,6 +129,10 @@ export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Prom
       : []),
     { kind: "webhook_sent", actor, data: { event: "aml.sanctions_hit", severity } },
   ]);
+  // A sanctions flag suspends the person's credentials until the case is cleared or confirmed.
+  if (outcome.sanctions) {
+    await credentialsFollowCase(tx, { orgId, caseId, personId, change: "suspend", reason: "sanctions_flag", actor });
+  }
   await appendAudit(
     tx,
     { orgId, actor },

@@ -33,6 +33,7 @@ export {
 } from "./casework.schema";
 export { addComment } from "./comments";
 export { recordScreeningHit } from "./hits";
+export { lockAmlSubject, recordKeyChange } from "./key-change-case";
 export { notifyOverdueCases } from "./overdue";
 export { amlOverview, riskOverview } from "./overview";
 export { AdminAmlView, AdminRiskView } from "./overview.schema";

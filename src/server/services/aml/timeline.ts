@@ -15,11 +15,12 @@ export const CLEARING_EFFECT = {
   changes: [
     "Lifts the person's PEP and sanctions flags and resets their risk score to 0.",
     "Closes the case as cleared; its timeline, comments and evidence are kept and stay searchable.",
+    "Lifts the suspension the sanctions flag put on the person's bindings, so their credentials' status lists say valid again.",
   ],
   doesNotChange: [
     "A rejected KYC stays rejected unless the person is verified again.",
     "Screening results and the evidence of each hit stay as recorded.",
-    "Accounts and bindings are not changed: a suspended account stays suspended.",
+    "Accounts are not changed (a suspended account stays suspended), nor is a binding suspended because its account's keys changed.",
     "A later screening hit on the person opens a new case.",
   ],
 };

@@ -3,6 +3,9 @@ import { WEBHOOK_EVENTS, type WebhookEventName, type WebhookPayloads } from "../
 
 const did = z.string().describe("A DID (did:web:…)");
 const lifecycle = z.enum(["provisional", "bound", "unlocked", "suspended"]);
+const suspensionReason = z
+  .enum(["sanctions_flag", "key_changed"])
+  .describe("sanctions_flag: the person carries a sanctions flag; key_changed: the account's keys no longer hold the signing key");
 const severity = z.enum(["low", "medium", "high", "critical"]);
 
 /** The payload of each event as a schema: the catalog's JSON Schemas are generated from these. */
@@ -13,6 +16,24 @@ export const EVENT_PAYLOADS = {
     accountDid: did,
     personDid: did,
     bindingVcHash: z.string().describe("Hex SHA-256 of the AccountBinding credential issued"),
+  }),
+  "identity.unbound": z.object({
+    accountDid: did,
+    personDid: did,
+    bindingVcHash: z.string().describe("Hex SHA-256 of the AccountBinding credential revoked"),
+    reason: z.string().describe("Why the binding ended, as the revoker wrote it"),
+  }),
+  "identity.binding_suspended": z.object({
+    accountDid: did,
+    personDid: did,
+    bindingVcHash: z.string().describe("Hex SHA-256 of the AccountBinding credential suspended"),
+    reason: suspensionReason,
+  }),
+  "identity.binding_reinstated": z.object({
+    accountDid: did,
+    personDid: did,
+    bindingVcHash: z.string().describe("Hex SHA-256 of the AccountBinding credential active again"),
+    reason: suspensionReason.describe("The suspension reason that was lifted"),
   }),
   "account.unlocked": z.object({ accountDid: did }),
   "aml.sanctions_hit": z.object({ personDid: did, severity }),

@@ -102,7 +102,7 @@ export function CaseDecision({
   const confirm = useSubmission(client.aml.confirm, {
     fields: CASE_FIELDS,
     validate: (input) => present([textIssue(["body", "reason"], input.body.reason, 1, 500)]),
-    onSuccess: () => done("Match confirmed: flags stay up", true),
+    onSuccess: () => done("Match confirmed: flags stay up, and a sanctions match revokes the person's credentials", true),
   });
   const iProposed = c.proposedBy === `member:${me.email}`;
   // The last action tried speaks; the text box is the one field all three share.

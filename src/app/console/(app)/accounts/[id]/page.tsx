@@ -1,19 +1,16 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useParams } from "next/navigation";
 import { ActivityList, BackLink, Fact, Facts, Section } from "@/components/console/activity";
-import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
+import { Bindings } from "./bindings";
 
 type Account = RouterOutputs["accounts"]["detail"];
-type Binding = Account["allBindings"][number];
 const TONE = { provisional: "amber", bound: "indigo", unlocked: "green", suspended: "red" } as const;
 
 export default function AccountPage() {
@@ -35,19 +32,7 @@ export default function AccountPage() {
   );
 }
 
-/** Saves a binding's AccountBinding credential as a JSON file, built in the browser from the read. */
-function downloadCredential(account: string, b: Binding) {
-  const blob = new Blob([JSON.stringify(b.credential, null, 2)], { type: "application/json" });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = `credential-${account}-${b.bindingId}.json`;
-  link.click();
-  URL.revokeObjectURL(link.href);
-}
-
 function Body({ a }: { a: Account }) {
-  const me = useMe();
-  const canOpenPeople = atLeast(me.role, "operator");
   const k = a.contacts;
   return (
     <div className="grid gap-6 lg:grid-cols-2">
@@ -84,35 +69,10 @@ function Body({ a }: { a: Account }) {
         </Facts>
       </Section>
       <Section title="Bindings">
-        {a.allBindings.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-500">Not bound to a person yet.</p>
-        ) : (
-          <ul className="mt-2 divide-y divide-slate-100 text-sm">
-            {a.allBindings.map((b) => (
-              <li key={b.bindingId} className="py-3">
-                <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-                  {canOpenPeople ? (
-                    <Link href={`/console/people/${b.personId}`} className="font-medium text-indigo-700 hover:underline">
-                      {b.personLabel}
-                    </Link>
-                  ) : (
-                    <span className="font-medium">{b.personLabel}</span>
-                  )}
-                  {b.revokedAt ? <Badge tone="red">revoked {fmtTime(b.revokedAt)}</Badge> : <Badge tone="green">active</Badge>}
-                  <button type="button" className="btn-secondary sm:ml-auto" onClick={() => downloadCredential(a.name, b)}>
-                    Download credential
-                  </button>
-                </div>
-                <p className="mt-1 break-all text-xs text-slate-500">
-                  Bound {fmtTime(b.createdAt)} · credential hash {b.bindingVcHash.slice(0, 16)}…
-                </p>
-              </li>
-            ))}
-          </ul>
-        )}
+        <Bindings a={a} />
         <p className="mt-3 text-xs text-slate-500">
-          The credential is a W3C verifiable credential signed by our issuer key; anyone can check it offline with{" "}
-          <code>npm run vc:verify</code>.
+          The credential is a W3C verifiable credential signed by our issuer key, with its revocation and suspension published in status
+          lists; anyone can check both with <code>npm run vc:verify</code>.
         </p>
       </Section>
       <Section title="Activity">

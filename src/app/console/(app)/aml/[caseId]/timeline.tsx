@@ -22,6 +22,7 @@ const KIND: Record<Event["kind"], string> = {
   reopened: "Reopened: a new match withdrew the proposal",
   overdue: "Overdue: the deadline passed and the email went out",
   exported: "Exported for an examiner",
+  credentials_changed: "Credentials changed",
 };
 
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
@@ -48,6 +49,10 @@ function detail(e: Event): string | null {
         .join("; ");
     case "opened":
       return str(d.priority) && `${d.priority} priority`;
+    case "credentials_changed": {
+      const accounts = Array.isArray(d.bindings) ? d.bindings.map((b: { accountDid?: string }) => b.accountDid).filter(Boolean) : [];
+      return `${str(d.change) ?? "changed"}: ${accounts.join(", ") || "no accounts"}`;
+    }
     default:
       return null;
   }

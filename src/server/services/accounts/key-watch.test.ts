@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
+import { bindingKeyWatchJob } from "../../jobs/binding-key-watch";
+import { startJobs } from "../../jobs/index";
+import { simulatedUpdateAuth } from "../../providers/chain/simulated-updateauth";
+import { walletKey, walletSign } from "../../testing/factories";
+import { call, client, createTestOrg, testServer } from "../../testing/harness";
+import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
+import { within } from "../../testing/instance";
+import { boundAccount } from "../../testing/kyc-flow";
+import { stillHeld } from "./key-watch";
+
+const INTERVAL_MS = 700;
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+  delete process.env.CHAIN_WATCH_INTERVAL_MS;
+  resetEnvCache();
+});
+
+describe("the binding key watch", () => {
+  it("suspends a binding within one interval of an owner key change, opens a case, and a new signature by the current key reinstates it", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const { accountDid, accountName, personDid, wallet, credential } = await boundAccount(url, api);
+    const issuer = (await call(url, "GET", "/.well-known/did.json")).body;
+    const status = () => checkStatusWithDigitalBazaar(credential, issuer, async (u) => (await call(url, "GET", new URL(u).pathname)).body);
+    const binding = async () => (await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).body.bindings[0];
+
+    process.env.CHAIN_WATCH_INTERVAL_MS = String(INTERVAL_MS);
+    resetEnvCache();
+    stop = startJobs(db, [bindingKeyWatchJob]);
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2));
+    expect((await binding()).status).toBe("active");
+
+    // The account is sold: its owner permission now holds the buyer's key.
+    const buyer = walletKey();
+    await simulatedUpdateAuth(db, accountName, { ownerKeys: [buyer.publicKey] });
+    const took = await within(INTERVAL_MS * 2, async () => (await binding()).status === "suspended");
+    expect(took, "suspended within one watch interval").not.toBeNull();
+    expect(took!).toBeLessThanOrEqual(INTERVAL_MS + 400);
+    expect(await binding()).toMatchObject({ status: "suspended", suspendedFor: ["key_changed"] });
+    expect(await status()).toEqual({ verified: true, revocation: false, suspension: true });
+    const event = await db.outboxEvent.findFirstOrThrow({ where: { orgId: org.orgId, event: "identity.binding_suspended" } });
+    expect(event.payload).toMatchObject({ accountDid, personDid, reason: "key_changed" });
+    const amlCase = await db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, subjectDid: personDid, status: "open" } });
+    expect(amlCase).toMatchObject({ priority: "medium", openedBy: "system:chain-watch" });
+
+    // The old key cannot reinstate it; the key the account holds now can.
+    const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
+    expect(challenge.status, challenge.text).toBe(200);
+    expect(challenge.body.payloadToSign).toContain("reinstate account binding");
+    const old = await api.post("/v1/bind/confirm", {
+      accountDid,
+      personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+    });
+    expect(old.status).toBe(400);
+    const again = await api.post("/v1/bind/confirm", {
+      accountDid,
+      personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(buyer.privateKey, challenge.body.payloadToSign),
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ reinstated: true, lifecycle: "bound", bindingVcHash: (await binding()).bindingVcHash });
+    expect(again.body.credential).toEqual(credential);
+    expect(await binding()).toMatchObject({ status: "active", suspendedFor: [] });
+    expect(await status()).toEqual({ verified: true, revocation: false, suspension: false });
+
+    // The watch now follows the new key: a further pass changes nothing.
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2));
+    expect((await binding()).status).toBe("active");
+    const timeline = await api.get(`/v1/aml/cases/${amlCase.id}/timeline`);
+    expect(timeline.body.events.filter((e: any) => e.kind === "credentials_changed").map((e: any) => e.data.change)).toEqual([
+      "suspended",
+      "reinstated",
+    ]);
+    expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "identity.binding_reinstated" } })).toBe(1);
+  }, 60_000);
+
+  it("asks every permission that held the signing key to keep it", () => {
+    const b = { signingKey: "PUB_K1_a", signingPermissions: ["owner", "active"] };
+    const state = (owner: string[], active: string[]) => ({ name: "x", ownerKeys: owner, activeKeys: active, ownerCosigner: null });
+    expect(stillHeld(b, state(["PUB_K1_a"], ["PUB_K1_a"]))).toBe(true);
+    expect(stillHeld(b, state(["PUB_K1_b"], ["PUB_K1_a"]))).toBe(false);
+    expect(stillHeld(b, state(["PUB_K1_a"], ["PUB_K1_b"]))).toBe(false);
+    expect(stillHeld({ ...b, signingPermissions: ["owner"] }, state(["PUB_K1_a"], ["PUB_K1_b"]))).toBe(true);
+    expect(stillHeld(b, null)).toBe(false);
+    expect(stillHeld({ signingKey: null, signingPermissions: [] }, null)).toBe(true);
+  });
+});

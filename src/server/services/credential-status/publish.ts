@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import type { StatusPurpose } from "@/generated/prisma/client.ts";
+import { type JsonObject, signEddsaJcs2022 } from "../../crypto/data-integrity";
+import { issuerDid, issuerSigningKey, verificationMethodId } from "../../crypto/issuer-keys";
+import type { DbOrTx } from "../../db/client";
+import { notFound } from "../../errors";
+import { isUuid } from "../../platform/ids";
+import { statusListUrl } from "./lists";
+
+const VC_CONTEXT_V2 = "https://www.w3.org/ns/credentials/v2";
+
+/** How long a relying party may reuse a fetched list before asking again (with its ETag). */
+export const STATUS_LIST_MAX_AGE_SEC = 60;
+
+/**
+ * The list's bits as the spec writes them: index 0 is the most significant bit of the first byte,
+ * GZIP-compressed and multibase base64url (`u` prefix, no padding).
+ */
+export function encodeList(size: number, setIndices: number[]): string {
+  const bits = new Uint8Array(size / 8);
+  for (const i of setIndices) bits[i >> 3]! |= 0x80 >> (i & 7);
+  return `u${gzipSync(bits).toString("base64url")}`;
+}
+
+type Published = { cacheKey: string; credential: JsonObject; etag: string };
+const cache = new Map<string, Published>();
+
+const seconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+function sign(list: { id: string; purpose: StatusPurpose; size: number }, setIndices: number[], changedAt: Date): JsonObject {
+  const key = issuerSigningKey();
+  const url = statusListUrl(list.id);
+  const unsigned: JsonObject = {
+    "@context": [VC_CONTEXT_V2],
+    id: url,
+    type: ["VerifiableCredential", "BitstringStatusListCredential"],
+    issuer: issuerDid(),
+    validFrom: seconds(changedAt),
+    credentialSubject: {
+      id: `${url}#list`,
+      type: "BitstringStatusList",
+      statusPurpose: list.purpose,
+      encodedList: encodeList(list.size, setIndices),
+    },
+  };
+  return signEddsaJcs2022(unsigned, { secretKey: key.secretKey, verificationMethod: verificationMethodId(key), created: changedAt });
+}
+
+/**
+ * The signed BitstringStatusListCredential of one list as the entries stand now. It is signed
+ * again only when a bit changed (or the issuer key did) and kept otherwise; `validFrom` and the
+ * proof's `created` are the time of the last change and Ed25519 signatures are deterministic, so
+ * every instance serves the same bytes for the same state and the ETag holds across instances.
+ */
+export async function publishedStatusList(db: DbOrTx, listId: string): Promise<{ credential: JsonObject; etag: string }> {
+  const list = isUuid(listId) ? await db.statusList.findUnique({ where: { id: listId } }) : null;
+  if (!list) throw notFound("Status list");
+  const [state] = await db.$queryRaw<{ set: number[]; changed: Date | null }[]>`
+    SELECT coalesce(array_agg(index ORDER BY index) FILTER (WHERE set), '{}') AS set, max("changedAt") AS changed
+    FROM credential_status_entries WHERE "listId" = ${list.id}::uuid`;
+  const setIndices = state?.set ?? [];
+  const changedAt = state?.changed ?? list.createdAt;
+  const cacheKey = `${issuerSigningKey().publicKeyMultibase}|${issuerDid()}|${changedAt.getTime()}|${setIndices.join(",")}`;
+  const hit = cache.get(list.id);
+  if (hit?.cacheKey === cacheKey) return hit;
+  const credential = sign(list, setIndices, changedAt);
+  const etag = `"${createHash("sha256").update(JSON.stringify(credential)).digest("base64url").slice(0, 32)}"`;
+  const published = { cacheKey, credential, etag };
+  cache.set(list.id, published);
+  return published;
+}
+
+/** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included). */
+export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(",").some((t) => {
+    const v = t.trim();
+    return v === "*" || v === etag || v === `W/${etag}`;
+  });
+}
