@@ -1213,6 +1213,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/{id}/recover": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The webhook's recent recover jobs (at most 20), newest first, with their progress. */
+    get: operations["getV1AdminWebhooksByIdRecover"];
+    put?: never;
+    /** Queues one job that sends every failed or dead delivery of this webhook created in [since, until) again (until defaults to now), one at a time in event order, with the same delivery ids; delivered ones are not touched. The same request again answers the same job. 409 recover_running while another range of this webhook is being recovered, webhook_inactive for a deactivated or disabled webhook. */
+    post: operations["postV1AdminWebhooksByIdRecover"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/recover/{jobId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One recover job's progress: total, done, delivered and state (queued, running, completed). */
+    get: operations["getV1AdminWebhooksByIdRecoverByJobId"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/deliveries": {
     parameters: {
       query?: never;
@@ -2865,6 +2900,33 @@ export interface components {
     RotateSecretInput: {
       /** @default 24 */
       overlapHours: number;
+    };
+    RecoverJobView: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      webhookId: string;
+      /** Format: date-time */
+      since: string;
+      /** Format: date-time */
+      until: string;
+      /** @enum {string} */
+      state: "queued" | "running" | "completed";
+      total: number;
+      done: number;
+      delivered: number;
+      /** Format: date-time */
+      createdAt: string;
+      completedAt: string | null;
+    };
+    RecoverInput: {
+      /** Format: date-time */
+      since: string;
+      /** Format: date-time */
+      until?: string;
+    };
+    RecoverJobList: {
+      jobs: components["schemas"]["RecoverJobView"][];
     };
     DeliveryList: {
       deliveries: components["schemas"]["DeliveryView"][];
@@ -9022,6 +9084,198 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksByIdRecover: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook's recent recover jobs (at most 20), newest first, with their progress. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobs": [
+           *         {
+           *           "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "since": "2025-03-14T09:26:53.000Z",
+           *           "until": "2025-03-14T09:26:53.000Z",
+           *           "state": "queued",
+           *           "total": 3,
+           *           "done": 3,
+           *           "delivered": 3,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "completedAt": "2025-03-14T09:26:53.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobList"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdRecover: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-24T09:00:00Z",
+         *       "until": "2026-11-25T09:00:00Z"
+         *     }
+         */
+        "application/json": components["schemas"]["RecoverInput"];
+      };
+    };
+    responses: {
+      /** @description Queues one job that sends every failed or dead delivery of this webhook created in [since, until) again (until defaults to now), one at a time in event order, with the same delivery ids; delivered ones are not touched. The same request again answers the same job. 409 recover_running while another range of this webhook is being recovered, webhook_inactive for a deactivated or disabled webhook. */
+      202: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "since": "2025-03-14T09:26:53.000Z",
+           *       "until": "2025-03-14T09:26:53.000Z",
+           *       "state": "queued",
+           *       "total": 3,
+           *       "done": 3,
+           *       "delivered": 3,
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "completedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksByIdRecoverByJobId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+        /** @description URL-encoded. */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One recover job's progress: total, done, delivered and state (queued, running, completed). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "since": "2025-03-14T09:26:53.000Z",
+           *       "until": "2025-03-14T09:26:53.000Z",
+           *       "state": "queued",
+           *       "total": 3,
+           *       "done": 3,
+           *       "delivered": 3,
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "completedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -8,6 +8,7 @@ import type { Job } from "./job";
 import { screeningMonitorJob } from "./screening-monitor";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
+import { webhookRecoverJob } from "./webhook-recover";
 
 export type { Job };
 
@@ -23,6 +24,7 @@ export const jobs: Job[] = [
   webhookDispatcherJob,
   webhookDeliveryJob,
   webhookRetentionJob,
+  webhookRecoverJob,
   amlOverdueJob,
   screeningMonitorJob,
 ];

@@ -144,6 +144,27 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ overlapHours: 24 }),
   },
+  "POST /v1/admin/webhooks/{id}/recover": {
+    params: async (ctx) => ({ id: (await webhook(ctx)).id }),
+    body: () => ({ since: new Date(Date.now() - 86_400_000).toISOString() }),
+  },
+  "GET /v1/admin/webhooks/{id}/recover": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "GET /v1/admin/webhooks/{id}/recover/{jobId}": {
+    params: async (ctx) => {
+      const hook = await webhook(ctx);
+      const job = await ctx.db.webhookRecoverJob.create({
+        data: {
+          orgId: ctx.orgId,
+          webhookId: hook.id,
+          since: new Date(Date.now() - 86_400_000),
+          until: new Date(),
+          total: 0,
+          requestedBy: "system:fixture",
+        },
+      });
+      return { id: hook.id, jobId: job.id };
+    },
+  },
   "POST /v1/admin/webhooks/deliveries/{id}/replay": {
     params: async (ctx) => {
       const hook = await webhook(ctx);

@@ -4,6 +4,8 @@ import {
   ConsoleRegisterWebhookInput,
   DeliveryIdParams,
   DeliveryListQuery,
+  RecoverInput,
+  RecoverJobParams,
   RotateSecretInput,
   WebhookIdParams,
 } from "../../services/webhooks";
@@ -25,6 +27,16 @@ export const webhooksRouter = router({
   rotateSecret: consoleProcedure("admin")
     .input(z.object({ id: WebhookIdParams.shape.id, body: RotateSecretInput }))
     .mutation(({ ctx, input }) => webhooks.rotateWebhookSecret(ctx.svc, input.id, input.body)),
+  recoverJobs: consoleProcedure("operator")
+    .input(WebhookIdParams)
+    .query(({ ctx, input }) => webhooks.listRecoverJobs(ctx.svc, input.id)),
+  recoverJob: consoleProcedure("operator")
+    .input(RecoverJobParams)
+    .query(({ ctx, input }) => webhooks.getRecoverJob(ctx.svc, input.id, input.jobId)),
+  // Like replay, recovering re-sends what was already meant to be delivered: an operator's task.
+  recover: consoleProcedure("operator")
+    .input(z.object({ id: WebhookIdParams.shape.id, body: RecoverInput }))
+    .mutation(({ ctx, input }) => webhooks.requestRecover(ctx.svc, input.id, input.body)),
   deactivate: consoleProcedure("admin")
     .input(WebhookIdParams)
     .mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),

@@ -81,6 +81,25 @@ export async function claimDeliveries(
       CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
 }
 
+/**
+ * Puts one failed or dead delivery back to `pending` (attempts 0) and claims it in the same
+ * statement, so the caller sends it now and no worker can take it meanwhile. Null when it is no
+ * longer failed or dead, is held by a worker, or its webhook is not active.
+ */
+export async function claimForResend(db: Db, id: string, leaseMsValue: number): Promise<Claim | null> {
+  const rows = await db.$queryRaw<Claim[]>`
+    UPDATE webhook_deliveries d
+    SET status = 'pending', attempts = 0, "nextAttemptAt" = now() AT TIME ZONE 'UTC',
+      "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${leaseMsValue} * interval '1 millisecond', "updatedAt" = now() AT TIME ZONE 'UTC'
+    FROM webhooks w
+    WHERE d.id = ${id}::uuid AND w.id = d."webhookId" AND w.active AND d.status IN ('failed', 'dead') AND d.body IS NOT NULL
+      AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now() AT TIME ZONE 'UTC')
+    RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
+      d."lockedUntil"::text AS lease, w.url, w."secretEnc",
+      CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
+  return rows[0] ?? null;
+}
+
 type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
 /**

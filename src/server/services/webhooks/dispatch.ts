@@ -49,7 +49,15 @@ export async function dispatchOutboxEvents(
         .filter((h) => h.orgId === e.orgId && subscribes(h, e.event) && h.createdAt.getTime() <= e.createdAt.getTime())
         .map((h) => {
           const id = randomUUID();
-          return { id, orgId: e.orgId, webhookId: h.id, eventId: e.id, event: e.event, body: envelopeBody({ ...e, deliveryId: id }) };
+          return {
+            id,
+            orgId: e.orgId,
+            webhookId: h.id,
+            eventId: e.id,
+            event: e.event,
+            eventAt: e.createdAt,
+            body: envelopeBody({ ...e, deliveryId: id }),
+          };
         }),
     );
     const created = rows.length ? await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true }) : { count: 0 };

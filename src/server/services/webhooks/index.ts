@@ -1,6 +1,9 @@
 export { dispatchOutboxEvents } from "./dispatch";
 export { EVENT_PAYLOADS, EventTypeList, eventTypes } from "./events.schema";
 export { webhookMetrics } from "./metrics";
+export { getRecoverJob, listRecoverJobs, requestRecover } from "./recover";
+export { RecoverInput, RecoverJobList, RecoverJobParams, RecoverJobView } from "./recover.schema";
+export { runRecoverJobs } from "./recover-runner";
 export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery, rotateWebhookSecret } from "./registry";
 export { purgeWebhookHistory } from "./retention";
 export {
