@@ -1265,6 +1265,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/deliveries/{id}/attempts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A delivery's attempts, newest first: outcome, HTTP status, latency and the first 2 KB of the receiver's answer (secrets, signatures and email addresses redacted; never kept for a redirect or when no answer came). */
+    get: operations["getV1AdminWebhooksDeliveriesByIdAttempts"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/deliveries/{id}/replay": {
     parameters: {
       query?: never;
@@ -2950,6 +2967,21 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    AttemptList: {
+      /** Format: uuid */
+      deliveryId: string;
+      attempts: {
+        attempt: number;
+        /** Format: date-time */
+        at: string;
+        /** @enum {string} */
+        outcome: "pending" | "failed" | "delivered" | "dead";
+        statusCode: number | null;
+        latencyMs: number;
+        error: string | null;
+        answer: string | null;
+      }[];
     };
     PlanCatalog: {
       plans: {
@@ -9339,6 +9371,66 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksDeliveriesByIdAttempts: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A delivery's attempts, newest first: outcome, HTTP status, latency and the first 2 KB of the receiver's answer (secrets, signatures and email addresses redacted; never kept for a redirect or when no answer came). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "attempts": [
+           *         {
+           *           "attempt": 3,
+           *           "at": "2025-03-14T09:26:53.000Z",
+           *           "outcome": "pending",
+           *           "statusCode": 3,
+           *           "latencyMs": 3,
+           *           "error": "error",
+           *           "answer": "See the documentation for details."
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["AttemptList"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

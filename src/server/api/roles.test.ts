@@ -71,6 +71,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "webhooks.deactivate": "admin",
   "webhooks.rotateSecret": "admin",
   "webhooks.recover": "operator",
+  "webhooks.attempts": "operator",
   "webhooks.recoverJobs": "operator",
   "webhooks.recoverJob": "operator",
   "people.list": "operator",

@@ -57,6 +57,23 @@ async function member({ db, orgId }: FixtureContext) {
   return { email };
 }
 
+async function failedDelivery(ctx: FixtureContext) {
+  const hook = await webhook(ctx);
+  const delivery = await ctx.db.webhookDelivery.create({
+    data: {
+      orgId: ctx.orgId,
+      webhookId: hook.id,
+      eventId: randomUUID(),
+      event: "account.created",
+      body: JSON.stringify({ event: "account.created", payload: {} }),
+      status: "failed",
+      attempts: 3,
+      lastError: "fixture: 500 from receiver",
+    },
+  });
+  return { id: delivery.id };
+}
+
 async function webhook({ db, orgId }: FixtureContext) {
   return db.webhook.create({ data: { orgId, url: "https://example.com/hook", events: ["*"], secretEnc: seal("whsec_fixture") } });
 }
@@ -165,24 +182,8 @@ export const routeFixtures: Record<string, RouteFixture> = {
       return { id: hook.id, jobId: job.id };
     },
   },
-  "POST /v1/admin/webhooks/deliveries/{id}/replay": {
-    params: async (ctx) => {
-      const hook = await webhook(ctx);
-      const delivery = await ctx.db.webhookDelivery.create({
-        data: {
-          orgId: ctx.orgId,
-          webhookId: hook.id,
-          eventId: randomUUID(),
-          event: "account.created",
-          body: JSON.stringify({ event: "account.created", payload: {} }),
-          status: "failed",
-          attempts: 3,
-          lastError: "fixture: 500 from receiver",
-        },
-      });
-      return { id: delivery.id };
-    },
-  },
+  "POST /v1/admin/webhooks/deliveries/{id}/replay": { params: failedDelivery },
+  "GET /v1/admin/webhooks/deliveries/{id}/attempts": { params: failedDelivery },
 };
 
 export const fixtureKey = (method: string, path: string) => `${method} ${path}`;

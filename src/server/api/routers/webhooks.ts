@@ -17,6 +17,9 @@ export const webhooksRouter = router({
   deliveries: consoleProcedure("operator")
     .input(DeliveryListQuery)
     .query(({ ctx, input }) => webhooks.listDeliveries(ctx.svc, input)),
+  attempts: consoleProcedure("operator")
+    .input(DeliveryIdParams)
+    .query(({ ctx, input }) => webhooks.listAttempts(ctx.svc, input.id)),
   replay: consoleProcedure("operator")
     .input(DeliveryIdParams)
     .mutation(({ ctx, input }) => webhooks.replayDelivery(ctx.svc, input.id)),

@@ -1,5 +1,6 @@
 import * as webhooks from "../../services/webhooks";
 import {
+  AttemptList,
   DeliveryIdParams,
   DeliveryList,
   DeliveryListQuery,
@@ -135,6 +136,18 @@ export const webhookRoutes: RouteDef[] = [
     response: DeliveryList,
     errors: ["VALIDATION_ERROR"],
     handler: ({ ctx, query }) => webhooks.listDeliveries(ctx, query),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/admin/webhooks/deliveries/{id}/attempts",
+    auth,
+    tag,
+    summary:
+      "A delivery's attempts, newest first: outcome, HTTP status, latency and the first 2 KB of the receiver's answer (secrets, signatures and email addresses redacted; never kept for a redirect or when no answer came).",
+    params: DeliveryIdParams,
+    response: AttemptList,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND"],
+    handler: ({ ctx, params }) => webhooks.listAttempts(ctx, params.id),
   }),
   route({
     method: "POST",

@@ -4,6 +4,7 @@ import { open } from "../../crypto/secret-box";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { OutboundError, pinnedPost, type Resolver } from "../../net/ssrf-request";
+import { ANSWER_READ_BYTES, storedAnswer } from "./attempt-answer";
 import { webhookMetrics } from "./metrics";
 
 /** Longest wait between two attempts, whatever the doubling reaches. */
@@ -100,7 +101,8 @@ export async function claimForResend(db: Db, id: string, leaseMsValue: number): 
   return rows[0] ?? null;
 }
 
-type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+/** `answer`: what is stored of the receiver's answer (attempt-answer.ts); null when nothing may be. */
+type Outcome = { ok: boolean; status: number | null; error: string | null; latencyMs: number; answer: string | null };
 
 /**
  * The headers of one attempt: a fresh timestamp and the signature over `${timestamp}.${body}`, by
@@ -147,39 +149,55 @@ async function send(
   opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string },
 ): Promise<Outcome> {
   const body = wireBody(c.body, c.id);
+  const secrets = c.previousSecretEnc ? [open(c.secretEnc), open(c.previousSecretEnc)] : [open(c.secretEnc)];
+  const headers = signedHeaders(c, body, secrets);
+  const started = performance.now();
+  const failed = (error: string) => ({ ok: false, status: null, error, latencyMs: Math.round(performance.now() - started), answer: null });
   try {
     const res = await pinnedPost(new URL(c.url), {
-      headers: signedHeaders(c, body, c.previousSecretEnc ? [open(c.secretEnc), open(c.previousSecretEnc)] : open(c.secretEnc)),
+      headers,
       body,
       timeoutMs: opts.timeoutMs,
       allowPrivate: opts.allowPrivate,
       resolver: opts.resolver,
       ca: opts.ca,
+      keepAnswerBytes: ANSWER_READ_BYTES,
     });
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    const answer = storedAnswer(res.status, res.head, [...secrets, ...headers["x-bi-signature"]!.split(" ")]);
+    const ok = res.status >= 200 && res.status < 300;
     const note = res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : "";
-    return { ok: false, status: res.status, error: `The receiver answered HTTP ${res.status}${note}.` };
+    const error = ok ? null : `The receiver answered HTTP ${res.status}${note}.`;
+    return { ok, status: res.status, error, latencyMs: Math.round(res.latencyMs), answer };
   } catch (err) {
-    if (err instanceof OutboundError) return { ok: false, status: null, error: err.message };
+    if (err instanceof OutboundError) return failed(err.message);
     logger().error({ deliveryId: c.id, err: { message: (err as Error)?.message } }, "webhook attempt failed unexpectedly");
-    return { ok: false, status: null, error: "The attempt failed on our side." };
+    return failed("The attempt failed on our side.");
   }
 }
 
-/** Writes the outcome of one attempt, fenced by the claim's lease; returns the new status or null when fenced out. */
+/**
+ * Writes the outcome of one attempt and its row in the attempt log in one statement, fenced by the
+ * claim's lease; returns the new status, or null when fenced out (then nothing is written).
+ */
 async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number; maxAttempts: number }): Promise<string | null> {
   const attempts = c.attempts + 1;
   const status = outcome.ok ? "delivered" : attempts >= cfg.maxAttempts ? "dead" : "failed";
   const delay = outcome.ok ? 0 : backoffMs(attempts, cfg.baseMs);
-  const error = outcome.ok ? null : outcome.error;
   const n = await db.$executeRaw`
-    UPDATE webhook_deliveries
-    SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
-      "lastError" = ${error}, "lastStatusCode" = ${outcome.status},
-      "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
-      "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
-      "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')`;
+    WITH d AS (
+      UPDATE webhook_deliveries
+      SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
+        "lastError" = ${outcome.error}, "lastStatusCode" = ${outcome.status},
+        "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
+        "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
+        "updatedAt" = now() AT TIME ZONE 'UTC'
+      WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')
+      RETURNING id, "orgId"
+    )
+    INSERT INTO webhook_attempts (id, "orgId", "deliveryId", attempt, outcome, "statusCode", "latencyMs", error, answer, at)
+    SELECT gen_random_uuid(), d."orgId", d.id, ${attempts}, ${status}::"DeliveryStatus", ${outcome.status}, ${outcome.latencyMs},
+      ${outcome.error}, ${outcome.answer}, now() AT TIME ZONE 'UTC'
+    FROM d`;
   return n ? status : null;
 }
 
@@ -196,7 +214,7 @@ export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {
   const started = performance.now();
   const outcome: Outcome =
     c.body === null
-      ? { ok: false, status: null, error: "The payload of this delivery is no longer kept." }
+      ? { ok: false, status: null, error: "The payload of this delivery is no longer kept.", latencyMs: 0, answer: null }
       : await send(
           { ...c, body: c.body },
           { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca },

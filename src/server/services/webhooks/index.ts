@@ -1,3 +1,4 @@
+export { listAttempts } from "./attempts";
 export { dispatchOutboxEvents } from "./dispatch";
 export { EVENT_PAYLOADS, EventTypeList, eventTypes } from "./events.schema";
 export { webhookMetrics } from "./metrics";
@@ -7,6 +8,7 @@ export { runRecoverJobs } from "./recover-runner";
 export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery, rotateWebhookSecret } from "./registry";
 export { purgeWebhookHistory } from "./retention";
 export {
+  AttemptList,
   ConsoleRegisterWebhookInput,
   DeliveryIdParams,
   DeliveryList,

@@ -89,3 +89,22 @@ export const DeliveryView = z.object({
 });
 
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryView) });
+
+export const AttemptView = z.object({
+  /** 1 for the first attempt; a replay or recover starts again at 1. */
+  attempt: z.int(),
+  at: z.iso.datetime(),
+  /** The delivery's status this attempt left it in. */
+  outcome: DeliveryStatus,
+  /** The receiver's HTTP status; null when no answer came (timeout, refused connection or address, TLS error). */
+  statusCode: z.int().nullable(),
+  latencyMs: z.int(),
+  error: z.string().nullable(),
+  /**
+   * The first 2 KB of the answer's body as text, with secrets, signatures and email addresses
+   * replaced by "[redacted]"; null for a redirect, an empty body or no answer.
+   */
+  answer: z.string().nullable(),
+});
+
+export const AttemptList = z.object({ deliveryId: z.uuid(), attempts: z.array(AttemptView) });
