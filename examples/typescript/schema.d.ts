@@ -1213,6 +1213,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/{id}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queues a test delivery of any catalog event type to this webhook, whatever it subscribes to: a sample payload valid against the event's schema, in the usual envelope with `"test": true` beside it (signed like the rest), sent and retried like any delivery. Answers the delivery; follow it in the deliveries list and its attempts. */
+    post: operations["postV1AdminWebhooksByIdTest"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/{id}/recover": {
     parameters: {
       query?: never;
@@ -2918,6 +2935,30 @@ export interface components {
       /** @default 24 */
       overlapHours: number;
     };
+    DeliveryView: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      webhookId: string;
+      /** Format: uuid */
+      eventId: string;
+      event: string;
+      /** @enum {string} */
+      status: "pending" | "failed" | "delivered" | "dead";
+      attempts: number;
+      lastError: string | null;
+      lastStatusCode: number | null;
+      nextAttemptAt: string | null;
+      deliveredAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    TestEventInput: {
+      /** @enum {string} */
+      event: "account.created" | "kyc.approved" | "identity.bound" | "account.unlocked" | "aml.sanctions_hit";
+    };
     RecoverJobView: {
       /** Format: uuid */
       id: string;
@@ -2947,26 +2988,6 @@ export interface components {
     };
     DeliveryList: {
       deliveries: components["schemas"]["DeliveryView"][];
-    };
-    DeliveryView: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      webhookId: string;
-      /** Format: uuid */
-      eventId: string;
-      event: string;
-      /** @enum {string} */
-      status: "pending" | "failed" | "delivered" | "dead";
-      attempts: number;
-      lastError: string | null;
-      lastStatusCode: number | null;
-      nextAttemptAt: string | null;
-      deliveredAt: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
     };
     AttemptList: {
       /** Format: uuid */
@@ -9108,6 +9129,77 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["RotatedSecret"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdTest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "account.created"
+         *     }
+         */
+        "application/json": components["schemas"]["TestEventInput"];
+      };
+    };
+    responses: {
+      /** @description Queues a test delivery of any catalog event type to this webhook, whatever it subscribes to: a sample payload valid against the event's schema, in the usual envelope with `"test": true` beside it (signed like the rest), sent and retried like any delivery. Answers the delivery; follow it in the deliveries list and its attempts. */
+      202: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "eventId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "event": "account.created",
+           *       "status": "pending",
+           *       "attempts": 3,
+           *       "lastError": "last error",
+           *       "lastStatusCode": 3,
+           *       "nextAttemptAt": "2025-03-14T09:26:53.000Z",
+           *       "deliveredAt": "2025-03-14T09:26:53.000Z",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["DeliveryView"];
         };
       };
       400: components["responses"]["ValidationError"];

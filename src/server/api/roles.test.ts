@@ -72,6 +72,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "webhooks.rotateSecret": "admin",
   "webhooks.recover": "operator",
   "webhooks.attempts": "operator",
+  "webhooks.sendTest": "operator",
   "webhooks.recoverJobs": "operator",
   "webhooks.recoverJob": "operator",
   "people.list": "operator",

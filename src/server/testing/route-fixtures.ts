@@ -161,6 +161,10 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ overlapHours: 24 }),
   },
+  "POST /v1/admin/webhooks/{id}/test": {
+    params: async (ctx) => ({ id: (await webhook(ctx)).id }),
+    body: () => ({ event: "account.created" }),
+  },
   "POST /v1/admin/webhooks/{id}/recover": {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ since: new Date(Date.now() - 86_400_000).toISOString() }),

@@ -7,6 +7,7 @@ import {
   RecoverInput,
   RecoverJobParams,
   RotateSecretInput,
+  TestEventInput,
   WebhookIdParams,
 } from "../../services/webhooks";
 import { consoleProcedure, router } from "../trpc";
@@ -40,6 +41,9 @@ export const webhooksRouter = router({
   recover: consoleProcedure("operator")
     .input(z.object({ id: WebhookIdParams.shape.id, body: RecoverInput }))
     .mutation(({ ctx, input }) => webhooks.requestRecover(ctx.svc, input.id, input.body)),
+  sendTest: consoleProcedure("operator")
+    .input(z.object({ id: WebhookIdParams.shape.id, body: TestEventInput }))
+    .mutation(({ ctx, input }) => webhooks.sendTestEvent(ctx.svc, input.id, input.body.event)),
   deactivate: consoleProcedure("admin")
     .input(WebhookIdParams)
     .mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),

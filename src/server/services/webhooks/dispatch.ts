@@ -10,8 +10,22 @@ type HookRow = { id: string; orgId: string; events: string[]; createdAt: Date };
  * signature, because the X-BI-Delivery-Id header receivers deduplicate on is not signed: a captured
  * delivery sent again under a new header id must not pass as a new delivery.
  */
-export function envelopeBody(e: { deliveryId: string; event: string; orgId: string; payload: unknown; createdAt: Date }): string {
-  return JSON.stringify({ id: e.deliveryId, event: e.event, tenantId: e.orgId, payload: e.payload, createdAt: e.createdAt.toISOString() });
+export function envelopeBody(e: {
+  deliveryId: string;
+  event: string;
+  orgId: string;
+  payload: unknown;
+  createdAt: Date;
+  test?: true;
+}): string {
+  return JSON.stringify({
+    id: e.deliveryId,
+    event: e.event,
+    tenantId: e.orgId,
+    payload: e.payload,
+    createdAt: e.createdAt.toISOString(),
+    ...(e.test ? { test: true } : {}),
+  });
 }
 
 const subscribes = (hook: HookRow, event: string) => hook.events.includes("*") || hook.events.includes(event);

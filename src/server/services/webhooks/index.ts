@@ -7,6 +7,7 @@ export { RecoverInput, RecoverJobList, RecoverJobParams, RecoverJobView } from "
 export { runRecoverJobs } from "./recover-runner";
 export { deactivateWebhook, listDeliveries, listWebhooks, registerWebhook, replayDelivery, rotateWebhookSecret } from "./registry";
 export { purgeWebhookHistory } from "./retention";
+export { sendTestEvent } from "./test-event";
 export {
   AttemptList,
   ConsoleRegisterWebhookInput,
@@ -18,6 +19,7 @@ export {
   RegisterWebhookInput,
   RotatedSecret,
   RotateSecretInput,
+  TestEventInput,
   WebhookIdParams,
   WebhookList,
   WebhookView,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WEBHOOK_EVENT_NAMES } from "../../../lib/webhook-events";
+import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from "../../../lib/webhook-events";
 
 /** Event names are not checked against the known list (an unknown one is kept and never fires). */
 const EventName = z
@@ -108,3 +108,8 @@ export const AttemptView = z.object({
 });
 
 export const AttemptList = z.object({ deliveryId: z.uuid(), attempts: z.array(AttemptView) });
+
+export const TestEventInput = z.strictObject({
+  /** An event type of the catalog (GET /v1/admin/webhooks/event-types). */
+  event: z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]], { error: "is not an event the service sends" }),
+});
