@@ -1213,6 +1213,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/{id}/disable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Switches a webhook off without deleting it: its waiting deliveries end as dead, and events that happen while it is disabled are recorded as dead deliveries, to recover once it is enabled. Disabling a disabled webhook answers it unchanged. A webhook whose attempts all fail for WEBHOOK_DISABLE_AFTER_HOURS (default 5 days) is disabled the same way (reason failing), its owners and admins emailed at half that time and when it happens. */
+    post: operations["postV1AdminWebhooksByIdDisable"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/enable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enables a disabled webhook and answers `suggestedRecoverSince`: when its failing began (or when it was disabled by hand), the `since` to give POST /v1/admin/webhooks/{id}/recover so the receiver gets what it missed. Enabling an active webhook answers it with null. 409 webhook_inactive for a deactivated webhook, webhook_limit at 20 active webhooks. */
+    post: operations["postV1AdminWebhooksByIdEnable"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/{id}/test": {
     parameters: {
       query?: never;
@@ -2902,9 +2936,15 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      /** @enum {string} */
+      state: "active" | "failing" | "disabled" | "deactivated";
       /** Format: date-time */
       createdAt: string;
       deactivatedAt: string | null;
+      disabledAt: string | null;
+      disabledReason: ("failing" | "manual") | null;
+      lastSuccessAt: string | null;
+      failingSince: string | null;
       previousSecretValidUntil: string | null;
     };
     RegisteredWebhook: {
@@ -2913,9 +2953,15 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      /** @enum {string} */
+      state: "active" | "failing" | "disabled" | "deactivated";
       /** Format: date-time */
       createdAt: string;
       deactivatedAt: string | null;
+      disabledAt: string | null;
+      disabledReason: ("failing" | "manual") | null;
+      lastSuccessAt: string | null;
+      failingSince: string | null;
       previousSecretValidUntil: string | null;
       secret: string;
       warning: string;
@@ -2934,6 +2980,10 @@ export interface components {
     RotateSecretInput: {
       /** @default 24 */
       overlapHours: number;
+    };
+    EnabledWebhook: {
+      webhook: components["schemas"]["WebhookView"];
+      suggestedRecoverSince: string | null;
     };
     DeliveryView: {
       /** Format: uuid */
@@ -8934,8 +8984,13 @@ export interface operations {
            *             "account.created"
            *           ],
            *           "active": true,
+           *           "state": "active",
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *           "disabledAt": "2025-03-14T09:26:53.000Z",
+           *           "disabledReason": "failing",
+           *           "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *           "failingSince": "2025-03-14T09:26:53.000Z",
            *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
            *         }
            *       ]
@@ -9002,8 +9057,13 @@ export interface operations {
            *         "account.created"
            *       ],
            *       "active": true,
+           *       "state": "active",
            *       "createdAt": "2025-03-14T09:26:53.000Z",
            *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
            *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
            *       "secret": "whsec_9sV1nq0Xo2bKp7c4Lm8Rz3",
            *       "warning": "Store it now: it is not shown again."
@@ -9062,8 +9122,13 @@ export interface operations {
            *         "account.created"
            *       ],
            *       "active": true,
+           *       "state": "active",
            *       "createdAt": "2025-03-14T09:26:53.000Z",
            *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
            *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
            *     }
            */
@@ -9137,6 +9202,135 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdDisable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switches a webhook off without deleting it: its waiting deliveries end as dead, and events that happen while it is disabled are recorded as dead deliveries, to recover once it is enabled. Disabling a disabled webhook answers it unchanged. A webhook whose attempts all fail for WEBHOOK_DISABLE_AFTER_HOURS (default 5 days) is disabled the same way (reason failing), its owners and admins emailed at half that time and when it happens. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "url": "https://hooks.acme.example/bind-identity",
+           *       "events": [
+           *         "account.created"
+           *       ],
+           *       "active": true,
+           *       "state": "active",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
+           *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["WebhookView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdEnable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Enables a disabled webhook and answers `suggestedRecoverSince`: when its failing began (or when it was disabled by hand), the `since` to give POST /v1/admin/webhooks/{id}/recover so the receiver gets what it missed. Enabling an active webhook answers it with null. 409 webhook_inactive for a deactivated webhook, webhook_limit at 20 active webhooks. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhook": {
+           *         "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "url": "https://hooks.acme.example/bind-identity",
+           *         "events": [
+           *           "account.created"
+           *         ],
+           *         "active": true,
+           *         "state": "active",
+           *         "createdAt": "2025-03-14T09:26:53.000Z",
+           *         "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *         "disabledAt": "2025-03-14T09:26:53.000Z",
+           *         "disabledReason": "failing",
+           *         "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *         "failingSince": "2025-03-14T09:26:53.000Z",
+           *         "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "suggestedRecoverSince": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["EnabledWebhook"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

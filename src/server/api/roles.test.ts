@@ -73,6 +73,8 @@ const EXPECTED: Record<string, MemberRole> = {
   "webhooks.recover": "operator",
   "webhooks.attempts": "operator",
   "webhooks.sendTest": "operator",
+  "webhooks.disable": "admin",
+  "webhooks.enable": "admin",
   "webhooks.recoverJobs": "operator",
   "webhooks.recoverJob": "operator",
   "people.list": "operator",

@@ -8,6 +8,7 @@ import type { Job } from "./job";
 import { screeningMonitorJob } from "./screening-monitor";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
+import { webhookHealthJob } from "./webhook-health";
 import { webhookRecoverJob } from "./webhook-recover";
 
 export type { Job };
@@ -25,6 +26,7 @@ export const jobs: Job[] = [
   webhookDeliveryJob,
   webhookRetentionJob,
   webhookRecoverJob,
+  webhookHealthJob,
   amlOverdueJob,
   screeningMonitorJob,
 ];

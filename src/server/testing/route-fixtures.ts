@@ -161,6 +161,8 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ overlapHours: 24 }),
   },
+  "POST /v1/admin/webhooks/{id}/disable": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "POST /v1/admin/webhooks/{id}/enable": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
   "POST /v1/admin/webhooks/{id}/test": {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ event: "account.created" }),

@@ -44,6 +44,12 @@ export const webhooksRouter = router({
   sendTest: consoleProcedure("operator")
     .input(z.object({ id: WebhookIdParams.shape.id, body: TestEventInput }))
     .mutation(({ ctx, input }) => webhooks.sendTestEvent(ctx.svc, input.id, input.body.event)),
+  disable: consoleProcedure("admin")
+    .input(WebhookIdParams)
+    .mutation(({ ctx, input }) => webhooks.disableWebhook(ctx.svc, input.id)),
+  enable: consoleProcedure("admin")
+    .input(WebhookIdParams)
+    .mutation(({ ctx, input }) => webhooks.enableWebhook(ctx.svc, input.id)),
   deactivate: consoleProcedure("admin")
     .input(WebhookIdParams)
     .mutation(({ ctx, input }) => webhooks.deactivateWebhook(ctx.svc, input.id)),

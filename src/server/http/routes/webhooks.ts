@@ -5,6 +5,7 @@ import {
   DeliveryList,
   DeliveryListQuery,
   DeliveryView,
+  EnabledWebhook,
   EventTypeList,
   RecoverInput,
   RecoverJobList,
@@ -89,6 +90,30 @@ export const webhookRoutes: RouteDef[] = [
     errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
     examples: { request: { overlapHours: 24 } },
     handler: ({ ctx, params, body }) => webhooks.rotateWebhookSecret(ctx, params.id, body),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/admin/webhooks/{id}/disable",
+    auth,
+    tag,
+    summary:
+      "Switches a webhook off without deleting it: its waiting deliveries end as dead, and events that happen while it is disabled are recorded as dead deliveries, to recover once it is enabled. Disabling a disabled webhook answers it unchanged. A webhook whose attempts all fail for WEBHOOK_DISABLE_AFTER_HOURS (default 5 days) is disabled the same way (reason failing), its owners and admins emailed at half that time and when it happens.",
+    params: WebhookIdParams,
+    response: WebhookView,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+    handler: ({ ctx, params }) => webhooks.disableWebhook(ctx, params.id),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/admin/webhooks/{id}/enable",
+    auth,
+    tag,
+    summary:
+      "Enables a disabled webhook and answers `suggestedRecoverSince`: when its failing began (or when it was disabled by hand), the `since` to give POST /v1/admin/webhooks/{id}/recover so the receiver gets what it missed. Enabling an active webhook answers it with null. 409 webhook_inactive for a deactivated webhook, webhook_limit at 20 active webhooks.",
+    params: WebhookIdParams,
+    response: EnabledWebhook,
+    errors: ["VALIDATION_ERROR", "NOT_FOUND", "CONFLICT"],
+    handler: ({ ctx, params }) => webhooks.enableWebhook(ctx, params.id),
   }),
   route({
     method: "POST",

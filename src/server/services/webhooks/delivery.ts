@@ -176,8 +176,9 @@ async function send(
 }
 
 /**
- * Writes the outcome of one attempt and its row in the attempt log in one statement, fenced by the
- * claim's lease; returns the new status, or null when fenced out (then nothing is written).
+ * Writes the outcome of one attempt, its row in the attempt log and the webhook's health (last
+ * success, failing since) in one statement, fenced by the claim's lease; returns the new status,
+ * or null when fenced out (then nothing is written).
  */
 async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number; maxAttempts: number }): Promise<string | null> {
   const attempts = c.attempts + 1;
@@ -192,7 +193,13 @@ async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number;
         "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
         "updatedAt" = now() AT TIME ZONE 'UTC'
       WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')
-      RETURNING id, "orgId"
+      RETURNING id, "orgId", "webhookId"
+    ), health AS (
+      UPDATE webhooks SET
+        "lastSuccessAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE "lastSuccessAt" END,
+        "failingSince" = CASE WHEN ${outcome.ok} THEN NULL ELSE COALESCE("failingSince", now() AT TIME ZONE 'UTC') END,
+        "failingNoticeAt" = CASE WHEN ${outcome.ok} THEN NULL ELSE "failingNoticeAt" END
+      WHERE id = (SELECT "webhookId" FROM d)
     )
     INSERT INTO webhook_attempts (id, "orgId", "deliveryId", attempt, outcome, "statusCode", "latencyMs", error, answer, at)
     SELECT gen_random_uuid(), d."orgId", d.id, ${attempts}, ${status}::"DeliveryStatus", ${outcome.status}, ${outcome.latencyMs},

@@ -1,6 +1,8 @@
 export { listAttempts } from "./attempts";
 export { dispatchOutboxEvents } from "./dispatch";
+export { disableWebhook, enableWebhook } from "./enablement";
 export { EVENT_PAYLOADS, EventTypeList, eventTypes } from "./events.schema";
+export { checkFailingWebhooks } from "./failing-check";
 export { webhookMetrics } from "./metrics";
 export { getRecoverJob, listRecoverJobs, requestRecover } from "./recover";
 export { RecoverInput, RecoverJobList, RecoverJobParams, RecoverJobView } from "./recover.schema";
@@ -15,6 +17,7 @@ export {
   DeliveryList,
   DeliveryListQuery,
   DeliveryView,
+  EnabledWebhook,
   RegisteredWebhook,
   RegisterWebhookInput,
   RotatedSecret,

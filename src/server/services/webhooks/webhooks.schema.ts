@@ -40,9 +40,22 @@ export const WebhookView = z.object({
   id: z.uuid(),
   url: z.string(),
   events: z.array(z.string()),
+  /** Whether deliveries are sent (false when disabled or deactivated). */
   active: z.boolean(),
+  /**
+   * active; failing (the attempts since `failingSince` all failed; disabled once that lasts
+   * WEBHOOK_DISABLE_AFTER_HOURS); disabled (off but kept: events are recorded as dead deliveries
+   * to recover once enabled); deactivated (deleted, for good).
+   */
+  state: z.enum(["active", "failing", "disabled", "deactivated"]),
   createdAt: z.iso.datetime(),
   deactivatedAt: z.iso.datetime().nullable(),
+  disabledAt: z.iso.datetime().nullable(),
+  disabledReason: z.enum(["failing", "manual"]).nullable(),
+  /** The last attempt the receiver answered with a 2xx. */
+  lastSuccessAt: z.iso.datetime().nullable(),
+  /** The first failed attempt since the last success. */
+  failingSince: z.iso.datetime().nullable(),
   /** While a rotation's overlap lasts: until when the previous secret still signs. */
   previousSecretValidUntil: z.iso.datetime().nullable(),
 });
@@ -112,4 +125,13 @@ export const AttemptList = z.object({ deliveryId: z.uuid(), attempts: z.array(At
 export const TestEventInput = z.strictObject({
   /** An event type of the catalog (GET /v1/admin/webhooks/event-types). */
   event: z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]], { error: "is not an event the service sends" }),
+});
+
+export const EnabledWebhook = z.object({
+  webhook: WebhookView,
+  /**
+   * Where a recover (POST /v1/admin/webhooks/{id}/recover) should start to send what failed or
+   * was missed while the endpoint was failing and disabled; null when it was not disabled.
+   */
+  suggestedRecoverSince: z.iso.datetime().nullable(),
 });
