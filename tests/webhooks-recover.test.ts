@@ -98,6 +98,10 @@ describe("webhook recover", () => {
     });
     expect(audit.map((a) => a.action)).toEqual(["webhook.recover_requested", "webhook.recover_completed"]);
     expect((await api.get(`/v1/admin/webhooks/${hookId}/recover`)).body.jobs.map((j: { id: string }) => j.id)).toEqual([asked.body.id]);
+    // The list's health: seven delivered in the last 7 days (the six were created "a day ago"), the last attempt a success.
+    const hook = (await api.get("/v1/admin/webhooks")).body.webhooks.find((w: { id: string }) => w.id === hookId);
+    expect(hook).toMatchObject({ state: "active", failingSince: null, recent: { delivered: 7, failed: 0, dead: 0, successRate: 1 } });
+    expect(Date.parse(hook.lastSuccessAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it("only [since, until) is re-sent; another range while one is queued is refused; bad input and other organizations write nothing", async () => {

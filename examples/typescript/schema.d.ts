@@ -2928,24 +2928,30 @@ export interface components {
       }[];
     };
     WebhookList: {
-      webhooks: components["schemas"]["WebhookView"][];
-    };
-    WebhookView: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      active: boolean;
-      /** @enum {string} */
-      state: "active" | "failing" | "disabled" | "deactivated";
-      /** Format: date-time */
-      createdAt: string;
-      deactivatedAt: string | null;
-      disabledAt: string | null;
-      disabledReason: ("failing" | "manual") | null;
-      lastSuccessAt: string | null;
-      failingSince: string | null;
-      previousSecretValidUntil: string | null;
+      webhooks: {
+        /** Format: uuid */
+        id: string;
+        url: string;
+        events: string[];
+        active: boolean;
+        /** @enum {string} */
+        state: "active" | "failing" | "disabled" | "deactivated";
+        /** Format: date-time */
+        createdAt: string;
+        deactivatedAt: string | null;
+        disabledAt: string | null;
+        disabledReason: ("failing" | "manual") | null;
+        lastSuccessAt: string | null;
+        failingSince: string | null;
+        previousSecretValidUntil: string | null;
+        recent: {
+          delivered: number;
+          failed: number;
+          dead: number;
+          pending: number;
+          successRate: number | null;
+        };
+      }[];
     };
     RegisteredWebhook: {
       /** Format: uuid */
@@ -2969,6 +2975,23 @@ export interface components {
     RegisterWebhookInput: {
       url: string;
       events: string[];
+    };
+    WebhookView: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      active: boolean;
+      /** @enum {string} */
+      state: "active" | "failing" | "disabled" | "deactivated";
+      /** Format: date-time */
+      createdAt: string;
+      deactivatedAt: string | null;
+      disabledAt: string | null;
+      disabledReason: ("failing" | "manual") | null;
+      lastSuccessAt: string | null;
+      failingSince: string | null;
+      previousSecretValidUntil: string | null;
     };
     RotatedSecret: {
       /** Format: uuid */
@@ -8991,7 +9014,14 @@ export interface operations {
            *           "disabledReason": "failing",
            *           "lastSuccessAt": "2025-03-14T09:26:53.000Z",
            *           "failingSince": "2025-03-14T09:26:53.000Z",
-           *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
+           *           "recent": {
+           *             "delivered": 3,
+           *             "failed": 3,
+           *             "dead": 3,
+           *             "pending": 3,
+           *             "successRate": 1
+           *           }
            *         }
            *       ]
            *     }

@@ -24,8 +24,8 @@ const urlRefused = (reason: string) =>
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** deactivated (deleted by its owner, for good) › disabled (off, can be enabled) › failing › active. */
-const webhookState = (w: Webhook) =>
-  w.deactivatedAt ? "deactivated" : w.disabledAt ? "disabled" : w.failingSince ? "failing" : ("active" as const);
+const webhookState = (w: Webhook): "active" | "failing" | "disabled" | "deactivated" =>
+  w.deactivatedAt ? "deactivated" : w.disabledAt ? "disabled" : w.failingSince ? "failing" : "active";
 
 export const webhookView = (w: Webhook) => ({
   id: w.id,
@@ -148,9 +148,24 @@ export async function rotateWebhookSecret(ctx: ServiceContext, id: string, input
   });
 }
 
+/** The window of the health figures in the list. */
+const RECENT_DAYS = 7;
+
+/** Each webhook with its deliveries of the last 7 days by status and the share of the finished ones delivered. */
 export async function listWebhooks(ctx: ServiceContext) {
   const hooks = await ctx.db.webhook.findMany({ where: { orgId: ctx.org.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
-  return { webhooks: hooks.map(webhookView) };
+  const counts = await ctx.db.webhookDelivery.groupBy({
+    by: ["webhookId", "status"],
+    where: { orgId: ctx.org.id, createdAt: { gte: new Date(ctx.now().getTime() - RECENT_DAYS * 86_400_000) } },
+    _count: { _all: true },
+  });
+  const recentOf = (id: string) => {
+    const n = (status: string) => counts.find((c) => c.webhookId === id && c.status === status)?._count._all ?? 0;
+    const recent = { delivered: n("delivered"), failed: n("failed"), dead: n("dead"), pending: n("pending") };
+    const finished = recent.delivered + recent.failed + recent.dead;
+    return { ...recent, successRate: finished ? recent.delivered / finished : null };
+  };
+  return { webhooks: hooks.map((h) => ({ ...webhookView(h), recent: recentOf(h.id) })) };
 }
 
 /**

@@ -66,7 +66,21 @@ export const RegisteredWebhook = WebhookView.extend({
   warning: z.string(),
 });
 
-export const WebhookList = z.object({ webhooks: z.array(WebhookView) });
+export const WebhookList = z.object({
+  webhooks: z.array(
+    WebhookView.extend({
+      /** Deliveries created in the last 7 days, by status. */
+      recent: z.object({
+        delivered: z.int(),
+        failed: z.int(),
+        dead: z.int(),
+        pending: z.int(),
+        /** delivered ÷ (delivered + failed + dead); null with none of those. */
+        successRate: z.number().min(0).max(1).nullable(),
+      }),
+    }),
+  ),
+});
 
 export const RotatedSecret = z.object({
   id: z.uuid(),
