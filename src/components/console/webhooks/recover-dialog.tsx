@@ -77,7 +77,7 @@ export function RecoverDialog(props: { hook: { id: string; url: string }; since?
         </div>
       ) : (
         <form
-          className="space-y-4"
+          className="space-y-4 pb-1"
           onSubmit={(e) => {
             e.preventDefault();
             recover.submit({ id: props.hook.id, body: { since: toIso(since) ?? "", ...(until ? { until: toIso(until) } : {}) } });

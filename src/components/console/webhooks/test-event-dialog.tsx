@@ -44,7 +44,7 @@ export function TestEventDialog(props: { hook: { id: string; url: string }; onCl
         </div>
       ) : (
         <form
-          className="space-y-4"
+          className="space-y-4 pb-1"
           onSubmit={(e) => {
             e.preventDefault();
             send.submit({ id: props.hook.id, body: { event } });
