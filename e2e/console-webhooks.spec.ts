@@ -102,7 +102,7 @@ test("an endpoint's outage from the console: test event, attempts with answers, 
   const attempts = page.getByRole("dialog", { name: "Attempts of kyc.approved" });
   await expect(attempts.getByText("HTTP 500").first()).toBeVisible();
   await expect(attempts.getByText(/cannot verify/).first()).toBeVisible();
-  const shown = await attempts.innerText();
+  const shown = (await attempts.textContent()) ?? "";
   expect(shown).toContain("[redacted]");
   for (const sig of rx.state.received.map((r) => r.signature)) expect(shown).not.toContain(sig);
   await shoot(page, "webhook-attempts", { fullPage: false });
