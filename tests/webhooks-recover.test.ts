@@ -160,4 +160,21 @@ describe("webhook recover", () => {
         .sort(),
     );
   });
+
+  it("a webhook switched off during a recover: the job completes without sending, its progress as it stood", async () => {
+    const { state, receiver, org, api, hookId } = await setup();
+    state.up = false;
+    await emit(org.orgId, 2, "off");
+    await driveWebhooks(db, org.orgId, async () => (await statuses(org.orgId)).filter((d) => d.status === "dead").length === 2);
+    const before = receiver.received.length;
+    const asked = await api.post(`/v1/admin/webhooks/${hookId}/recover`, { since: new Date(Date.now() - DAY_MS).toISOString() });
+    expect(asked.body.total).toBe(2);
+    expect((await api.post(`/v1/admin/webhooks/${hookId}/disable`)).status).toBe(200);
+    await runRecoverJobs(db, { orgId: org.orgId });
+    expect(receiver.received.length).toBe(before);
+    const job = await api.get(`/v1/admin/webhooks/${hookId}/recover/${asked.body.id}`);
+    expect(job.body).toMatchObject({ state: "completed", total: 2, done: 0, delivered: 0 });
+    const done = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "webhook.recover_completed" } });
+    expect(done.data).toMatchObject({ stopped: "webhook_inactive", done: 0 });
+  });
 });

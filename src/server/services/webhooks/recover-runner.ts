@@ -58,14 +58,22 @@ async function advance(db: Db, job: Claimed, d: Next, delivered: boolean, lease:
   return n === 1;
 }
 
-/** Completes the job and audits it in one transaction (fenced like `advance`). */
-async function complete(db: Db, job: Claimed) {
+/**
+ * Completes the job and audits it in one transaction (fenced like `advance`). Run to its end, the
+ * range holds nothing more to send, so `done` becomes `total` (some may have been delivered by
+ * their own retries meanwhile); stopped because the webhook was switched off, `done` stays as is.
+ */
+async function complete(db: Db, job: Claimed, stopped = false) {
   await db.$transaction(async (tx) => {
-    const n = await tx.$executeRaw`
-      UPDATE webhook_recover_jobs
-      SET state = 'completed', "completedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = NULL,
-        total = GREATEST(total, done), done = GREATEST(total, done)
-      WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`;
+    const n = stopped
+      ? await tx.$executeRaw`
+          UPDATE webhook_recover_jobs SET state = 'completed', "completedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = NULL
+          WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`
+      : await tx.$executeRaw`
+          UPDATE webhook_recover_jobs
+          SET state = 'completed', "completedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = NULL,
+            total = GREATEST(total, done), done = GREATEST(total, done)
+          WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`;
     if (!n) return;
     const row = await tx.webhookRecoverJob.findUniqueOrThrow({ where: { id: job.id } });
     await appendAudit(
@@ -75,7 +83,13 @@ async function complete(db: Db, job: Claimed) {
         action: "webhook.recover_completed",
         subjectType: "webhook",
         subject: job.webhookId,
-        data: { jobId: job.id, total: row.total, delivered: row.delivered },
+        data: {
+          jobId: job.id,
+          total: row.total,
+          done: row.done,
+          delivered: row.delivered,
+          ...(stopped ? { stopped: "webhook_inactive" } : {}),
+        },
       },
     );
   });
@@ -95,7 +109,8 @@ async function work(db: Db, job: Claimed, opts: AttemptOptions): Promise<void> {
     const next = await nextDelivery(db, job, cursor);
     if (!next) return complete(db, job);
     const claim = await claimForResend(db, next.id, lease);
-    // Not claimable (a worker holds it, or the webhook was switched off): skip it rather than wait.
+    if (!claim && !(await db.webhook.count({ where: { id: job.webhookId, active: true } }))) return complete(db, job, true);
+    // Held by a worker sending it right now: skip it rather than send it twice.
     const status = claim ? await attemptDelivery(db, claim, opts) : null;
     if (!(await advance(db, job, next, status === "delivered", lease))) return;
     cursor = { at: next.eventAt, id: next.id };
