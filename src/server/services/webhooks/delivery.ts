@@ -200,6 +200,10 @@ async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number;
         "failingSince" = CASE WHEN ${outcome.ok} THEN NULL ELSE COALESCE("failingSince", now() AT TIME ZONE 'UTC') END,
         "failingNoticeAt" = CASE WHEN ${outcome.ok} THEN NULL ELSE "failingNoticeAt" END
       WHERE id = (SELECT "webhookId" FROM d)
+        -- Only when something changes (last success kept to the minute), so a busy endpoint's row is not written per attempt.
+        AND CASE WHEN ${outcome.ok}
+          THEN "failingSince" IS NOT NULL OR "lastSuccessAt" IS NULL OR "lastSuccessAt" < (now() AT TIME ZONE 'UTC') - interval '1 minute'
+          ELSE "failingSince" IS NULL END
     )
     INSERT INTO webhook_attempts (id, "orgId", "deliveryId", attempt, outcome, "statusCode", "latencyMs", error, answer, at)
     SELECT gen_random_uuid(), d."orgId", d.id, ${attempts}, ${status}::"DeliveryStatus", ${outcome.status}, ${outcome.latencyMs},
