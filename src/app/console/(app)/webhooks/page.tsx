@@ -266,7 +266,7 @@ function Deliveries() {
       c.accessor("attempts", { header: "Attempts" }),
       c.accessor((d) => d.lastError ?? (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : ""), {
         id: "lastError",
-        header: "Last error",
+        header: "Last answer",
         cell: (i) => <span className="text-slate-600">{i.getValue() || "—"}</span>,
       }),
       c.accessor("updatedAt", {
