@@ -187,7 +187,7 @@ test("accounts and webhooks: double clicks suspend an account once, replay a dea
     .click();
   calls = watch(page, "webhooks.deactivate");
   await confirmTwice(page, "Deactivate");
-  await expect(page.getByRole("row", { name: /127\.0\.0\.1:9\/twice/ }).getByText("inactive")).toBeVisible();
+  await expect(page.getByRole("row", { name: /127\.0\.0\.1:9\/twice/ }).getByText("deactivated")).toBeVisible();
   calls.once();
   const hooks = await read<{ webhooks: { url: string; active: boolean }[] }>(page, "webhooks.list");
   expect(hooks.webhooks.filter((h) => h.url === "http://127.0.0.1:9/twice").map((h) => h.active)).toEqual([false]);

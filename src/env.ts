@@ -52,6 +52,8 @@ const EnvSchema = z
     WEBHOOK_BACKOFF_BASE_MS: int(2000),
     WEBHOOK_TIMEOUT_MS: int(10_000),
     WEBHOOK_MAX_ATTEMPTS: int(8),
+    /** An endpoint whose attempts have all failed this long is disabled; its owners are warned at half. */
+    WEBHOOK_DISABLE_AFTER_HOURS: int(120),
     WEBHOOK_ALLOW_PRIVATE_URLS: bool(false),
     SANDBOX_CHAIN_FINALITY_SEC: int(3),
     /** How often the owner and active keys of bound accounts are read from the chain. */

@@ -396,14 +396,19 @@ describe("retention", () => {
     const [dead, failed, pending] = await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, orderBy: { createdAt: "asc" } });
     await db.webhookDelivery.update({ where: { id: dead!.id }, data: { status: "dead", attempts: 8 } });
     await db.webhookDelivery.update({ where: { id: failed!.id }, data: { status: "failed", attempts: 2 } });
+    await db.webhookAttempt.create({
+      data: { orgId: org.orgId, deliveryId: dead!.id, attempt: 8, outcome: "dead", statusCode: 500, latencyMs: 3, answer: "down" },
+    });
     const { purgeWebhookHistory } = await import("@/server/services/webhooks/retention");
     expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 6 * 86_400_000) })).toEqual({
       outbox: 0,
       bodies: 0,
+      attempts: 0,
     });
     expect(await purgeWebhookHistory(db, { orgId: org.orgId, now: new Date(Date.now() + 31 * 86_400_000) })).toEqual({
       outbox: 3,
       bodies: 1,
+      attempts: 1,
     });
     const after = await db.webhookDelivery.findMany({ where: { orgId: org.orgId } });
     expect(after).toHaveLength(3);

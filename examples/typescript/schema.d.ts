@@ -1247,6 +1247,92 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/webhooks/{id}/disable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Switches a webhook off without deleting it: its waiting deliveries end as dead, and events that happen while it is disabled are recorded as dead deliveries, to recover once it is enabled. Disabling a disabled webhook answers it unchanged. A webhook whose attempts all fail for WEBHOOK_DISABLE_AFTER_HOURS (default 5 days) is disabled the same way (reason failing), its owners and admins emailed at half that time and when it happens. */
+    post: operations["postV1AdminWebhooksByIdDisable"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/enable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enables a disabled webhook and answers `suggestedRecoverSince`: when its failing began (or when it was disabled by hand), the `since` to give POST /v1/admin/webhooks/{id}/recover so the receiver gets what it missed. Enabling an active webhook answers it with null. 409 webhook_inactive for a deactivated webhook, webhook_limit at 20 active webhooks. */
+    post: operations["postV1AdminWebhooksByIdEnable"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queues a test delivery of any catalog event type to this webhook, whatever it subscribes to: a sample payload valid against the event's schema, in the usual envelope with `"test": true` beside it (signed like the rest), sent and retried like any delivery. Answers the delivery; follow it in the deliveries list and its attempts. */
+    post: operations["postV1AdminWebhooksByIdTest"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/recover": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The webhook's recent recover jobs (at most 20), newest first, with their progress. */
+    get: operations["getV1AdminWebhooksByIdRecover"];
+    put?: never;
+    /** Queues one job that sends every failed or dead delivery of this webhook created in [since, until) again (until defaults to now), one at a time in event order, with the same delivery ids; delivered ones are not touched. The same request again answers the same job. 409 recover_running while another range of this webhook is being recovered, webhook_inactive for a deactivated or disabled webhook. */
+    post: operations["postV1AdminWebhooksByIdRecover"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/{id}/recover/{jobId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One recover job's progress: total, done, delivered and state (queued, running, completed). */
+    get: operations["getV1AdminWebhooksByIdRecoverByJobId"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/webhooks/deliveries": {
     parameters: {
       query?: never;
@@ -1256,6 +1342,23 @@ export interface paths {
     };
     /** Recent deliveries of the organization's webhooks, newest first, with status, attempts and the last error; filter by status. */
     get: operations["getV1AdminWebhooksDeliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/webhooks/deliveries/{id}/attempts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A delivery's attempts, newest first: outcome, HTTP status, latency and the first 2 KB of the receiver's answer (secrets, signatures and email addresses redacted; never kept for a redirect or when no answer came). */
+    get: operations["getV1AdminWebhooksDeliveriesByIdAttempts"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2940,18 +3043,30 @@ export interface components {
       }[];
     };
     WebhookList: {
-      webhooks: components["schemas"]["WebhookView"][];
-    };
-    WebhookView: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      active: boolean;
-      /** Format: date-time */
-      createdAt: string;
-      deactivatedAt: string | null;
-      previousSecretValidUntil: string | null;
+      webhooks: {
+        /** Format: uuid */
+        id: string;
+        url: string;
+        events: string[];
+        active: boolean;
+        /** @enum {string} */
+        state: "active" | "failing" | "disabled" | "deactivated";
+        /** Format: date-time */
+        createdAt: string;
+        deactivatedAt: string | null;
+        disabledAt: string | null;
+        disabledReason: ("failing" | "manual") | null;
+        lastSuccessAt: string | null;
+        failingSince: string | null;
+        previousSecretValidUntil: string | null;
+        recent: {
+          delivered: number;
+          failed: number;
+          dead: number;
+          pending: number;
+          successRate: number | null;
+        };
+      }[];
     };
     RegisteredWebhook: {
       /** Format: uuid */
@@ -2959,9 +3074,15 @@ export interface components {
       url: string;
       events: string[];
       active: boolean;
+      /** @enum {string} */
+      state: "active" | "failing" | "disabled" | "deactivated";
       /** Format: date-time */
       createdAt: string;
       deactivatedAt: string | null;
+      disabledAt: string | null;
+      disabledReason: ("failing" | "manual") | null;
+      lastSuccessAt: string | null;
+      failingSince: string | null;
       previousSecretValidUntil: string | null;
       secret: string;
       warning: string;
@@ -2969,6 +3090,23 @@ export interface components {
     RegisterWebhookInput: {
       url: string;
       events: string[];
+    };
+    WebhookView: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      active: boolean;
+      /** @enum {string} */
+      state: "active" | "failing" | "disabled" | "deactivated";
+      /** Format: date-time */
+      createdAt: string;
+      deactivatedAt: string | null;
+      disabledAt: string | null;
+      disabledReason: ("failing" | "manual") | null;
+      lastSuccessAt: string | null;
+      failingSince: string | null;
+      previousSecretValidUntil: string | null;
     };
     RotatedSecret: {
       /** Format: uuid */
@@ -2981,8 +3119,9 @@ export interface components {
       /** @default 24 */
       overlapHours: number;
     };
-    DeliveryList: {
-      deliveries: components["schemas"]["DeliveryView"][];
+    EnabledWebhook: {
+      webhook: components["schemas"]["WebhookView"];
+      suggestedRecoverSince: string | null;
     };
     DeliveryView: {
       /** Format: uuid */
@@ -3003,6 +3142,63 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    TestEventInput: {
+      /** @enum {string} */
+      event:
+        | "account.created"
+        | "kyc.approved"
+        | "identity.bound"
+        | "identity.unbound"
+        | "identity.binding_suspended"
+        | "identity.binding_reinstated"
+        | "account.unlocked"
+        | "aml.sanctions_hit";
+    };
+    RecoverJobView: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      webhookId: string;
+      /** Format: date-time */
+      since: string;
+      /** Format: date-time */
+      until: string;
+      /** @enum {string} */
+      state: "queued" | "running" | "completed";
+      total: number;
+      done: number;
+      delivered: number;
+      /** Format: date-time */
+      createdAt: string;
+      completedAt: string | null;
+    };
+    RecoverInput: {
+      /** Format: date-time */
+      since: string;
+      /** Format: date-time */
+      until?: string;
+    };
+    RecoverJobList: {
+      jobs: components["schemas"]["RecoverJobView"][];
+    };
+    DeliveryList: {
+      deliveries: components["schemas"]["DeliveryView"][];
+    };
+    AttemptList: {
+      /** Format: uuid */
+      deliveryId: string;
+      attempts: {
+        attempt: number;
+        /** Format: date-time */
+        at: string;
+        /** @enum {string} */
+        outcome: "pending" | "failed" | "delivered" | "dead";
+        statusCode: number | null;
+        latencyMs: number;
+        error: string | null;
+        answer: string | null;
+      }[];
     };
     PlanCatalog: {
       plans: {
@@ -9083,9 +9279,21 @@ export interface operations {
            *             "account.created"
            *           ],
            *           "active": true,
+           *           "state": "active",
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "deactivatedAt": "2025-03-14T09:26:53.000Z",
-           *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *           "disabledAt": "2025-03-14T09:26:53.000Z",
+           *           "disabledReason": "failing",
+           *           "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *           "failingSince": "2025-03-14T09:26:53.000Z",
+           *           "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
+           *           "recent": {
+           *             "delivered": 3,
+           *             "failed": 3,
+           *             "dead": 3,
+           *             "pending": 3,
+           *             "successRate": 1
+           *           }
            *         }
            *       ]
            *     }
@@ -9151,8 +9359,13 @@ export interface operations {
            *         "account.created"
            *       ],
            *       "active": true,
+           *       "state": "active",
            *       "createdAt": "2025-03-14T09:26:53.000Z",
            *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
            *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z",
            *       "secret": "whsec_9sV1nq0Xo2bKp7c4Lm8Rz3",
            *       "warning": "Store it now: it is not shown again."
@@ -9211,8 +9424,13 @@ export interface operations {
            *         "account.created"
            *       ],
            *       "active": true,
+           *       "state": "active",
            *       "createdAt": "2025-03-14T09:26:53.000Z",
            *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
            *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
            *     }
            */
@@ -9290,6 +9508,398 @@ export interface operations {
       500: components["responses"]["Internal"];
     };
   };
+  postV1AdminWebhooksByIdDisable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switches a webhook off without deleting it: its waiting deliveries end as dead, and events that happen while it is disabled are recorded as dead deliveries, to recover once it is enabled. Disabling a disabled webhook answers it unchanged. A webhook whose attempts all fail for WEBHOOK_DISABLE_AFTER_HOURS (default 5 days) is disabled the same way (reason failing), its owners and admins emailed at half that time and when it happens. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "url": "https://hooks.acme.example/bind-identity",
+           *       "events": [
+           *         "account.created"
+           *       ],
+           *       "active": true,
+           *       "state": "active",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledAt": "2025-03-14T09:26:53.000Z",
+           *       "disabledReason": "failing",
+           *       "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *       "failingSince": "2025-03-14T09:26:53.000Z",
+           *       "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["WebhookView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdEnable: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Enables a disabled webhook and answers `suggestedRecoverSince`: when its failing began (or when it was disabled by hand), the `since` to give POST /v1/admin/webhooks/{id}/recover so the receiver gets what it missed. Enabling an active webhook answers it with null. 409 webhook_inactive for a deactivated webhook, webhook_limit at 20 active webhooks. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhook": {
+           *         "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "url": "https://hooks.acme.example/bind-identity",
+           *         "events": [
+           *           "account.created"
+           *         ],
+           *         "active": true,
+           *         "state": "active",
+           *         "createdAt": "2025-03-14T09:26:53.000Z",
+           *         "deactivatedAt": "2025-03-14T09:26:53.000Z",
+           *         "disabledAt": "2025-03-14T09:26:53.000Z",
+           *         "disabledReason": "failing",
+           *         "lastSuccessAt": "2025-03-14T09:26:53.000Z",
+           *         "failingSince": "2025-03-14T09:26:53.000Z",
+           *         "previousSecretValidUntil": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "suggestedRecoverSince": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["EnabledWebhook"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdTest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "account.created"
+         *     }
+         */
+        "application/json": components["schemas"]["TestEventInput"];
+      };
+    };
+    responses: {
+      /** @description Queues a test delivery of any catalog event type to this webhook, whatever it subscribes to: a sample payload valid against the event's schema, in the usual envelope with `"test": true` beside it (signed like the rest), sent and retried like any delivery. Answers the delivery; follow it in the deliveries list and its attempts. */
+      202: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "eventId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "event": "account.created",
+           *       "status": "pending",
+           *       "attempts": 3,
+           *       "lastError": "last error",
+           *       "lastStatusCode": 3,
+           *       "nextAttemptAt": "2025-03-14T09:26:53.000Z",
+           *       "deliveredAt": "2025-03-14T09:26:53.000Z",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "updatedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["DeliveryView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksByIdRecover: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The webhook's recent recover jobs (at most 20), newest first, with their progress. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jobs": [
+           *         {
+           *           "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "since": "2025-03-14T09:26:53.000Z",
+           *           "until": "2025-03-14T09:26:53.000Z",
+           *           "state": "queued",
+           *           "total": 3,
+           *           "done": 3,
+           *           "delivered": 3,
+           *           "createdAt": "2025-03-14T09:26:53.000Z",
+           *           "completedAt": "2025-03-14T09:26:53.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobList"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1AdminWebhooksByIdRecover: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-24T09:00:00Z",
+         *       "until": "2026-11-25T09:00:00Z"
+         *     }
+         */
+        "application/json": components["schemas"]["RecoverInput"];
+      };
+    };
+    responses: {
+      /** @description Queues one job that sends every failed or dead delivery of this webhook created in [since, until) again (until defaults to now), one at a time in event order, with the same delivery ids; delivered ones are not touched. The same request again answers the same job. 409 recover_running while another range of this webhook is being recovered, webhook_inactive for a deactivated or disabled webhook. */
+      202: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "since": "2025-03-14T09:26:53.000Z",
+           *       "until": "2025-03-14T09:26:53.000Z",
+           *       "state": "queued",
+           *       "total": 3,
+           *       "done": 3,
+           *       "delivered": 3,
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "completedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksByIdRecoverByJobId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+        /** @description URL-encoded. */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One recover job's progress: total, done, delivered and state (queued, running, completed). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "webhookId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "since": "2025-03-14T09:26:53.000Z",
+           *       "until": "2025-03-14T09:26:53.000Z",
+           *       "state": "queued",
+           *       "total": 3,
+           *       "done": 3,
+           *       "delivered": 3,
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "completedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["RecoverJobView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
   getV1AdminWebhooksDeliveries: {
     parameters: {
       query?: {
@@ -9349,6 +9959,66 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminWebhooksDeliveriesByIdAttempts: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A delivery's attempts, newest first: outcome, HTTP status, latency and the first 2 KB of the receiver's answer (secrets, signatures and email addresses redacted; never kept for a redirect or when no answer came). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveryId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "attempts": [
+           *         {
+           *           "attempt": 3,
+           *           "at": "2025-03-14T09:26:53.000Z",
+           *           "outcome": "pending",
+           *           "statusCode": 3,
+           *           "latencyMs": 3,
+           *           "error": "error",
+           *           "answer": "See the documentation for details."
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["AttemptList"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -17,7 +17,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * sent again with a new X-BI-Delivery-Id would pass deduplication as a new delivery.
  */
 
-export type WebhookEnvelope = { id: string; event: string; tenantId: string; payload: Record<string, unknown>; createdAt: string };
+export type WebhookEnvelope = {
+  id: string;
+  event: string;
+  tenantId: string;
+  payload: Record<string, unknown>;
+  createdAt: string;
+  /** Present (true) only on a test event sent from the console or `POST /v1/admin/webhooks/{id}/test`. */
+  test?: true;
+};
 
 export type VerifiedWebhook = WebhookEnvelope & { deliveryId: string; timestampMs: number };
 

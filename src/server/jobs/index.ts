@@ -10,6 +10,8 @@ import { pendingCreatesJob } from "./pending-creates";
 import { screeningMonitorJob } from "./screening-monitor";
 import { webhookDeliveryJob } from "./webhook-delivery";
 import { webhookDispatcherJob, webhookRetentionJob } from "./webhook-dispatcher";
+import { webhookHealthJob } from "./webhook-health";
+import { webhookRecoverJob } from "./webhook-recover";
 
 export type { Job };
 
@@ -25,6 +27,8 @@ export const jobs: Job[] = [
   webhookDispatcherJob,
   webhookDeliveryJob,
   webhookRetentionJob,
+  webhookRecoverJob,
+  webhookHealthJob,
   amlOverdueJob,
   screeningMonitorJob,
   pendingCreatesJob,

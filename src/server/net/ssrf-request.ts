@@ -59,7 +59,8 @@ export async function resolveChecked(url: URL, opts: { allowPrivate: boolean; re
   return addresses;
 }
 
-export type PostResult = { status: number; latencyMs: number };
+/** `head`: the first `keepAnswerBytes` bytes of the answer's body (empty unless asked for). */
+export type PostResult = { status: number; latencyMs: number; head: Buffer };
 
 /** Bytes of a receiver's answer read before the connection is dropped. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -93,6 +94,8 @@ export async function pinnedPost(
     allowPrivate: boolean;
     resolver?: Resolver;
     ca?: string | Buffer;
+    /** How much of the answer's body to return in `head`. */
+    keepAnswerBytes?: number;
   },
 ): Promise<PostResult> {
   const started = performance.now();
@@ -130,12 +133,15 @@ export async function pinnedPost(
       signal: controller.signal,
       ...(init.ca ? { ca: init.ca } : {}),
     };
+    const keep = init.keepAnswerBytes ?? 0;
+    const kept: Buffer[] = [];
     const status = await new Promise<number>((resolve, reject) => {
       const req = (url.protocol === "https:" ? https : http).request(options, (res) => {
         // Read (and drop) the answer so the status counts only once the receiver finished it; past
         // MAX_ANSWER_BYTES the rest is not worth the bandwidth, and the status is already known.
         let read = 0;
         res.on("data", (chunk: Buffer) => {
+          if (read < keep) kept.push(chunk.subarray(0, keep - read));
           read += chunk.length;
           if (read > MAX_ANSWER_BYTES) {
             resolve(res.statusCode ?? 0);
@@ -148,7 +154,7 @@ export async function pinnedPost(
       req.on("error", reject);
       req.end(payload);
     });
-    return { status, latencyMs: performance.now() - started };
+    return { status, latencyMs: performance.now() - started, head: Buffer.concat(kept) };
   } catch (err) {
     throw classify(err as NodeJS.ErrnoException, timedOut, init.timeoutMs);
   } finally {

@@ -73,6 +73,23 @@ async function member({ db, orgId }: FixtureContext) {
   return { email };
 }
 
+async function failedDelivery(ctx: FixtureContext) {
+  const hook = await webhook(ctx);
+  const delivery = await ctx.db.webhookDelivery.create({
+    data: {
+      orgId: ctx.orgId,
+      webhookId: hook.id,
+      eventId: randomUUID(),
+      event: "account.created",
+      body: JSON.stringify({ event: "account.created", payload: {} }),
+      status: "failed",
+      attempts: 3,
+      lastError: "fixture: 500 from receiver",
+    },
+  });
+  return { id: delivery.id };
+}
+
 async function webhook({ db, orgId }: FixtureContext) {
   return db.webhook.create({ data: { orgId, url: "https://example.com/hook", events: ["*"], secretEnc: seal("whsec_fixture") } });
 }
@@ -164,24 +181,35 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ id: (await webhook(ctx)).id }),
     body: () => ({ overlapHours: 24 }),
   },
-  "POST /v1/admin/webhooks/deliveries/{id}/replay": {
+  "POST /v1/admin/webhooks/{id}/disable": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "POST /v1/admin/webhooks/{id}/enable": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "POST /v1/admin/webhooks/{id}/test": {
+    params: async (ctx) => ({ id: (await webhook(ctx)).id }),
+    body: () => ({ event: "account.created" }),
+  },
+  "POST /v1/admin/webhooks/{id}/recover": {
+    params: async (ctx) => ({ id: (await webhook(ctx)).id }),
+    body: () => ({ since: new Date(Date.now() - 86_400_000).toISOString() }),
+  },
+  "GET /v1/admin/webhooks/{id}/recover": { params: async (ctx) => ({ id: (await webhook(ctx)).id }) },
+  "GET /v1/admin/webhooks/{id}/recover/{jobId}": {
     params: async (ctx) => {
       const hook = await webhook(ctx);
-      const delivery = await ctx.db.webhookDelivery.create({
+      const job = await ctx.db.webhookRecoverJob.create({
         data: {
           orgId: ctx.orgId,
           webhookId: hook.id,
-          eventId: randomUUID(),
-          event: "account.created",
-          body: JSON.stringify({ event: "account.created", payload: {} }),
-          status: "failed",
-          attempts: 3,
-          lastError: "fixture: 500 from receiver",
+          since: new Date(Date.now() - 86_400_000),
+          until: new Date(),
+          total: 0,
+          requestedBy: "system:fixture",
         },
       });
-      return { id: delivery.id };
+      return { id: hook.id, jobId: job.id };
     },
   },
+  "POST /v1/admin/webhooks/deliveries/{id}/replay": { params: failedDelivery },
+  "GET /v1/admin/webhooks/deliveries/{id}/attempts": { params: failedDelivery },
 };
 
 export const fixtureKey = (method: string, path: string) => `${method} ${path}`;

@@ -16,7 +16,7 @@ export type ReceivedDelivery = {
 export type ReceiverBehaviour = (
   n: number,
   req: ReceivedDelivery,
-) => number | "hang" | { status: number; headers?: Record<string, string>; delayMs?: number };
+) => number | "hang" | { status: number; headers?: Record<string, string>; delayMs?: number; body?: string };
 
 export type Receiver = {
   url: string;
@@ -50,8 +50,9 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 200, ho
     for (const w of waiters.splice(0)) w();
     const answer = behaviour(n, rec);
     if (answer === "hang") return null;
-    const { status, headers, delayMs } = typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0 } : answer;
-    const reply = { status, headers, body: "ok" };
+    const { status, headers, delayMs, body } =
+      typeof answer === "number" ? { status: answer, headers: {}, delayMs: 0, body: "ok" } : answer;
+    const reply = { status, headers, body: body ?? "ok" };
     return delayMs ? new Promise<typeof reply>((done) => setTimeout(() => done(reply), delayMs)) : reply;
   }, host);
   const receiver: Receiver = {

@@ -4,6 +4,7 @@ import { open } from "../../crypto/secret-box";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { OutboundError, pinnedPost, type Resolver } from "../../net/ssrf-request";
+import { ANSWER_READ_BYTES, storedAnswer } from "./attempt-answer";
 import { webhookMetrics } from "./metrics";
 
 /** Longest wait between two attempts, whatever the doubling reaches. */
@@ -81,7 +82,27 @@ export async function claimDeliveries(
       CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
 }
 
-type Outcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+/**
+ * Puts one failed or dead delivery back to `pending` (attempts 0) and claims it in the same
+ * statement, so the caller sends it now and no worker can take it meanwhile. Null when it is no
+ * longer failed or dead, is held by a worker, or its webhook is not active.
+ */
+export async function claimForResend(db: Db, id: string, leaseMsValue: number): Promise<Claim | null> {
+  const rows = await db.$queryRaw<Claim[]>`
+    UPDATE webhook_deliveries d
+    SET status = 'pending', attempts = 0, "nextAttemptAt" = now() AT TIME ZONE 'UTC',
+      "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${leaseMsValue} * interval '1 millisecond', "updatedAt" = now() AT TIME ZONE 'UTC'
+    FROM webhooks w
+    WHERE d.id = ${id}::uuid AND w.id = d."webhookId" AND w.active AND d.status IN ('failed', 'dead') AND d.body IS NOT NULL
+      AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now() AT TIME ZONE 'UTC')
+    RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
+      d."lockedUntil"::text AS lease, w.url, w."secretEnc",
+      CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
+  return rows[0] ?? null;
+}
+
+/** `answer`: what is stored of the receiver's answer (attempt-answer.ts); null when nothing may be. */
+type Outcome = { ok: boolean; status: number | null; error: string | null; latencyMs: number; answer: string | null };
 
 /**
  * The headers of one attempt: a fresh timestamp and the signature over `${timestamp}.${body}`, by
@@ -128,39 +149,66 @@ async function send(
   opts: { timeoutMs: number; allowPrivate: boolean; resolver?: Resolver; ca?: string },
 ): Promise<Outcome> {
   const body = wireBody(c.body, c.id);
+  const secrets = c.previousSecretEnc ? [open(c.secretEnc), open(c.previousSecretEnc)] : [open(c.secretEnc)];
+  const headers = signedHeaders(c, body, secrets);
+  const started = performance.now();
+  const failed = (error: string) => ({ ok: false, status: null, error, latencyMs: Math.round(performance.now() - started), answer: null });
   try {
     const res = await pinnedPost(new URL(c.url), {
-      headers: signedHeaders(c, body, c.previousSecretEnc ? [open(c.secretEnc), open(c.previousSecretEnc)] : open(c.secretEnc)),
+      headers,
       body,
       timeoutMs: opts.timeoutMs,
       allowPrivate: opts.allowPrivate,
       resolver: opts.resolver,
       ca: opts.ca,
+      keepAnswerBytes: ANSWER_READ_BYTES,
     });
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    const answer = storedAnswer(res.status, res.head, [...secrets, ...headers["x-bi-signature"]!.split(" ")]);
+    const ok = res.status >= 200 && res.status < 300;
     const note = res.status >= 300 && res.status < 400 ? " (redirects are not followed)" : "";
-    return { ok: false, status: res.status, error: `The receiver answered HTTP ${res.status}${note}.` };
+    const error = ok ? null : `The receiver answered HTTP ${res.status}${note}.`;
+    return { ok, status: res.status, error, latencyMs: Math.round(res.latencyMs), answer };
   } catch (err) {
-    if (err instanceof OutboundError) return { ok: false, status: null, error: err.message };
+    if (err instanceof OutboundError) return failed(err.message);
     logger().error({ deliveryId: c.id, err: { message: (err as Error)?.message } }, "webhook attempt failed unexpectedly");
-    return { ok: false, status: null, error: "The attempt failed on our side." };
+    return failed("The attempt failed on our side.");
   }
 }
 
-/** Writes the outcome of one attempt, fenced by the claim's lease; returns the new status or null when fenced out. */
+/**
+ * Writes the outcome of one attempt, its row in the attempt log and the webhook's health (last
+ * success, failing since) in one statement, fenced by the claim's lease; returns the new status,
+ * or null when fenced out (then nothing is written).
+ */
 async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number; maxAttempts: number }): Promise<string | null> {
   const attempts = c.attempts + 1;
   const status = outcome.ok ? "delivered" : attempts >= cfg.maxAttempts ? "dead" : "failed";
   const delay = outcome.ok ? 0 : backoffMs(attempts, cfg.baseMs);
-  const error = outcome.ok ? null : outcome.error;
   const n = await db.$executeRaw`
-    UPDATE webhook_deliveries
-    SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
-      "lastError" = ${error}, "lastStatusCode" = ${outcome.status},
-      "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
-      "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
-      "updatedAt" = now() AT TIME ZONE 'UTC'
-    WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')`;
+    WITH d AS (
+      UPDATE webhook_deliveries
+      SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
+        "lastError" = ${outcome.error}, "lastStatusCode" = ${outcome.status},
+        "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
+        "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
+        "updatedAt" = now() AT TIME ZONE 'UTC'
+      WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')
+      RETURNING id, "orgId", "webhookId"
+    ), health AS (
+      UPDATE webhooks SET
+        "lastSuccessAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE "lastSuccessAt" END,
+        "failingSince" = CASE WHEN ${outcome.ok} THEN NULL ELSE COALESCE("failingSince", now() AT TIME ZONE 'UTC') END,
+        "failingNoticeAt" = CASE WHEN ${outcome.ok} THEN NULL ELSE "failingNoticeAt" END
+      WHERE id = (SELECT "webhookId" FROM d)
+        -- Only when something changes (last success kept to the minute), so a busy endpoint's row is not written per attempt.
+        AND CASE WHEN ${outcome.ok}
+          THEN "failingSince" IS NOT NULL OR "lastSuccessAt" IS NULL OR "lastSuccessAt" < (now() AT TIME ZONE 'UTC') - interval '1 minute'
+          ELSE "failingSince" IS NULL END
+    )
+    INSERT INTO webhook_attempts (id, "orgId", "deliveryId", attempt, outcome, "statusCode", "latencyMs", error, answer, at)
+    SELECT gen_random_uuid(), d."orgId", d.id, ${attempts}, ${status}::"DeliveryStatus", ${outcome.status}, ${outcome.latencyMs},
+      ${outcome.error}, ${outcome.answer}, now() AT TIME ZONE 'UTC'
+    FROM d`;
   return n ? status : null;
 }
 
@@ -177,7 +225,7 @@ export async function attemptDelivery(db: Db, c: Claim, opts: AttemptOptions = {
   const started = performance.now();
   const outcome: Outcome =
     c.body === null
-      ? { ok: false, status: null, error: "The payload of this delivery is no longer kept." }
+      ? { ok: false, status: null, error: "The payload of this delivery is no longer kept.", latencyMs: 0, answer: null }
       : await send(
           { ...c, body: c.body },
           { timeoutMs: e.WEBHOOK_TIMEOUT_MS, allowPrivate: e.WEBHOOK_ALLOW_PRIVATE_URLS, resolver: opts.resolver, ca: opts.ca },

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client";
 
 type OutboxRow = { id: string; orgId: string; event: string; payload: Record<string, unknown>; createdAt: Date };
-type HookRow = { id: string; orgId: string; events: string[]; createdAt: Date };
+type HookRow = { id: string; orgId: string; events: string[]; createdAt: Date; active: boolean };
 
 /**
  * The body a delivery carries, built once when the delivery is created and stored: every attempt
@@ -10,8 +10,22 @@ type HookRow = { id: string; orgId: string; events: string[]; createdAt: Date };
  * signature, because the X-BI-Delivery-Id header receivers deduplicate on is not signed: a captured
  * delivery sent again under a new header id must not pass as a new delivery.
  */
-export function envelopeBody(e: { deliveryId: string; event: string; orgId: string; payload: unknown; createdAt: Date }): string {
-  return JSON.stringify({ id: e.deliveryId, event: e.event, tenantId: e.orgId, payload: e.payload, createdAt: e.createdAt.toISOString() });
+export function envelopeBody(e: {
+  deliveryId: string;
+  event: string;
+  orgId: string;
+  payload: unknown;
+  createdAt: Date;
+  test?: true;
+}): string {
+  return JSON.stringify({
+    id: e.deliveryId,
+    event: e.event,
+    tenantId: e.orgId,
+    payload: e.payload,
+    createdAt: e.createdAt.toISOString(),
+    ...(e.test ? { test: true } : {}),
+  });
 }
 
 const subscribes = (hook: HookRow, event: string) => hook.events.includes("*") || hook.events.includes(event);
@@ -39,9 +53,11 @@ export async function dispatchOutboxEvents(
       FOR UPDATE SKIP LOCKED`;
     if (!events.length) return { events: 0, deliveries: 0 };
     const orgIds = [...new Set(events.map((e) => e.orgId))];
+    // Disabled (not deactivated) webhooks get their deliveries too, recorded as dead, so a recover
+    // after enabling sends what happened meanwhile.
     const hooks = await tx.webhook.findMany({
-      where: { orgId: { in: orgIds }, active: true },
-      select: { id: true, orgId: true, events: true, createdAt: true },
+      where: { orgId: { in: orgIds }, OR: [{ active: true }, { disabledAt: { not: null }, deactivatedAt: null }] },
+      select: { id: true, orgId: true, events: true, createdAt: true, active: true },
     });
     // One body per delivery, not per event: each names its own delivery id.
     const rows = events.flatMap((e) =>
@@ -49,7 +65,17 @@ export async function dispatchOutboxEvents(
         .filter((h) => h.orgId === e.orgId && subscribes(h, e.event) && h.createdAt.getTime() <= e.createdAt.getTime())
         .map((h) => {
           const id = randomUUID();
-          return { id, orgId: e.orgId, webhookId: h.id, eventId: e.id, event: e.event, body: envelopeBody({ ...e, deliveryId: id }) };
+          const held = h.active ? {} : { status: "dead" as const, lastError: "The webhook was disabled when this event happened." };
+          return {
+            id,
+            orgId: e.orgId,
+            webhookId: h.id,
+            eventId: e.id,
+            event: e.event,
+            eventAt: e.createdAt,
+            body: envelopeBody({ ...e, deliveryId: id }),
+            ...held,
+          };
         }),
     );
     const created = rows.length ? await tx.webhookDelivery.createMany({ data: rows, skipDuplicates: true }) : { count: 0 };

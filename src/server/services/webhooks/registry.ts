@@ -21,13 +21,24 @@ const urlRefused = (reason: string) =>
     issues: [{ path: "body.url", message: reason }],
   });
 
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** deactivated (deleted by its owner, for good) › disabled (off, can be enabled) › failing › active. */
+const webhookState = (w: Webhook): "active" | "failing" | "disabled" | "deactivated" =>
+  w.deactivatedAt ? "deactivated" : w.disabledAt ? "disabled" : w.failingSince ? "failing" : "active";
+
 export const webhookView = (w: Webhook) => ({
   id: w.id,
   url: w.url,
   events: w.events,
   active: w.active,
+  state: webhookState(w),
   createdAt: w.createdAt.toISOString(),
-  deactivatedAt: w.deactivatedAt?.toISOString() ?? null,
+  deactivatedAt: iso(w.deactivatedAt),
+  disabledAt: iso(w.disabledAt),
+  disabledReason: (w.disabledReason as "failing" | "manual" | null) ?? null,
+  lastSuccessAt: iso(w.lastSuccessAt),
+  failingSince: iso(w.failingSince),
   previousSecretValidUntil:
     w.previousSecretUntil && w.previousSecretUntil.getTime() > Date.now() ? w.previousSecretUntil.toISOString() : null,
 });
@@ -117,7 +128,7 @@ export async function rotateWebhookSecret(ctx: ServiceContext, id: string, input
     const [hook] = await tx.$queryRaw<Webhook[]>`
       SELECT * FROM webhooks WHERE id = ${id}::uuid AND "orgId" = ${ctx.org.id}::uuid FOR UPDATE`;
     if (!hook) throw notFound("The webhook");
-    if (!hook.active) throw conflict("webhook_inactive", "The webhook is deactivated; register a new one instead.");
+    if (hook.deactivatedAt) throw conflict("webhook_inactive", "The webhook is deactivated; register a new one instead.");
     const until = input.overlapHours > 0 ? new Date(ctx.now().getTime() + input.overlapHours * 3_600_000) : null;
     await tx.webhook.update({
       where: { id },
@@ -137,9 +148,24 @@ export async function rotateWebhookSecret(ctx: ServiceContext, id: string, input
   });
 }
 
+/** The window of the health figures in the list. */
+const RECENT_DAYS = 7;
+
+/** Each webhook with its deliveries of the last 7 days by status and the share of the finished ones delivered. */
 export async function listWebhooks(ctx: ServiceContext) {
   const hooks = await ctx.db.webhook.findMany({ where: { orgId: ctx.org.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
-  return { webhooks: hooks.map(webhookView) };
+  const counts = await ctx.db.webhookDelivery.groupBy({
+    by: ["webhookId", "status"],
+    where: { orgId: ctx.org.id, createdAt: { gte: new Date(ctx.now().getTime() - RECENT_DAYS * 86_400_000) } },
+    _count: { _all: true },
+  });
+  const recentOf = (id: string) => {
+    const n = (status: string) => counts.find((c) => c.webhookId === id && c.status === status)?._count._all ?? 0;
+    const recent = { delivered: n("delivered"), failed: n("failed"), dead: n("dead"), pending: n("pending") };
+    const finished = recent.delivered + recent.failed + recent.dead;
+    return { ...recent, successRate: finished ? recent.delivered / finished : null };
+  };
+  return { webhooks: hooks.map((h) => ({ ...webhookView(h), recent: recentOf(h.id) })) };
 }
 
 /**
@@ -151,9 +177,9 @@ export async function deactivateWebhook(ctx: ServiceContext, id: string) {
   return ctx.db.$transaction(async (tx) => {
     const hook = await tx.webhook.findFirst({ where: { id, orgId: ctx.org.id } });
     if (!hook) throw notFound("The webhook");
-    if (!hook.active) return webhookView(hook);
+    if (hook.deactivatedAt) return webhookView(hook);
     const r = await tx.webhook.updateMany({
-      where: { id, orgId: ctx.org.id, active: true },
+      where: { id, orgId: ctx.org.id, deactivatedAt: null },
       data: { active: false, deactivatedAt: ctx.now() },
     });
     if (r.count) {

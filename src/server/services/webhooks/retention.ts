@@ -8,9 +8,12 @@ const BATCH = 5_000;
 
 /**
  * Purges webhook history past its retention, in bounded batches so no run holds locks for long.
- * The delivery rows themselves stay (status, attempts, lastError): only the payload goes.
+ * The delivery rows themselves stay (status, attempts, lastError): the payload and the attempt log go.
  */
-export async function purgeWebhookHistory(db: Db, opts: { now?: Date; orgId?: string } = {}): Promise<{ outbox: number; bodies: number }> {
+export async function purgeWebhookHistory(
+  db: Db,
+  opts: { now?: Date; orgId?: string } = {},
+): Promise<{ outbox: number; bodies: number; attempts: number }> {
   const now = opts.now ?? new Date();
   const org = opts.orgId ? { orgId: opts.orgId } : {};
   const outboxBefore = new Date(now.getTime() - OUTBOX_RETENTION_DAYS * 86_400_000);
@@ -35,5 +38,10 @@ export async function purgeWebhookHistory(db: Db, opts: { now?: Date; orgId?: st
         })
       ).count
     : 0;
-  return { outbox, bodies };
+  // Attempts (with the receivers' answers) go with the bodies: what they explain is no longer replayable.
+  const oldAttempts = await db.webhookAttempt.findMany({ where: { ...org, at: { lt: bodiesBefore } }, select: { id: true }, take: BATCH });
+  const attempts = oldAttempts.length
+    ? (await db.webhookAttempt.deleteMany({ where: { id: { in: oldAttempts.map((a) => a.id) } } })).count
+    : 0;
+  return { outbox, bodies, attempts };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WEBHOOK_EVENT_NAMES } from "../../../lib/webhook-events";
+import { WEBHOOK_EVENT_NAMES, type WebhookEventName } from "../../../lib/webhook-events";
 
 /** Event names are not checked against the known list (an unknown one is kept and never fires). */
 const EventName = z
@@ -40,9 +40,22 @@ export const WebhookView = z.object({
   id: z.uuid(),
   url: z.string(),
   events: z.array(z.string()),
+  /** Whether deliveries are sent (false when disabled or deactivated). */
   active: z.boolean(),
+  /**
+   * active; failing (the attempts since `failingSince` all failed; disabled once that lasts
+   * WEBHOOK_DISABLE_AFTER_HOURS); disabled (off but kept: events are recorded as dead deliveries
+   * to recover once enabled); deactivated (deleted, for good).
+   */
+  state: z.enum(["active", "failing", "disabled", "deactivated"]),
   createdAt: z.iso.datetime(),
   deactivatedAt: z.iso.datetime().nullable(),
+  disabledAt: z.iso.datetime().nullable(),
+  disabledReason: z.enum(["failing", "manual"]).nullable(),
+  /** The last attempt the receiver answered with a 2xx. */
+  lastSuccessAt: z.iso.datetime().nullable(),
+  /** The first failed attempt since the last success. */
+  failingSince: z.iso.datetime().nullable(),
   /** While a rotation's overlap lasts: until when the previous secret still signs. */
   previousSecretValidUntil: z.iso.datetime().nullable(),
 });
@@ -53,7 +66,21 @@ export const RegisteredWebhook = WebhookView.extend({
   warning: z.string(),
 });
 
-export const WebhookList = z.object({ webhooks: z.array(WebhookView) });
+export const WebhookList = z.object({
+  webhooks: z.array(
+    WebhookView.extend({
+      /** Deliveries created in the last 7 days, by status. */
+      recent: z.object({
+        delivered: z.int(),
+        failed: z.int(),
+        dead: z.int(),
+        pending: z.int(),
+        /** delivered ÷ (delivered + failed + dead); null with none of those. */
+        successRate: z.number().min(0).max(1).nullable(),
+      }),
+    }),
+  ),
+});
 
 export const RotatedSecret = z.object({
   id: z.uuid(),
@@ -89,3 +116,36 @@ export const DeliveryView = z.object({
 });
 
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryView) });
+
+export const AttemptView = z.object({
+  /** 1 for the first attempt; a replay or recover starts again at 1. */
+  attempt: z.int(),
+  at: z.iso.datetime(),
+  /** The delivery's status this attempt left it in. */
+  outcome: DeliveryStatus,
+  /** The receiver's HTTP status; null when no answer came (timeout, refused connection or address, TLS error). */
+  statusCode: z.int().nullable(),
+  latencyMs: z.int(),
+  error: z.string().nullable(),
+  /**
+   * The first 2 KB of the answer's body as text, with secrets, signatures and email addresses
+   * replaced by "[redacted]"; null for a redirect, an empty body or no answer.
+   */
+  answer: z.string().nullable(),
+});
+
+export const AttemptList = z.object({ deliveryId: z.uuid(), attempts: z.array(AttemptView) });
+
+export const TestEventInput = z.strictObject({
+  /** An event type of the catalog (GET /v1/admin/webhooks/event-types). */
+  event: z.enum(WEBHOOK_EVENT_NAMES as [WebhookEventName, ...WebhookEventName[]], { error: "is not an event the service sends" }),
+});
+
+export const EnabledWebhook = z.object({
+  webhook: WebhookView,
+  /**
+   * Where a recover (POST /v1/admin/webhooks/{id}/recover) should start to send what failed or
+   * was missed while the endpoint was failing and disabled; null when it was not disabled.
+   */
+  suggestedRecoverSince: z.iso.datetime().nullable(),
+});
