@@ -15,8 +15,8 @@ export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unl
 
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
 export { createFreeAccount } from "./free-create";
-export { recoverPendingCreates } from "./pending-creates";
 export { watchBindingKeys } from "./key-watch";
+export { recoverPendingCreates } from "./pending-creates";
 export { revokeBinding } from "./revoke";
 export { BindingParams, BindingRevoked, RevokeBindingInput } from "./revoke.schema";
 export { unlockAccount } from "./unlock";
