@@ -66,6 +66,8 @@ test("console pages with data: no serious or critical violations", async ({ page
 });
 
 test("public pages: no serious or critical violations", async ({ page }) => {
+  // Axe over the whole API reference at two widths takes most of a minute on a busy 2-core machine.
+  test.setTimeout(240_000);
   const reports: string[] = [];
   for (const [width, height] of WIDTHS) {
     await page.setViewportSize({ width, height });
