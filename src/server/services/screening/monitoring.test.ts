@@ -279,10 +279,11 @@ describe("re-screen after a list change", () => {
     // Nobody else may take it while the lease holds; once it runs out, another runner does.
     expect((await runMonitoring(org.db, { orgId: org.orgId })).processed).toEqual([]);
     await org.db.screeningMonitorRun.update({ where: { id: run.id }, data: { lockedUntil: new Date(Date.now() - 1000) } });
-    const takeover = runMonitoring(org.db, { orgId: org.orgId, batchSize: 1 });
-    // The dead runner's open transaction ends (as the server would end a killed connection's).
+    // The dead runner's open transaction ends (as the server would end a killed connection's)
+    // before another runner looks: a claim skips rows still locked, so starting it earlier races.
     release();
     await dead;
+    const takeover = runMonitoring(org.db, { orgId: org.orgId, batchSize: 1 });
     expect((await takeover).processed).toEqual([run.id]);
     expect(await org.db.screeningMonitorRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
       status: "completed",
