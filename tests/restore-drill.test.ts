@@ -29,7 +29,7 @@ describe("backup and restore drill", () => {
     expect(before.body).toMatchObject({ valid: true });
     expect(before.body.entries).toBeGreaterThanOrEqual(4);
 
-    const source = inject("databaseUrl");
+    const source = process.env.DATABASE_URL!;
     const admin = inject("adminDatabaseUrl");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-restore-"));
     const dump = path.join(dir, "backup.dump");

@@ -7256,6 +7256,8 @@ export interface operations {
       header?: {
         /** @description Echoed and logged; generated when omitted. */
         "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Scoped to the organization; a retry within 24 hours replays the first answer, another body is 422, a retry while the first runs is 409. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
         /** @description Unix time in milliseconds; required once request signing is enabled. */
         "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
         /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
@@ -7307,6 +7309,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -1,19 +1,29 @@
 import type { TestProject } from "vitest/node";
+import { dropDatabasesNamed } from "./postgres";
 import { throwawayDatabase } from "./throwaway-db";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    databaseUrl: string;
+    /** The migrated database every test file's own database is copied from; nothing connects to it. */
+    templateDatabase: string;
     adminDatabaseUrl: string;
     dataDir: string;
   }
 }
 
-/** One database per test run, migrated once, dropped at the end. */
+/**
+ * One migrated template per run; each test file works in a copy of its own (setup-env.ts), so a
+ * job runner that one file starts never claims another file's rows while that file compares
+ * "before" and "after". All copies and the template are dropped at the end.
+ */
 export default async function setup(project: TestProject) {
   const db = await throwawayDatabase({ database: "bi_test", dataDir: "bi-data-" });
-  project.provide("databaseUrl", db.url);
+  const template = new URL(db.url).pathname.slice(1);
+  project.provide("templateDatabase", template);
   project.provide("adminDatabaseUrl", db.adminUrl);
   project.provide("dataDir", db.dataDir);
-  return db.drop;
+  return async () => {
+    await dropDatabasesNamed(db.adminUrl, `${template}_f`);
+    await db.drop();
+  };
 }

@@ -39,6 +39,7 @@ export const amlRoutes: RouteDef[] = [
     body: ClearAmlInput,
     response: ClearAmlResult,
     errors: ["NOT_FOUND", "CONFLICT"],
+    idempotent: true,
     handler: ({ ctx, body }) => aml.proposeClear(ctx, body),
   }),
   route({

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { extraKey, flaggedPerson } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { holdPersonLock } from "../../testing/interleave";
 import { verifyChain } from "../audit/verify";
+import { CLEAR_SETTLED_WINDOW_MS } from "./cases";
 
 // Real parallel HTTP calls against one case: row locks and conditional updates must let exactly
 // one transition win, answer the others 409, and never leave the flags out of step with the case.
@@ -122,13 +124,76 @@ describe("AML case races", () => {
     }
   });
 
-  it("the same identity retrying a clear in parallel gets the same answer twice and one case", async () => {
+  // A repeated clear is answered the same whichever way the requests interleave (docs/decisions.md,
+  // "AML cases"): the tests below put them in each order on purpose, holding the person's row lock
+  // (the first lock every transition takes) from the test's own connection.
+  const clearBody = (subjectDid: string) => ({ subjectDid, reason: "namesake" });
+
+  it("the same identity retrying a clear, all requests having seen the open case: one clear, the same answer three times", async () => {
     const { db, org, api } = await setup(false);
     const { person, caseId } = await flaggedPerson(db, org.orgId);
-    const answers = await Promise.all([1, 2, 3].map(() => api.post("/v1/aml/clear", { subjectDid: person.did, reason: "namesake" })));
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    for (const a of answers) expect(a.body).toEqual({ cleared: true, pendingApproval: false, caseId, subjectDid: person.did });
+    const lock = await holdPersonLock(person.id);
+    const pending = [1, 2, 3].map(() => api.post("/v1/aml/clear", clearBody(person.did)));
+    await lock.waitForWaiters(3);
+    await lock.release();
+    const answers = await Promise.all(pending);
+    for (const a of answers)
+      expect([a.status, a.body]).toEqual([200, { cleared: true, pendingApproval: false, caseId, subjectDid: person.did }]);
     expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
+  });
+
+  it("the same identity retrying a clear after the first one committed: the same answer, no case opened by hand", async () => {
+    const { db, org, api } = await setup(false);
+    const { person, caseId } = await flaggedPerson(db, org.orgId);
+    const first = await api.post("/v1/aml/clear", clearBody(person.did));
+    const again = await api.post("/v1/aml/clear", clearBody(person.did));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.body).toEqual({ cleared: true, pendingApproval: false, caseId, subjectDid: person.did });
+    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
+  });
+
+  it("two identities clearing, both having seen the open case: the first to take the lock clears, the other is 409 case_closed", async () => {
+    const { url, db, org, api } = await setup(false);
+    const other = client(url, (await extraKey(db, org.orgId)).raw);
+    const { person, caseId } = await flaggedPerson(db, org.orgId);
+    const lock = await holdPersonLock(person.id);
+    const pending = [api, other].map((c) => c.post("/v1/aml/clear", clearBody(person.did)));
+    await lock.waitForWaiters(2);
+    await lock.release();
+    const answers = await Promise.all(pending);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)!.body.error.details.reason).toBe("case_closed");
+    expect(answers.find((a) => a.status === 200)!.body.caseId).toBe(caseId);
+    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
+  });
+
+  it("another identity's clear after the first one committed is 409 case_closed within the window, and opens a case by hand after it", async () => {
+    const { url, db, org, api } = await setup(false);
+    const other = client(url, (await extraKey(db, org.orgId)).raw);
+    const { person, caseId } = await flaggedPerson(db, org.orgId);
+    expect((await api.post("/v1/aml/clear", clearBody(person.did))).status).toBe(200);
+    const late = await other.post("/v1/aml/clear", clearBody(person.did));
+    expect([late.status, late.body.error?.details?.reason]).toEqual([409, "case_closed"]);
+    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
+    // Once the close is older than the window, "no open case" means "open one by hand" again.
+    await db.amlCase.update({ where: { id: caseId }, data: { closedAt: new Date(Date.now() - CLEAR_SETTLED_WINDOW_MS - 1000) } });
+    const later = await other.post("/v1/aml/clear", clearBody(person.did));
+    expect(later.status).toBe(200);
+    expect(later.body.caseId).not.toBe(caseId);
+    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(2);
+  });
+
+  it("an Idempotency-Key replays the first clear exactly, also after the window", async () => {
+    const { db, org, api } = await setup(false);
+    const { person, caseId } = await flaggedPerson(db, org.orgId);
+    const headers = { "Idempotency-Key": "clear-once-1" };
+    const first = await api.post("/v1/aml/clear", clearBody(person.did), { headers });
+    await db.amlCase.update({ where: { id: caseId }, data: { closedAt: new Date(Date.now() - CLEAR_SETTLED_WINDOW_MS - 1000) } });
+    const replay = await api.post("/v1/aml/clear", clearBody(person.did), { headers });
+    expect([replay.status, replay.text]).toEqual([first.status, first.text]);
+    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
   });
 });

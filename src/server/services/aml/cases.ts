@@ -37,6 +37,15 @@ export { recordScreeningHit } from "./hits";
 
 const TX = { timeout: 20_000, maxWait: 10_000 } as const;
 
+/**
+ * How long after a subject's case closed a clear that finds no open case still counts as racing
+ * that close (docs/decisions.md, "AML cases"): the same identity's clear is a retry and gets the
+ * answer it already had; another identity's is 409 case_closed. After it, a clear with no open
+ * case opens one by hand, as the contract's state table says. A window rather than "since this
+ * call began", so the answer does not depend on when each request was scheduled.
+ */
+export const CLEAR_SETTLED_WINDOW_MS = 5 * 60_000;
+
 type ClearResult = { cleared: boolean; pendingApproval: boolean; caseId: string; subjectDid: string };
 const result = (c: AmlCase, subjectDid: string): ClearResult => ({
   cleared: c.status === "cleared",
@@ -54,7 +63,6 @@ const result = (c: AmlCase, subjectDid: string): ClearResult => ({
 export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): Promise<ClearResult> {
   const orgId = ctx.org.id;
   const me = actorId(ctx.actor);
-  const startedAt = ctx.now();
   const personId = personIdFromDid(issuerDid(), input.subjectDid);
   if (!personId) throw notFound("Person");
   // The canonical form (lower-case id) is what cases, audit entries and the answer carry.
@@ -73,7 +81,7 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     });
     let current = await openCaseOf(tx, orgId, personId);
     if (!current || (seen && current.id !== seen.id)) {
-      const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, startedAt, me);
+      const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, ctx.now(), me);
       if (settled) return result(settled, subjectDid);
     }
     current ??= await openByHand(tx, ctx, personId, { subjectDid, reason: input.reason }, person);
@@ -130,14 +138,17 @@ const flagsOf = (p: { pepFlag: boolean; sanctionsFlag: boolean; riskScore: numbe
 
 /**
  * The case the caller saw is gone, or the subject has no open case now. If the case the caller
- * saw (or, when it saw none, any case of the subject) was closed by another identity after this
- * call began, that is a close "meanwhile": 409. The same identity's own clear that won a race is
- * answered as done (a retried request).
+ * saw was closed, or (when it saw none) the subject's latest case was closed within
+ * CLEAR_SETTLED_WINDOW_MS, the call raced that close: the same identity's own clear is answered
+ * as done (a retried request), anything else is 409. Otherwise null: open a case by hand.
  */
-async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: string | null, startedAt: Date, me: string) {
+async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: string | null, now: Date, me: string) {
   const closed = seenId
     ? await tx.amlCase.findFirst({ where: { id: seenId, orgId } })
-    : await tx.amlCase.findFirst({ where: { orgId, personId, closedAt: { gte: startedAt } }, orderBy: { closedAt: "desc" } });
+    : await tx.amlCase.findFirst({
+        where: { orgId, personId, closedAt: { gte: new Date(now.getTime() - CLEAR_SETTLED_WINDOW_MS) } },
+        orderBy: [{ closedAt: "desc" }, { id: "desc" }],
+      });
   if (!closed?.closedAt) return null;
   if (closed.status === "cleared" && closerOf(closed) === me) return closed;
   throw caseClosed();
