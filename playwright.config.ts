@@ -1,20 +1,28 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { e2eDatabase } from "./e2e/database";
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 // Set once in the runner and inherited by its workers, so specs can reach the same embedded
 // database (org:create talks to the running service over the operator socket in this folder).
 process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `bi-e2e-${process.pid}`);
 const dataDir = process.env.E2E_DATA_DIR;
+const db = e2eDatabase();
 
 // Pages are tested in Debian's Chromium (a browser download cannot work on these machines),
-// against the service started as `npm run serve` on a throwaway embedded database.
+// against the service started as `npm run serve` on a throwaway PostgreSQL database with two
+// workers, or on the embedded database with one (e2e/database.ts). Each spec makes organizations
+// of its own, so specs do not depend on each other's data; the tests within a file run in order.
 export default defineConfig({
   testDir: "e2e",
   timeout: 60_000,
+  // A password check (scrypt) or a first render can take seconds while the other worker loads the
+  // same two cores: assertions wait up to 15 s for what they expect, instead of Playwright's 5 s.
+  expect: { timeout: 15_000 },
   retries: 0,
-  workers: 1,
+  workers: db ? 2 : 1,
+  globalTeardown: "./e2e/global-teardown.ts",
   reporter: [["list"]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
@@ -33,7 +41,7 @@ export default defineConfig({
   },
   webServer: {
     // Reuses a build newer than every source file (in `npm test`, the smoke test's): scripts/build-if-stale.mjs.
-    command: "node scripts/build-if-stale.mjs && npm run serve",
+    command: `${db ? `psql '${db.adminUrl}' -Atqc 'CREATE DATABASE "${db.name}"' && ` : ""}node scripts/build-if-stale.mjs && npm run serve`,
     url: `http://127.0.0.1:${port}/v1/ready`,
     timeout: 240_000,
     reuseExistingServer: false,
@@ -41,7 +49,9 @@ export default defineConfig({
       PORT: String(port),
       BI_DATA_DIR: dataDir,
       BI_PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: "",
+      DATABASE_URL: db?.url ?? "",
+      // org:create and the dev outbox over the operator socket, on PostgreSQL as on the embedded database.
+      BI_OPERATOR_SOCKET: "true",
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
       // Console e2e: a webhook on loopback that never answers goes dead after 2 quick attempts, to be replayed.

@@ -62,6 +62,8 @@ const EnvSchema = z
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */
     BI_RUN_JOBS: bool(true),
+    /** Also open the operator socket (org:create, outbox) on PostgreSQL, for a local service driven by scripts. */
+    BI_OPERATOR_SOCKET: bool(false),
     /** On SIGTERM: how long /v1/ready answers 503 while requests are still served, before the listener closes. */
     BI_SHUTDOWN_DELAY_MS: int(0),
     /** On SIGTERM: how long requests in flight (and running jobs) may take to finish before they are cut. */

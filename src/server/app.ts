@@ -98,7 +98,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   });
   server.keepAliveTimeout = 65_000;
 
-  const stopOperator = conn.kind === "embedded" ? listenOperatorSocket(conn.prisma) : () => undefined;
+  const stopOperator = conn.kind === "embedded" || e.BI_OPERATOR_SOCKET ? listenOperatorSocket(conn.prisma) : () => undefined;
   const operatorMetrics = e.BI_METRICS_PORT === undefined ? null : await listenOperatorMetrics(e.BI_METRICS_PORT, e.BI_METRICS_HOST);
   const stopJobs = (opts.runJobs ?? e.BI_RUN_JOBS) ? startJobs(conn.prisma) : async () => undefined;
   await new Promise<void>((resolve) => server.listen(opts.port ?? e.PORT, opts.host ?? e.HOST, resolve));

@@ -1,9 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "@/env";
 import { Prisma, PrismaClient } from "@/generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
@@ -102,6 +100,8 @@ async function openPostgres(url: string): Promise<Connection> {
 
 async function openEmbedded(dir: string): Promise<Connection> {
   fs.mkdirSync(dir, { recursive: true });
+  // Loaded only here: a service on PostgreSQL never needs the embedded database's WebAssembly build.
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   const lite = new PGlite(dir);
   await lite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(lite) });

@@ -65,6 +65,11 @@ function keyWithout(w: World, scope: Scope): Promise<string> {
  * Rows and a digest of their contents, per table with an "orgId" column (found in
  * information_schema, so tables added later are covered), plus the organization's own row.
  * `lastUsedAt` is left out: authenticating a key touches it by design.
+ *
+ * Nothing but the request under test writes between two footprints: every test file works in a
+ * database of its own (setup-env.ts) and the security suite starts no job runner, so queued work
+ * its fixtures make (export jobs, recover jobs, monitoring runs, failed deliveries) stays as made.
+ * A suite that does run jobs beside its footprints must stop them first.
  */
 export async function orgFootprint(db: Db, orgId: string): Promise<Record<string, { rows: number; digest: string }>> {
   const tables = await db.$queryRaw<{ table_name: string }[]>`

@@ -1,4 +1,5 @@
-import { type AuthenticationResponseJSON, generateAuthenticationOptions, verifyAuthenticationResponse } from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { webauthn } from "./webauthn";
 import type { ConsoleMember, Organization } from "@/generated/prisma/client.ts";
 import { hashPassword, verifyPassword } from "../../crypto/password";
 import { open } from "../../crypto/secret-box";
@@ -126,6 +127,7 @@ export async function completeTicketSignIn(db: Db, input: { ticket: string; orga
  */
 export async function passkeySignInOptions(db: Db, clientIp: string) {
   await refuseWhileLimited(db, ipBucket(clientIp), CREDENTIAL_FAILURES.perClientIp);
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID: relyingParty().rpID, userVerification: "preferred" });
   const stored = await storeChallenge(db, "authenticate", options.challenge, null);
   return { challengeId: stored.id, options };
@@ -151,6 +153,7 @@ export async function completePasskeySignIn(
   if (!challenge || !passkey?.member.active) throw await failed();
   const rp = relyingParty();
   try {
+    const { verifyAuthenticationResponse } = await webauthn();
     const result = await verifyAuthenticationResponse({
       response: input.response,
       expectedChallenge: challenge.challenge,

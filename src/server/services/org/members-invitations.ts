@@ -1,4 +1,5 @@
-import { generateRegistrationOptions, type RegistrationResponseJSON, verifyRegistrationResponse } from "@simplewebauthn/server";
+import type { RegistrationResponseJSON, VerifiedRegistrationResponse } from "@simplewebauthn/server";
+import { webauthn } from "./webauthn";
 import { Secret, TOTP } from "otpauth";
 import type { ConsoleMember, Organization } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
@@ -133,6 +134,7 @@ export async function viewInvitation(db: Db, token: string, clientIp: string) {
 export async function invitationPasskeyOptions(db: Db, token: string, clientIp: string) {
   const inv = await findInvitation(db, token, clientIp);
   const rp = relyingParty();
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.rpName,
     rpID: rp.rpID,
@@ -171,7 +173,8 @@ export async function acceptInvitationWithPasskey(
     return new AppError("VALIDATION_ERROR", message, { reason: "passkey_not_verified" });
   };
   if (!challenge || challenge.subject !== inv.id) throw await failed("The passkey request expired. Try again.");
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  const { verifyRegistrationResponse } = await webauthn();
+  let verified: VerifiedRegistrationResponse;
   try {
     verified = await verifyRegistrationResponse({
       response: input.response,
