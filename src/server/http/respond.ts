@@ -23,3 +23,12 @@ export function errorResponse(state: PipelineState, err: unknown): HttpResponse 
   }
   return jsonResponse(state, appErr.status, errorEnvelope(appErr, state.correlationId), appErr.headers);
 }
+
+/** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included): answer 304. */
+export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(",").some((t) => {
+    const v = t.trim();
+    return v === "*" || v === etag || v === `W/${etag}`;
+  });
+}

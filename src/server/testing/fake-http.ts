@@ -33,6 +33,10 @@ export type FakeServer = { url: string; port: number; close(): Promise<void> };
  * purpose, or a client's keep-alive socket, must not hold a test's teardown.
  */
 export async function listenOnLoopback(server: http.Server | https.Server, host = "127.0.0.1"): Promise<FakeServer> {
+  // Node closes a connection idle for 5 s; on a loaded machine a client may pick that socket for
+  // its next request just as it closes (ECONNRESET, "fetch failed"). Leave closing idle sockets to
+  // the client, as the service itself does (app.ts: 65 s).
+  if (server.keepAliveTimeout === 5000) server.keepAliveTimeout = 65_000;
   await new Promise<void>((r) => server.listen(0, host, r));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,11 +1,7 @@
-import { z } from "zod";
 import * as did from "../../services/accounts";
 import * as status from "../../services/credential-status";
+import { etagMatches } from "../respond";
 import { reply, route } from "../route";
-
-const Multikey = z
-  .object({ id: z.string(), type: z.literal("Multikey"), controller: z.string(), publicKeyMultibase: z.string() })
-  .meta({ id: "Multikey" });
 
 const ISSUER = "did:web:id.example.com";
 const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
@@ -20,14 +16,7 @@ export const didRoutes = [
     auth: "public",
     tag: "Resolution",
     summary: "The issuer's DID document with the Ed25519 keys that sign credentials and export checkpoints.",
-    response: z
-      .object({
-        "@context": z.array(z.string()),
-        id: z.string(),
-        verificationMethod: z.array(Multikey),
-        assertionMethod: z.array(z.string()),
-      })
-      .meta({ id: "IssuerDidDocument" }),
+    response: did.IssuerDidDocument,
     examples: {
       response: {
         "@context": ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"],
@@ -45,16 +34,8 @@ export const didRoutes = [
     tag: "Resolution",
     summary:
       "A person's DID document, exposing the KYC status and the status (active, suspended, revoked) of each AccountBinding credential by its id; no accounts.",
-    params: z.object({ personId: z.string() }),
-    response: z
-      .object({
-        "@context": z.array(z.string()),
-        id: z.string(),
-        controller: z.string(),
-        kycStatus: z.string(),
-        bindings: z.array(z.object({ credentialId: z.string(), status: z.enum(["active", "suspended", "revoked"]) })),
-      })
-      .meta({ id: "PersonDidDocument" }),
+    params: did.PersonDidParams,
+    response: did.PersonDidDocument,
     errors: ["NOT_FOUND"],
     examples: {
       response: {
@@ -73,10 +54,8 @@ export const didRoutes = [
     auth: "public",
     tag: "Resolution",
     summary: "An organization's DID document, exposing the KYB status only.",
-    params: z.object({ orgId: z.string() }),
-    response: z
-      .object({ "@context": z.array(z.string()), id: z.string(), controller: z.string(), kybStatus: z.string() })
-      .meta({ id: "OrganizationDidDocument" }),
+    params: did.OrgDidParams,
+    response: did.OrganizationDidDocument,
     errors: ["NOT_FOUND"],
     examples: {
       response: {
@@ -124,7 +103,7 @@ export const didRoutes = [
     handler: async ({ params, state }) => {
       const published = await status.publishedStatusList(state.db, params.listId);
       const headers = { etag: published.etag, "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}` };
-      if (status.etagMatches(state.req.headers.get("if-none-match"), published.etag)) return reply(304, undefined, headers);
+      if (etagMatches(state.req.headers.get("if-none-match"), published.etag)) return reply(304, undefined, headers);
       return reply(200, published.credential, headers);
     },
   }),

@@ -13,6 +13,7 @@ export {
 export { bindChallenge, bindConfirm } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
 
+export { IssuerDidDocument, OrganizationDidDocument, OrgDidParams, PersonDidDocument, PersonDidParams } from "./did.schema";
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
 export { createFreeAccount } from "./free-create";
 export { watchBindingKeys } from "./key-watch";

@@ -2,22 +2,8 @@ import type { ServiceContext } from "../../context";
 import { notFound } from "../../errors";
 import { isUuid } from "../../platform/ids";
 import { withHits } from "./case-records";
+import { readScreeningDetail } from "./screening-detail";
 import { CLEARING_EFFECT } from "./timeline";
-
-type StoredMatch = {
-  list?: string;
-  listVersionId?: string;
-  name?: string;
-  topics?: string[];
-  score?: number;
-  breakdown?: Record<string, unknown>;
-};
-type StoredDetail = {
-  scoringVersion?: string | number;
-  threshold?: number;
-  listVersions?: { id: string; list?: string; versionHash?: string }[];
-  matches?: StoredMatch[];
-};
 
 /**
  * One AML case as the console's review dialog shows it: the case (the AML service's view) plus,
@@ -39,7 +25,7 @@ export async function getCaseDetail(ctx: ServiceContext, caseId: string) {
     /** What a clear changes and what it leaves as it is (a rejected KYC stays rejected). */
     clearing: CLEARING_EFFECT,
     screenings: results.map((r) => {
-      const d = (r.detail ?? {}) as StoredDetail;
+      const d = readScreeningDetail(r.detail);
       return {
         resultId: r.id,
         screenedAt: r.createdAt.toISOString(),

@@ -3,25 +3,12 @@ import { deriveKey, open, seal } from "../../crypto/secret-box";
 import type { Tx } from "../../db/client";
 import { isUuid } from "../../platform/ids";
 import type { HitEvidence, ScreeningOutcome } from "./aml.schema";
+import { readScreeningDetail, type StoredScoreBreakdown } from "./screening-detail";
 
 /** The identity KYC verified, as the caller recording a hit holds it (never stored elsewhere). */
 export type VerifiedSubject = { name?: string | null; birthDate?: string | null; country?: string | null };
 /** What a KYC provider itself reported about the applicant. */
 export type ProviderFinding = { name: string; sanctions: boolean; pep: boolean; labels: readonly string[] };
-
-type StoredBreakdown = { matchedName?: string; jaroWinkler?: number; birthDate?: number; country?: number; total?: number };
-type StoredMatch = {
-  entryId?: string;
-  listVersionId?: string;
-  list?: string;
-  externalId?: string;
-  name?: string;
-  topics?: string[];
-  programme?: string | null;
-  score?: number;
-  breakdown?: StoredBreakdown;
-};
-type StoredDetail = { listVersions?: { id: string; list?: string; versionHash?: string }[]; matches?: StoredMatch[] };
 
 /** Matches kept per hit: the best ones, which are what a reviewer reads. */
 const MAX_MATCHES = 5;
@@ -82,7 +69,7 @@ export async function buildEvidence(
     outcome.resultId && isUuid(outcome.resultId)
       ? await tx.screeningResult.findFirst({ where: { id: outcome.resultId, orgId: input.orgId }, select: { detail: true } })
       : null;
-  const detail = (result?.detail ?? {}) as StoredDetail;
+  const detail = readScreeningDetail(result?.detail);
   const stored = (detail.matches ?? []).slice(0, MAX_MATCHES);
   const entryIds = stored.map((m) => m.entryId).filter((id): id is string => !!id && isUuid(id));
   const entries = entryIds.length
@@ -159,7 +146,7 @@ export async function buildEvidence(
  * whether it agreed.
  */
 export function explainScore(
-  b: StoredBreakdown,
+  b: Partial<StoredScoreBreakdown>,
   aliasIndex: number,
   subject: { birthDate: string | null; country: string | null },
   entry: { birthDates: readonly string[]; countries: readonly string[] },

@@ -49,5 +49,11 @@ export {
   riskCountColumns,
 } from "./risk";
 export { RiskAssessInput, RiskAssessment, RiskDecision } from "./risk.schema";
+export {
+  readScreeningDetail,
+  type ScreeningResultDetail,
+  type StoredScreeningMatch,
+  screeningDetailJson,
+} from "./screening-detail";
 export { countOverdue, getSla, setSla } from "./sla";
 export { exportCase, getTimeline } from "./timeline";

@@ -70,12 +70,3 @@ export async function publishedStatusList(db: DbOrTx, listId: string): Promise<{
   cache.set(list.id, published);
   return published;
 }
-
-/** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included). */
-export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(",").some((t) => {
-    const v = t.trim();
-    return v === "*" || v === etag || v === `W/${etag}`;
-  });
-}

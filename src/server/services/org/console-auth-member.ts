@@ -1,5 +1,4 @@
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { webauthn } from "./webauthn";
 import type { ConsoleMember, Organization } from "@/generated/prisma/client.ts";
 import { hashPassword, verifyPassword } from "../../crypto/password";
 import { open } from "../../crypto/secret-box";
@@ -22,6 +21,7 @@ import {
 import { createConsoleSession, type SessionMeta, type SignInMethod } from "./console-auth-sessions";
 import type { MemberRole } from "./members.schema";
 import { totpStep } from "./members-invitations";
+import { webauthn } from "./webauthn";
 
 /** One answer for every failure of the member's own credentials, known address or not. */
 export const ownSignInFailed = () =>

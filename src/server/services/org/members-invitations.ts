@@ -1,5 +1,4 @@
 import type { RegistrationResponseJSON, VerifiedRegistrationResponse } from "@simplewebauthn/server";
-import { webauthn } from "./webauthn";
 import { Secret, TOTP } from "otpauth";
 import type { ConsoleMember, Organization } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
@@ -21,6 +20,7 @@ import {
   spendChallenge,
   storeChallenge,
 } from "./console-auth-challenges";
+import { webauthn } from "./webauthn";
 
 /** An invitation link works once, for 72 hours. */
 export const INVITATION_TTL_SEC = 72 * 60 * 60;

@@ -1,11 +1,11 @@
-import type { Prisma, ScreeningMonitorRun } from "@/generated/prisma/client.ts";
+import type { ScreeningMonitorRun } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import type { Db, Tx } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
-import { recordScreeningHit } from "../aml";
+import { readScreeningDetail, recordScreeningHit, type ScreeningResultDetail, screeningDetailJson } from "../aml";
 import { appendAudit } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
 import { monitoringMetrics } from "./monitoring-metrics";
@@ -312,7 +312,7 @@ async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): P
   return found;
 }
 
-const matchKey = (m: { list: string; externalId: string; score: number }) => `${m.list}\u0000${m.externalId}\u0000${m.score}`;
+const matchKey = (m: { list?: string; externalId?: string; score?: number }) => `${m.list}\u0000${m.externalId}\u0000${m.score}`;
 
 /**
  * Drops the matches a stored screening of the same person already reported (same list, external
@@ -328,7 +328,7 @@ async function withoutKnownMatches(db: Db, orgId: string, found: PersonFound[]):
   });
   const known = new Map<string, Set<string>>();
   for (const r of stored) {
-    const matches = ((r.detail ?? {}) as { matches?: ScreenMatch[] }).matches ?? [];
+    const matches = readScreeningDetail(r.detail).matches ?? [];
     const set = known.get(r.subjectRef) ?? new Set<string>();
     for (const m of matches) set.add(matchKey(m));
     known.set(r.subjectRef, set);
@@ -347,7 +347,7 @@ async function recordPersonMatch(tx: Tx, run: ScreeningMonitorRun, f: PersonFoun
   const subjectDid = personDidOf(issuerDid(), f.personId);
   const flags = severityOf(f.matches);
   const score = Math.round((f.matches[0]?.score ?? 0) * 100);
-  const detail = {
+  const detail: ScreeningResultDetail = {
     scoringVersion: SCORING_VERSION,
     threshold: MATCH_THRESHOLD,
     queryHash: sha256Hex(jcs({ name: f.tokens.join(" "), birthDate: f.query.birthDate, country: f.query.country })),
@@ -366,7 +366,7 @@ async function recordPersonMatch(tx: Tx, run: ScreeningMonitorRun, f: PersonFoun
       labels: [...new Set(f.matches.flatMap((m) => m.topics))],
       sanctionsHit: flags.sanctions,
       pepHit: flags.pep,
-      detail: detail as unknown as Prisma.InputJsonObject,
+      detail: screeningDetailJson(detail),
     },
   });
   // recordScreeningHit locks the person before our audit append locks the chain head (lock order).

@@ -4,19 +4,17 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
 import { personDidOf } from "../../platform/account-ref";
-import { recordScreeningHit } from "../aml";
+import { readScreeningDetail, recordScreeningHit } from "../aml";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "./sandbox-lists";
-import { type ScreenMatch, type Severity, screenAccount, screenPerson } from "./screen";
+import { type Severity, screenAccount, screenPerson } from "./screen";
 import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
 
 const RANK: Record<Severity, number> = { low: 1, medium: 2, high: 3, critical: 4 };
 const worst = (a: Severity | null, b: Severity | null) => (!a ? b : !b ? a : RANK[a] >= RANK[b] ? a : b);
 
-type StoredDetail = { listVersions?: { id: string }[]; matches?: ScreenMatch[] };
-
 function screeningView(r: ScreeningResult, source: "fresh" | "stored") {
-  const d = (r.detail ?? {}) as StoredDetail;
+  const d = readScreeningDetail(r.detail);
   return {
     source,
     resultId: r.id,

@@ -1,7 +1,7 @@
-import type { Prisma } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
 import type { DbOrTx } from "../../db/client";
+import { type ScreeningResultDetail, screeningDetailJson } from "../aml";
 import { nameTokens, retrievalKeys } from "./normalize";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
@@ -140,7 +140,7 @@ export async function screenPerson(
   const { matches, versions } = await findMatches(db, query, { orgId: input.orgId });
   const flags = severityOf(matches);
   const score = Math.round((matches[0]?.score ?? 0) * 100);
-  const detail = {
+  const detail: ScreeningResultDetail = {
     scoringVersion: SCORING_VERSION,
     threshold: MATCH_THRESHOLD,
     queryHash: sha256Hex(jcs({ name: nameTokens(query.name).join(" "), birthDate: query.birthDate, country: query.country })),
@@ -158,7 +158,7 @@ export async function screenPerson(
       labels: [...new Set(matches.flatMap((m) => m.topics))],
       sanctionsHit: flags.sanctions,
       pepHit: flags.pep,
-      detail: detail as unknown as Prisma.InputJsonObject,
+      detail: screeningDetailJson(detail),
     },
   });
   return { ...flags, score, matches, listVersions: versions.map((v) => v.id), resultId: result.id };
