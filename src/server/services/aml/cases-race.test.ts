@@ -128,22 +128,28 @@ describe("AML case races", () => {
   // "AML cases"): the tests below put them in each order on purpose, holding the person's row lock
   // (the first lock every transition takes) from the test's own connection.
   const clearBody = (subjectDid: string) => ({ subjectDid, reason: "namesake" });
+  // RACE_REPEATS=49 runs each of these 50 times (to show they hold under load, not by luck).
+  const repeat = { repeats: Number(process.env.RACE_REPEATS ?? 0) };
 
-  it("the same identity retrying a clear, all requests having seen the open case: one clear, the same answer three times", async () => {
-    const { db, org, api } = await setup(false);
-    const { person, caseId } = await flaggedPerson(db, org.orgId);
-    const lock = await holdPersonLock(person.id);
-    const pending = [1, 2, 3].map(() => api.post("/v1/aml/clear", clearBody(person.did)));
-    await lock.waitForWaiters(3);
-    await lock.release();
-    const answers = await Promise.all(pending);
-    for (const a of answers)
-      expect([a.status, a.body]).toEqual([200, { cleared: true, pendingApproval: false, caseId, subjectDid: person.did }]);
-    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
-    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
-  });
+  it(
+    "the same identity retrying a clear, all requests having seen the open case: one clear, the same answer three times",
+    repeat,
+    async () => {
+      const { db, org, api } = await setup(false);
+      const { person, caseId } = await flaggedPerson(db, org.orgId);
+      const lock = await holdPersonLock(person.id);
+      const pending = [1, 2, 3].map(() => api.post("/v1/aml/clear", clearBody(person.did)));
+      await lock.waitForWaiters(3);
+      await lock.release();
+      const answers = await Promise.all(pending);
+      for (const a of answers)
+        expect([a.status, a.body]).toEqual([200, { cleared: true, pendingApproval: false, caseId, subjectDid: person.did }]);
+      expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
+      expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
+    },
+  );
 
-  it("the same identity retrying a clear after the first one committed: the same answer, no case opened by hand", async () => {
+  it("the same identity retrying a clear after the first one committed: the same answer, no case opened by hand", repeat, async () => {
     const { db, org, api } = await setup(false);
     const { person, caseId } = await flaggedPerson(db, org.orgId);
     const first = await api.post("/v1/aml/clear", clearBody(person.did));
@@ -155,20 +161,24 @@ describe("AML case races", () => {
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
   });
 
-  it("two identities clearing, both having seen the open case: the first to take the lock clears, the other is 409 case_closed", async () => {
-    const { url, db, org, api } = await setup(false);
-    const other = client(url, (await extraKey(db, org.orgId)).raw);
-    const { person, caseId } = await flaggedPerson(db, org.orgId);
-    const lock = await holdPersonLock(person.id);
-    const pending = [api, other].map((c) => c.post("/v1/aml/clear", clearBody(person.did)));
-    await lock.waitForWaiters(2);
-    await lock.release();
-    const answers = await Promise.all(pending);
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    expect(answers.find((a) => a.status === 409)!.body.error.details.reason).toBe("case_closed");
-    expect(answers.find((a) => a.status === 200)!.body.caseId).toBe(caseId);
-    expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
-  });
+  it(
+    "two identities clearing, both having seen the open case: the first to take the lock clears, the other is 409 case_closed",
+    repeat,
+    async () => {
+      const { url, db, org, api } = await setup(false);
+      const other = client(url, (await extraKey(db, org.orgId)).raw);
+      const { person, caseId } = await flaggedPerson(db, org.orgId);
+      const lock = await holdPersonLock(person.id);
+      const pending = [api, other].map((c) => c.post("/v1/aml/clear", clearBody(person.did)));
+      await lock.waitForWaiters(2);
+      await lock.release();
+      const answers = await Promise.all(pending);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      expect(answers.find((a) => a.status === 409)!.body.error.details.reason).toBe("case_closed");
+      expect(answers.find((a) => a.status === 200)!.body.caseId).toBe(caseId);
+      expect(await db.amlCase.count({ where: { personId: person.id } })).toBe(1);
+    },
+  );
 
   it("another identity's clear after the first one committed is 409 case_closed within the window, and opens a case by hand after it", async () => {
     const { url, db, org, api } = await setup(false);
