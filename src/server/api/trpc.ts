@@ -5,7 +5,7 @@ import { atLeast, type Role } from "@/lib/roles";
 import type { ServiceContext } from "../context";
 import { sha256Hex } from "../crypto/hash";
 import { AppError, conflict, ERRORS, isAppError } from "../errors";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../platform/idempotency";
+import { runIdempotent } from "../platform/idempotency";
 import { REFUSED_TEXT_MESSAGE, refusedTextAt } from "../platform/input-text";
 
 /**
@@ -86,10 +86,11 @@ const acceptText = t.middleware(async ({ getRawInput, next }) => {
 /**
  * A mutation sent with an Idempotency-Key runs once per key: a repeat with the same member,
  * procedure and input replays the first answer; another procedure or input under the same key is
- * refused (422); a repeat while the first is still running is 409 `idempotency_in_progress`. Keys
- * live in the same store as /v1's, scoped to the organization and the member. A failed call
- * releases its key (services roll back), so a corrected retry may reuse it; without a key a
- * mutation runs as before.
+ * refused (422); a repeat while the first is still running, or while its outcome is pending, is
+ * 409 `idempotency_in_progress`. Keys live in the same store as /v1's, scoped to the organization
+ * and the member, and follow the same runner (platform/idempotency.ts). A failed call releases
+ * its key (services roll back), so a corrected retry may reuse it; without a key a mutation runs
+ * as before.
  */
 const idempotentMutation = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
   const key = ctx.idempotencyKey;
@@ -103,22 +104,32 @@ const idempotentMutation = t.middleware(async ({ ctx, type, path, getRawInput, n
   const route = `console:${path}`;
   const requestHash = sha256Hex(`${route}\n${JSON.stringify((await getRawInput()) ?? null)}`);
   const scope = `console:${svc.org.id}:${svc.actor.email}`;
-  const claim = await claimIdempotencyKey(svc.db, { scope, orgId: svc.org.id, key, route, requestHash }, svc.now());
-  if (claim.kind === "mismatch") {
+  const outcome = await runIdempotent(
+    svc.db,
+    { scope, orgId: svc.org.id, key, route, requestHash },
+    async (claimId) => {
+      // The procedure sees the claim as a /v1 handler does, so an operation whose outcome is
+      // pending can have recovery answer the key.
+      const result = await next({ ctx: { svc: { ...svc, idempotencyClaimId: claimId } } });
+      // A failure is thrown as tRPC carries it, so the runner frees the key (or keeps it, pending).
+      if (!result.ok) throw result.error;
+      return result;
+    },
+    { store: (result) => ({ kind: "value", value: result.data }), now: svc.now() },
+  );
+  if (outcome.kind === "ran") return outcome.value;
+  if (outcome.kind === "mismatch") {
     throw new AppError("IDEMPOTENCY_KEY_REUSED", "This submission was already sent with other values; send the form again.");
   }
-  if (claim.kind === "in_progress") {
+  if (outcome.kind === "in_progress") {
     throw conflict("idempotency_in_progress", "This submission is still being processed; wait a moment and try again.");
   }
-  if (claim.kind === "replay") {
-    // tRPC offers a middleware no public way to answer without calling next(); this is the shape
-    // its own resolver step returns, so the replay travels exactly like a first answer.
-    return { ok: true as const, data: superjson.parse(claim.body), marker: "middlewareMarker" as never, ctx };
-  }
-  const result = await next();
-  if (result.ok) await completeIdempotencyKey(svc.db, claim.id, 200, superjson.stringify(result.data));
-  else await releaseIdempotencyKey(svc.db, claim.id);
-  return result;
+  // Keys answered before values were stored hold the superjson text of the answer.
+  const { answer } = outcome;
+  const data = answer.kind === "value" ? answer.value : superjson.parse(answer.body);
+  // tRPC offers a middleware no public way to answer without calling next(); this is the shape
+  // its own resolver step returns, so the replay travels exactly like a first answer.
+  return { ok: true as const, data, marker: "middlewareMarker" as never, ctx };
 });
 
 export const router = t.router;

@@ -1,12 +1,13 @@
 import { sha256Hex } from "../../crypto/hash";
-import { AppError, conflict, isAppError } from "../../errors";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../../platform/idempotency";
-import type { HttpResponse, Middleware } from "../types";
+import { AppError, conflict } from "../../errors";
+import { runIdempotent } from "../../platform/idempotency";
+import type { Middleware } from "../types";
 
 /**
  * Idempotency-Key on the routes that accept it: the first request with a key runs; a retry with
  * the same body within 24 hours replays the stored answer; another body is 422; a retry while the
- * first is still running is 409. The claim is a unique row, so concurrent duplicates never run twice.
+ * first is still running (or its outcome is pending) is 409. The protocol is the platform's
+ * runner, which the console's door calls too; this door renders its outcomes as HTTP.
  */
 export function idempotency(): Middleware {
   return async (state, next) => {
@@ -24,30 +25,27 @@ export function idempotency(): Middleware {
     const requestHash = sha256Hex(
       `${state.req.method} ${state.route.path} ${JSON.stringify(state.params)}\n${state.req.body.toString("utf8")}`,
     );
-    const claim = await claimIdempotencyKey(state.db, { scope, orgId: state.org?.id ?? null, key, route: state.route.path, requestHash });
-    if (claim.kind === "mismatch") throw new AppError("IDEMPOTENCY_KEY_REUSED");
-    if (claim.kind === "in_progress") {
+    const outcome = await runIdempotent(
+      state.db,
+      { scope, orgId: state.org?.id ?? null, key, route: state.route.path, requestHash },
+      (claimId) => {
+        state.idempotencyClaimId = claimId;
+        return next();
+      },
+      // The answer is kept as sent (status and bytes); a 5xx frees the key like a thrown failure.
+      { store: (res) => (res.status >= 500 ? null : { kind: "response", status: res.status, body: res.body }) },
+    );
+    if (outcome.kind === "ran") return outcome.value;
+    if (outcome.kind === "mismatch") throw new AppError("IDEMPOTENCY_KEY_REUSED");
+    if (outcome.kind === "in_progress") {
       throw conflict("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry shortly.");
     }
-    if (claim.kind === "replay") {
-      return {
-        status: claim.status,
-        headers: { ...state.headers, "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
-        body: claim.body,
-      };
-    }
-    state.idempotencyClaimId = claim.id;
-    let res: HttpResponse;
-    try {
-      res = await next();
-    } catch (err) {
-      // Nothing was done (services roll back on error), so the key is free for a corrected retry;
-      // unless the outcome is still pending, which recovery settles and then answers under this key.
-      if (!(isAppError(err) && err.outcomePending)) await releaseIdempotencyKey(state.db, claim.id);
-      throw err;
-    }
-    if (res.status >= 500) await releaseIdempotencyKey(state.db, claim.id);
-    else await completeIdempotencyKey(state.db, claim.id, res.status, res.body);
-    return res;
+    // A stored value (an operation completed by recovery) is answered as the route answers its result.
+    const { answer } = outcome;
+    return {
+      status: answer.kind === "response" ? answer.status : (state.route.successStatus ?? 200),
+      headers: { ...state.headers, "content-type": "application/json; charset=utf-8", "idempotent-replayed": "true" },
+      body: answer.kind === "response" ? answer.body : JSON.stringify(answer.value),
+    };
   };
 }

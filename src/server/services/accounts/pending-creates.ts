@@ -2,7 +2,7 @@ import type { Account } from "@/generated/prisma/client.ts";
 import { type Db, type DbOrTx, Prisma } from "../../db/client";
 import { joinSql, utcTimestamp } from "../../db/sql";
 import { type AppError, conflict } from "../../errors";
-import { completeIdempotencyKey, releaseIdempotencyKey } from "../../platform/idempotency";
+import { completeIdempotent, releaseIdempotencyKey } from "../../platform/idempotency";
 import { eventInsertSql } from "../../platform/outbox";
 import { chainAdapter } from "../../providers/chain";
 import { appendAuditGrouped } from "../audit";
@@ -109,7 +109,7 @@ export type RecoveryResult = { finished: number; undone: number; unreachable: nu
 /**
  * Settles pending accounts whose request stopped owning them (a crash between the chain call and
  * the final commit, or a chain answer that never came): an account the chain holds with our owner
- * key is finished as the request would have finished it, and its Idempotency-Key replays the 201;
+ * key is finished as the request would have finished it, and its Idempotency-Key replays its result;
  * any other is undone, its tokens handed back and its Idempotency-Key freed for a retry.
  */
 export async function recoverPendingCreates(db: Db, now = new Date(), limit = 100): Promise<RecoveryResult> {
@@ -131,9 +131,8 @@ export async function recoverPendingCreates(db: Db, now = new Date(), limit = 10
     if (onChain?.ownerKeys.includes(row.ownerPublicKey)) {
       const finished = await finalizeCreate(db, row, state, "").catch(() => null);
       if (!finished) continue; // settled by another instance meanwhile
-      if (state.idempotencyClaimId) {
-        await completeIdempotencyKey(db, state.idempotencyClaimId, 201, JSON.stringify({ ...accountView(finished), transactionId: "" }));
-      }
+      // The key answers what the create would have returned; each door renders it (/v1: its 201).
+      if (state.idempotencyClaimId) await completeIdempotent(db, state.idempotencyClaimId, { ...accountView(finished), transactionId: "" });
       result.finished++;
     } else if (await undoReservation(db, row.id, state)) {
       if (state.idempotencyClaimId) await releaseIdempotencyKey(db, state.idempotencyClaimId);

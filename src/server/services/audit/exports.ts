@@ -1,9 +1,10 @@
 import type { ExportJob } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
-import type { Db, Prisma } from "../../db/client";
+import { type Db, Prisma, type Tx } from "../../db/client";
 import { notFound } from "../../errors";
 import { logger } from "../../log";
 import { isUuid } from "../../platform/ids";
+import * as workQueue from "../../platform/work-queue";
 import type { ExportRequestInput } from "./audit.schema";
 import { appendAudit } from "./chain";
 import { buildExportArtifact, ExportFailure } from "./export-artifact";
@@ -67,41 +68,46 @@ export async function getExport(ctx: ServiceContext, jobId: string) {
   return { ...jobSummary(job), ...(job.status === "completed" && job.artifact ? { artifact: job.artifact } : {}) };
 }
 
-type Claim = { id: string; attempts: number };
+/** Export jobs as a leased queue: queued → running (a 5-minute lease) → completed | failed. */
+export const exportQueue: workQueue.WorkQueue = {
+  table: "export_jobs",
+  org: "orgId",
+  status: "status",
+  waiting: ["queued"],
+  running: "running",
+  done: "completed",
+  failed: "failed",
+  lease: "lockedUntil",
+  token: "leaseToken",
+  claims: "attempts",
+  order: "createdAt",
+};
+const LEASE_MS = 5 * 60_000;
+
+type Claim = workQueue.Lease & { attempts: number };
 
 /**
  * Claims the oldest queued job, or one whose runner's 5-minute lease ran out (that runner died).
  * SKIP LOCKED lets several instances claim at once without ever handing one job to two of them.
  */
-async function claimOne(db: Db, orgId: string | null): Promise<Claim | null> {
-  const rows = await db.$queryRaw<Claim[]>`
-    UPDATE export_jobs
-    SET status = 'running', attempts = attempts + 1,
-        "startedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = (now() AT TIME ZONE 'UTC') + interval '5 minutes'
-    WHERE id = (
-      SELECT id FROM export_jobs
-      WHERE (status = 'queued' OR (status = 'running' AND "lockedUntil" < now() AT TIME ZONE 'UTC'))
-        AND (${orgId}::uuid IS NULL OR "orgId" = ${orgId}::uuid)
-      ORDER BY "createdAt", id
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id::text AS id, attempts`;
-  return rows[0] ?? null;
+export async function claimExportJob(db: Db, orgId: string | null): Promise<Claim | null> {
+  const [claim] = await workQueue.claim<{ attempts: number }>(db, exportQueue, {
+    limit: 1,
+    leaseMs: LEASE_MS,
+    orgIds: orgId ? [orgId] : null,
+    set: Prisma.sql`"startedAt" = now() AT TIME ZONE 'UTC'`,
+    select: Prisma.sql`q.attempts`,
+  });
+  return claim ?? null;
 }
 
 /**
  * Ends a claimed job and audits it, in one transaction. A runner whose lease was taken over
- * (attempts moved on) changes nothing.
+ * changes nothing.
  */
-async function finish(
-  db: Db,
-  claim: Claim,
-  data: Prisma.ExportJobUpdateManyMutationInput,
-  audit: { action: string; data: Prisma.InputJsonObject },
-) {
+async function finish(db: Db, claim: Claim, end: (tx: Tx) => Promise<boolean>, audit: { action: string; data: Prisma.InputJsonObject }) {
   await db.$transaction(async (tx) => {
-    const res = await tx.exportJob.updateMany({ where: { id: claim.id, status: "running", attempts: claim.attempts }, data });
-    if (res.count === 0) return;
+    if (!(await end(tx))) return;
     const job = await tx.exportJob.findUniqueOrThrow({ where: { id: claim.id }, select: { orgId: true } });
     await appendAudit(
       tx,
@@ -116,7 +122,7 @@ async function processJob(db: Db, claim: Claim): Promise<void> {
     finish(
       db,
       claim,
-      { status: "failed", error, completedAt: new Date(), lockedUntil: null },
+      (tx) => workQueue.fail(tx, exportQueue, claim, { set: Prisma.sql`error = ${error}, "completedAt" = now() AT TIME ZONE 'UTC'` }),
       { action: "compliance.export_failed", data: { error } },
     );
   if (claim.attempts > MAX_EXPORT_ATTEMPTS) return fail(`The export did not finish after ${MAX_EXPORT_ATTEMPTS} attempts.`);
@@ -127,13 +133,10 @@ async function processJob(db: Db, claim: Claim): Promise<void> {
     await finish(
       db,
       claim,
-      {
-        status: "completed",
-        artifact: artifact as unknown as Prisma.InputJsonObject,
-        error: null,
-        completedAt: new Date(),
-        lockedUntil: null,
-      },
+      (tx) =>
+        workQueue.finish(tx, exportQueue, claim, {
+          set: Prisma.sql`artifact = ${JSON.stringify(artifact)}::jsonb, error = NULL, "completedAt" = now() AT TIME ZONE 'UTC'`,
+        }),
       {
         action: "compliance.export_completed",
         data: { count: cp.count, firstSeq: cp.firstSeq, lastSeq: cp.lastSeq, headHash: cp.headHash },
@@ -143,10 +146,8 @@ async function processJob(db: Db, claim: Claim): Promise<void> {
     if (err instanceof ExportFailure) return fail(err.message);
     logger().error({ jobId: claim.id, attempt: claim.attempts, err: { message: (err as Error)?.message } }, "export job failed");
     if (claim.attempts >= MAX_EXPORT_ATTEMPTS) return fail("The export failed on our side; request it again.");
-    await db.exportJob.updateMany({
-      where: { id: claim.id, status: "running", attempts: claim.attempts },
-      data: { status: "queued", lockedUntil: null },
-    });
+    // Back to the queue for another try.
+    await workQueue.fail(db, exportQueue, claim, { retryInMs: 0 });
   }
 }
 
@@ -159,7 +160,7 @@ export async function runExportJobs(db: Db, opts: { limit?: number; orgId?: stri
   const processed: string[] = [];
   const limit = opts.limit ?? 5;
   while (processed.length < limit) {
-    const claim = await claimOne(db, opts.orgId ?? null);
+    const claim = await claimExportJob(db, opts.orgId ?? null);
     if (!claim) break;
     processed.push(claim.id);
     await processJob(db, claim);

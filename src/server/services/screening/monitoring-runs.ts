@@ -2,9 +2,10 @@ import type { ScreeningMonitorRun } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
-import type { Db, Tx } from "../../db/client";
+import { type Db, Prisma, type Tx } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
+import * as workQueue from "../../platform/work-queue";
 import { readScreeningDetail, recordScreeningHit, type ScreeningResultDetail, screeningDetailJson } from "../aml";
 import { appendAudit } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
@@ -19,10 +20,25 @@ export const MONITOR_ACTOR = "system:screening-monitor";
 /** People (or accounts) per batch: one transaction each, and the cursor moves at its commit. */
 export const MONITOR_BATCH = 1_000;
 /** A runner renews its lease at every batch; a runner silent for this long is taken over. */
-const LEASE = "5 minutes";
+const LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 5;
 
-type Claim = { id: string; attempts: number };
+/** Re-screen runs as a leased queue: queued → running (renewed at every batch) → completed | failed. */
+export const monitoringQueue: workQueue.WorkQueue = {
+  table: "screening_monitor_runs",
+  org: "orgId",
+  status: "status",
+  waiting: ["queued"],
+  running: "running",
+  done: "completed",
+  failed: "failed",
+  lease: "lockedUntil",
+  token: "leaseToken",
+  claims: "attempts",
+  order: "createdAt",
+};
+
+type Claim = workQueue.Lease & { attempts: number };
 type Version = { id: string; list: string; versionHash: string };
 
 export type RunOptions = {
@@ -44,21 +60,15 @@ class LeaseLost extends Error {}
  * Claims the oldest queued run, or a running one whose lease ran out (its runner died), with
  * FOR UPDATE SKIP LOCKED: several instances claim at once, never the same run.
  */
-async function claimOne(db: Db, orgId: string | null): Promise<Claim | null> {
-  const rows = await db.$queryRaw<Claim[]>`
-    UPDATE screening_monitor_runs
-    SET status = 'running', attempts = attempts + 1,
-        "startedAt" = coalesce("startedAt", now() AT TIME ZONE 'UTC'),
-        "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${LEASE}::interval
-    WHERE id = (
-      SELECT id FROM screening_monitor_runs
-      WHERE (status = 'queued' OR (status = 'running' AND "lockedUntil" < now() AT TIME ZONE 'UTC'))
-        AND (${orgId}::uuid IS NULL OR "orgId" = ${orgId}::uuid)
-      ORDER BY "createdAt", id
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id::text AS id, attempts`;
-  return rows[0] ?? null;
+export async function claimMonitoringRun(db: Db, orgId: string | null): Promise<Claim | null> {
+  const [claim] = await workQueue.claim<{ attempts: number }>(db, monitoringQueue, {
+    limit: 1,
+    leaseMs: LEASE_MS,
+    orgIds: orgId ? [orgId] : null,
+    set: Prisma.sql`"startedAt" = coalesce(q."startedAt", now() AT TIME ZONE 'UTC')`,
+    select: Prisma.sql`q.attempts`,
+  });
+  return claim ?? null;
 }
 
 /**
@@ -70,7 +80,7 @@ export async function runMonitoring(db: Db, opts: RunOptions = {}): Promise<{ pr
   const processed: string[] = [];
   const limit = opts.limit ?? 1;
   while (processed.length < limit) {
-    const claim = await claimOne(db, opts.orgId ?? null);
+    const claim = await claimMonitoringRun(db, opts.orgId ?? null);
     if (!claim) break;
     processed.push(claim.id);
     await processRun(db, claim, opts);
@@ -89,10 +99,7 @@ async function processRun(db: Db, claim: Claim, opts: RunOptions): Promise<void>
     if (claim.attempts >= MAX_ATTEMPTS)
       return fail(db, claim, run, "The re-screen failed on our side; it will run again at the next list change.");
     // Back to the queue: the next claim resumes at the last committed cursor.
-    await db.screeningMonitorRun.updateMany({
-      where: { id: claim.id, status: "running", attempts: claim.attempts },
-      data: { status: "queued", lockedUntil: null },
-    });
+    await workQueue.fail(db, monitoringQueue, claim, { retryInMs: 0 });
   }
 }
 
@@ -160,21 +167,17 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
       async (tx) => {
         if (work) await work(tx);
         if (work) await opts.onBatch?.(batchNo);
-        // The cursor moves only if this runner still holds the run at the cursor it started from.
-        const moved = await tx.screeningMonitorRun.updateMany({
-          where: { id: claim.id, status: "running", attempts: claim.attempts, phase, cursor },
-          data: {
-            phase: next.phase,
-            cursor: next.cursor,
-            changedEntries,
-            personsScreened: { increment: totals.personsScreened },
-            accountsScreened: { increment: totals.accountsScreened },
-            hits: { increment: totals.hits },
-            casesOpened: { increment: totals.casesOpened },
-            lockedUntil: new Date(Date.now() + 5 * 60_000),
-          },
+        // The cursor moves, and the lease is renewed, only if this runner still holds the run at
+        // the cursor it started from.
+        const moved = await workQueue.renew(tx, monitoringQueue, claim, {
+          leaseMs: LEASE_MS,
+          where: Prisma.sql`q.phase = ${phase} AND q.cursor IS NOT DISTINCT FROM ${cursor}::text`,
+          set: Prisma.sql`phase = ${next.phase}, cursor = ${next.cursor}::text, "changedEntries" = ${changedEntries},
+            "personsScreened" = q."personsScreened" + ${totals.personsScreened},
+            "accountsScreened" = q."accountsScreened" + ${totals.accountsScreened},
+            hits = q.hits + ${totals.hits}, "casesOpened" = q."casesOpened" + ${totals.casesOpened}`,
         });
-        if (moved.count === 0) throw new LeaseLost();
+        if (!moved) throw new LeaseLost();
         if (next.phase === "done") await complete(tx, claim, run);
       },
       { timeout: 5 * 60_000, maxWait: 60_000 },
@@ -196,10 +199,11 @@ async function complete(tx: Tx, claim: Claim, run: ScreeningMonitorRun): Promise
     SELECT count(*)::int AS n FROM people p
     WHERE p."orgId" = ${run.orgId}::uuid AND p."kycStatus" = 'approved'
       AND NOT EXISTS (SELECT 1 FROM screening_subjects s WHERE s."personId" = p.id)`;
-  const done = await tx.screeningMonitorRun.update({
-    where: { id: claim.id },
-    data: { status: "completed", personsSkipped: row?.n ?? 0, completedAt: new Date(), lockedUntil: null, error: null },
+  // The batch's renew has just checked the claim, in this transaction.
+  await workQueue.finish(tx, monitoringQueue, claim, {
+    set: Prisma.sql`"personsSkipped" = ${row?.n ?? 0}, "completedAt" = now() AT TIME ZONE 'UTC', error = NULL`,
   });
+  const done = await tx.screeningMonitorRun.findUniqueOrThrow({ where: { id: claim.id } });
   await appendAudit(
     tx,
     { orgId: run.orgId, actor: MONITOR_ACTOR },
@@ -224,11 +228,10 @@ async function complete(tx: Tx, claim: Claim, run: ScreeningMonitorRun): Promise
 
 async function fail(db: Db, claim: Claim, run: ScreeningMonitorRun, error: string): Promise<void> {
   await db.$transaction(async (tx) => {
-    const res = await tx.screeningMonitorRun.updateMany({
-      where: { id: claim.id, status: "running", attempts: claim.attempts },
-      data: { status: "failed", error, completedAt: new Date(), lockedUntil: null },
+    const ended = await workQueue.fail(tx, monitoringQueue, claim, {
+      set: Prisma.sql`error = ${error}, "completedAt" = now() AT TIME ZONE 'UTC'`,
     });
-    if (res.count === 0) return;
+    if (!ended) return;
     await appendAudit(
       tx,
       { orgId: run.orgId, actor: MONITOR_ACTOR },

@@ -1,9 +1,10 @@
 import { env } from "@/env";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { open } from "../../crypto/secret-box";
-import type { Db } from "../../db/client";
+import { type Db, Prisma } from "../../db/client";
 import { logger } from "../../log";
 import { OutboundError, pinnedPost, type Resolver } from "../../net/ssrf-request";
+import * as workQueue from "../../platform/work-queue";
 import { ANSWER_READ_BYTES, storedAnswer } from "./attempt-answer";
 import { webhookMetrics } from "./metrics";
 
@@ -21,17 +22,34 @@ export function backoffMs(attempt: number, baseMs: number, random: () => number 
 }
 
 /**
- * A claimed delivery. `lease` is the claim's lockedUntil as text: the outcome is written only
- * while it is unchanged, so a worker whose lease ran out (and was taken over) writes nothing.
+ * Deliveries as a leased queue. A claim leaves the state as it is (pending or failed) and holds
+ * the row by its lease; the attempt's outcome ends it: delivered, failed (due again after the
+ * backoff) or dead. Attempts are counted when they are made, not when claimed.
  */
-export type Claim = {
-  id: string;
+export const deliveryQueue: workQueue.WorkQueue = {
+  table: "webhook_deliveries",
+  org: "orgId",
+  status: "status",
+  waiting: ["pending", "failed"],
+  retry: "failed",
+  done: "delivered",
+  failed: "dead",
+  lease: "lockedUntil",
+  token: "leaseToken",
+  due: "nextAttemptAt",
+  order: "nextAttemptAt",
+};
+
+/**
+ * A claimed delivery. Its outcome is written only while its token still holds the row, so a
+ * worker whose lease ran out (and was taken over) writes nothing.
+ */
+export type Claim = workQueue.Lease & {
   orgId: string;
   webhookId: string;
   event: string;
   body: string | null;
   attempts: number;
-  lease: string;
   url: string;
   secretEnc: string;
   /** The secret before a rotation, while its overlap lasts. */
@@ -41,45 +59,32 @@ export type Claim = {
 /** How long a claim is held: the attempt's timeout plus room for the database writes around it. */
 export const leaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
 
+/** What a claim returns of the delivery and its webhook. */
+const claimSelect = Prisma.sql`q."orgId"::text AS "orgId", q."webhookId"::text AS "webhookId", q.event, q.body, q.attempts, w.url,
+  w."secretEnc", CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
+const claimJoin = Prisma.sql`JOIN webhooks w ON w.id = q."webhookId"`;
+const webhookActive = Prisma.sql`EXISTS (SELECT 1 FROM webhooks w WHERE w.id = q."webhookId" AND w.active)`;
+
 /**
  * Claims up to `limit` due deliveries of active webhooks, oldest due first, at most `perWebhook`
  * of one webhook per claim and none of the webhooks in `skipWebhooks` (those this worker already
  * has enough of in flight), so one slow receiver cannot take every slot. Rows locked by another
  * claimer are skipped; a crashed worker's claim is taken over once its lease has passed.
  */
-export async function claimDeliveries(
+export function claimDeliveries(
   db: Db,
   opts: { limit: number; perWebhook: number; leaseMs: number; skipWebhooks?: string[]; orgIds?: string[] },
 ): Promise<Claim[]> {
-  const orgIds = opts.orgIds ?? null;
   const skip = opts.skipWebhooks ?? [];
-  return db.$queryRaw<Claim[]>`
-    WITH cand AS (
-      SELECT d.id, d."webhookId", d."nextAttemptAt"
-      FROM webhook_deliveries d JOIN webhooks w ON w.id = d."webhookId" AND w.active
-      WHERE d.status IN ('pending', 'failed')
-        AND d."nextAttemptAt" <= now() AT TIME ZONE 'UTC'
-        AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now() AT TIME ZONE 'UTC')
-        AND (${orgIds}::uuid[] IS NULL OR d."orgId" = ANY(${orgIds}::uuid[]))
-        AND NOT (d."webhookId" = ANY(${skip}::uuid[]))
-      ORDER BY d."nextAttemptAt", d.id
-      LIMIT ${opts.limit * 4}
-      FOR UPDATE OF d SKIP LOCKED
-    ), picked AS (
-      SELECT id FROM (
-        SELECT id, "nextAttemptAt", row_number() OVER (PARTITION BY "webhookId" ORDER BY "nextAttemptAt", id) AS rn FROM cand
-      ) r
-      WHERE rn <= ${opts.perWebhook}
-      ORDER BY "nextAttemptAt", id
-      LIMIT ${opts.limit}
-    )
-    UPDATE webhook_deliveries d
-    SET "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${opts.leaseMs} * interval '1 millisecond'
-    FROM picked p, webhooks w
-    WHERE d.id = p.id AND w.id = d."webhookId"
-    RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
-      d."lockedUntil"::text AS lease, w.url, w."secretEnc",
-      CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
+  return workQueue.claim<Omit<Claim, keyof workQueue.Lease>>(db, deliveryQueue, {
+    limit: opts.limit,
+    leaseMs: opts.leaseMs,
+    orgIds: opts.orgIds ?? null,
+    perKey: { column: "webhookId", max: opts.perWebhook },
+    where: Prisma.sql`${webhookActive} AND NOT (q."webhookId" = ANY(${skip}::uuid[]))`,
+    select: claimSelect,
+    join: claimJoin,
+  });
 }
 
 /**
@@ -88,17 +93,17 @@ export async function claimDeliveries(
  * longer failed or dead, is held by a worker, or its webhook is not active.
  */
 export async function claimForResend(db: Db, id: string, leaseMsValue: number): Promise<Claim | null> {
-  const rows = await db.$queryRaw<Claim[]>`
-    UPDATE webhook_deliveries d
-    SET status = 'pending', attempts = 0, "nextAttemptAt" = now() AT TIME ZONE 'UTC',
-      "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${leaseMsValue} * interval '1 millisecond', "updatedAt" = now() AT TIME ZONE 'UTC'
-    FROM webhooks w
-    WHERE d.id = ${id}::uuid AND w.id = d."webhookId" AND w.active AND d.status IN ('failed', 'dead') AND d.body IS NOT NULL
-      AND (d."lockedUntil" IS NULL OR d."lockedUntil" < now() AT TIME ZONE 'UTC')
-    RETURNING d.id::text AS id, d."orgId"::text AS "orgId", d."webhookId"::text AS "webhookId", d.event, d.body, d.attempts,
-      d."lockedUntil"::text AS lease, w.url, w."secretEnc",
-      CASE WHEN w."previousSecretUntil" > (now() AT TIME ZONE 'UTC') THEN w."previousSecretEnc" END AS "previousSecretEnc"`;
-  return rows[0] ?? null;
+  const [claim] = await workQueue.claim<Omit<Claim, keyof workQueue.Lease>>(db, deliveryQueue, {
+    limit: 1,
+    leaseMs: leaseMsValue,
+    from: ["failed", "dead"],
+    anyTime: true,
+    where: Prisma.sql`q.id = ${id}::uuid AND q.body IS NOT NULL AND ${webhookActive}`,
+    set: Prisma.sql`status = 'pending', attempts = 0, "nextAttemptAt" = now() AT TIME ZONE 'UTC', "updatedAt" = now() AT TIME ZONE 'UTC'`,
+    select: claimSelect,
+    join: claimJoin,
+  });
+  return claim ?? null;
 }
 
 /** `answer`: what is stored of the receiver's answer (attempt-answer.ts); null when nothing may be. */
@@ -177,23 +182,23 @@ async function send(
 
 /**
  * Writes the outcome of one attempt, its row in the attempt log and the webhook's health (last
- * success, failing since) in one statement, fenced by the claim's lease; returns the new status,
+ * success, failing since) in one statement, fenced by the claim's token; returns the new status,
  * or null when fenced out (then nothing is written).
  */
 async function finish(db: Db, c: Claim, outcome: Outcome, cfg: { baseMs: number; maxAttempts: number }): Promise<string | null> {
   const attempts = c.attempts + 1;
   const status = outcome.ok ? "delivered" : attempts >= cfg.maxAttempts ? "dead" : "failed";
   const delay = outcome.ok ? 0 : backoffMs(attempts, cfg.baseMs);
+  const end = workQueue.settleSql(deliveryQueue, c, {
+    status,
+    dueInMs: delay,
+    set: Prisma.sql`attempts = ${attempts}, "lastError" = ${outcome.error}, "lastStatusCode" = ${outcome.status},
+      "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END, "updatedAt" = now() AT TIME ZONE 'UTC'`,
+  });
   const n = await db.$executeRaw`
     WITH d AS (
-      UPDATE webhook_deliveries
-      SET status = ${status}::"DeliveryStatus", attempts = ${attempts}, "lockedUntil" = NULL,
-        "lastError" = ${outcome.error}, "lastStatusCode" = ${outcome.status},
-        "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + ${delay} * interval '1 millisecond',
-        "deliveredAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE NULL END,
-        "updatedAt" = now() AT TIME ZONE 'UTC'
-      WHERE id = ${c.id}::uuid AND "lockedUntil" = ${c.lease}::timestamp(3) AND status IN ('pending', 'failed')
-      RETURNING id, "orgId", "webhookId"
+      ${end}
+      RETURNING q.id, q."orgId", q."webhookId"
     ), health AS (
       UPDATE webhooks SET
         "lastSuccessAt" = CASE WHEN ${outcome.ok} THEN now() AT TIME ZONE 'UTC' ELSE "lastSuccessAt" END,

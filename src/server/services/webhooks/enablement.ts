@@ -22,7 +22,7 @@ export async function disableInTx(tx: Tx, hook: Webhook, at: Date, reason: "fail
   await tx.webhook.update({ where: { id: hook.id }, data: { active: false, disabledAt: at, disabledReason: reason } });
   const ended = await tx.webhookDelivery.updateMany({
     where: { webhookId: hook.id, orgId: hook.orgId, status: { in: ["pending", "failed"] } },
-    data: { status: "dead", lastError: "The webhook was disabled.", lockedUntil: null },
+    data: { status: "dead", lastError: "The webhook was disabled.", lockedUntil: null, leaseToken: null },
   });
   await appendAudit(
     tx,

@@ -1,6 +1,7 @@
 import { env } from "@/env";
 import type { WebhookRecoverJob } from "@/generated/prisma/client.ts";
-import type { Db } from "../../db/client";
+import { type Db, Prisma } from "../../db/client";
+import * as workQueue from "../../platform/work-queue";
 import { appendAudit } from "../audit";
 import { type AttemptOptions, attemptDelivery, claimForResend, leaseMs } from "./delivery";
 
@@ -8,29 +9,39 @@ const RUNNER_ACTOR = "system:webhook-recover";
 /** How long one run keeps a job before handing it back, so one long recover does not hold a runner. */
 const RUN_BUDGET_MS = 20_000;
 
-/** Timestamps travel as the text of the stored `timestamp(3)` values, so no time zone conversion touches them. */
-type Claimed = Pick<WebhookRecoverJob, "id" | "orgId" | "webhookId" | "claims" | "cursorId"> & {
-  since: string;
-  until: string;
-  cursorAt: string | null;
+/** Recover jobs as a leased queue: queued → running (renewed at every delivery, handed back at the run budget) → completed. */
+export const recoverQueue: workQueue.WorkQueue = {
+  table: "webhook_recover_jobs",
+  org: "orgId",
+  status: "state",
+  waiting: ["queued"],
+  running: "running",
+  done: "completed",
+  lease: "lockedUntil",
+  token: "leaseToken",
+  claims: "claims",
+  order: "createdAt",
 };
 
+/** Timestamps travel as the text of the stored `timestamp(3)` values, so no time zone conversion touches them. */
+type Claimed = workQueue.Lease &
+  Pick<WebhookRecoverJob, "orgId" | "webhookId" | "cursorId"> & {
+    since: string;
+    until: string;
+    cursorAt: string | null;
+  };
+
 /** Claims the oldest queued job, or a running one whose runner let go or died (lease passed). */
-async function claimJob(db: Db, lease: number, orgId: string | null): Promise<Claimed | null> {
-  const rows = await db.$queryRaw<Claimed[]>`
-    UPDATE webhook_recover_jobs
-    SET state = 'running', claims = claims + 1, "startedAt" = COALESCE("startedAt", now() AT TIME ZONE 'UTC'),
-      "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${lease} * interval '1 millisecond'
-    WHERE id = (
-      SELECT id FROM webhook_recover_jobs
-      WHERE state IN ('queued', 'running') AND ("lockedUntil" IS NULL OR "lockedUntil" < now() AT TIME ZONE 'UTC')
-        AND (${orgId}::uuid IS NULL OR "orgId" = ${orgId}::uuid)
-      ORDER BY "createdAt", id
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED)
-    RETURNING id::text AS id, "orgId"::text AS "orgId", "webhookId"::text AS "webhookId", since::text AS since, until::text AS until,
-      claims, "cursorEventAt"::text AS "cursorAt", "cursorId"::text AS "cursorId"`;
-  return rows[0] ?? null;
+export async function claimRecoverJob(db: Db, lease: number, orgId: string | null): Promise<Claimed | null> {
+  const [job] = await workQueue.claim<Omit<Claimed, keyof workQueue.Lease>>(db, recoverQueue, {
+    limit: 1,
+    leaseMs: lease,
+    orgIds: orgId ? [orgId] : null,
+    set: Prisma.sql`"startedAt" = COALESCE(q."startedAt", now() AT TIME ZONE 'UTC')`,
+    select: Prisma.sql`q."orgId"::text AS "orgId", q."webhookId"::text AS "webhookId", q.since::text AS since, q.until::text AS until,
+      q."cursorEventAt"::text AS "cursorAt", q."cursorId"::text AS "cursorId"`,
+  });
+  return job ?? null;
 }
 
 type Next = { id: string; eventAt: string };
@@ -49,13 +60,12 @@ async function nextDelivery(db: Db, job: Claimed, cursor: { at: string; id: stri
 }
 
 /** Records one delivery sent and renews the lease; false when another runner took the job over. */
-async function advance(db: Db, job: Claimed, d: Next, delivered: boolean, lease: number): Promise<boolean> {
-  const n = await db.$executeRaw`
-    UPDATE webhook_recover_jobs
-    SET "cursorEventAt" = ${d.eventAt}::timestamp(3), "cursorId" = ${d.id}::uuid, done = done + 1, delivered = delivered + ${delivered ? 1 : 0},
-      "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${lease} * interval '1 millisecond'
-    WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`;
-  return n === 1;
+function advance(db: Db, job: Claimed, d: Next, delivered: boolean, lease: number): Promise<boolean> {
+  return workQueue.renew(db, recoverQueue, job, {
+    leaseMs: lease,
+    set: Prisma.sql`"cursorEventAt" = ${d.eventAt}::timestamp(3), "cursorId" = ${d.id}::uuid, done = q.done + 1,
+      delivered = q.delivered + ${delivered ? 1 : 0}`,
+  });
 }
 
 /**
@@ -65,16 +75,12 @@ async function advance(db: Db, job: Claimed, d: Next, delivered: boolean, lease:
  */
 async function complete(db: Db, job: Claimed, stopped = false) {
   await db.$transaction(async (tx) => {
-    const n = stopped
-      ? await tx.$executeRaw`
-          UPDATE webhook_recover_jobs SET state = 'completed', "completedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = NULL
-          WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`
-      : await tx.$executeRaw`
-          UPDATE webhook_recover_jobs
-          SET state = 'completed', "completedAt" = now() AT TIME ZONE 'UTC', "lockedUntil" = NULL,
-            total = GREATEST(total, done), done = GREATEST(total, done)
-          WHERE id = ${job.id}::uuid AND claims = ${job.claims} AND state = 'running'`;
-    if (!n) return;
+    const ended = await workQueue.finish(tx, recoverQueue, job, {
+      set: stopped
+        ? Prisma.sql`"completedAt" = now() AT TIME ZONE 'UTC'`
+        : Prisma.sql`"completedAt" = now() AT TIME ZONE 'UTC', total = GREATEST(q.total, q.done), done = GREATEST(q.total, q.done)`,
+    });
+    if (!ended) return;
     const row = await tx.webhookRecoverJob.findUniqueOrThrow({ where: { id: job.id } });
     await appendAudit(
       tx,
@@ -115,7 +121,7 @@ async function work(db: Db, job: Claimed, opts: AttemptOptions): Promise<void> {
     if (!(await advance(db, job, next, status === "delivered", lease))) return;
     cursor = { at: next.eventAt, id: next.id };
     if (Date.now() > deadline) {
-      await db.webhookRecoverJob.updateMany({ where: { id: job.id, claims: job.claims }, data: { lockedUntil: null } });
+      await workQueue.release(db, recoverQueue, job);
       return;
     }
   }
@@ -125,7 +131,7 @@ async function work(db: Db, job: Claimed, opts: AttemptOptions): Promise<void> {
 export async function runRecoverJobs(db: Db, opts: AttemptOptions & { limit?: number; orgId?: string } = {}): Promise<number> {
   let n = 0;
   for (; n < (opts.limit ?? 1); n++) {
-    const job = await claimJob(db, leaseMs(env().WEBHOOK_TIMEOUT_MS), opts.orgId ?? null);
+    const job = await claimRecoverJob(db, leaseMs(env().WEBHOOK_TIMEOUT_MS), opts.orgId ?? null);
     if (!job) break;
     await work(db, job, opts);
   }

@@ -185,7 +185,7 @@ export async function deactivateWebhook(ctx: ServiceContext, id: string) {
     if (r.count) {
       const ended = await tx.webhookDelivery.updateMany({
         where: { webhookId: id, orgId: ctx.org.id, status: { in: ["pending", "failed"] } },
-        data: { status: "dead", lastError: "The webhook was deactivated.", lockedUntil: null },
+        data: { status: "dead", lastError: "The webhook was deactivated.", lockedUntil: null, leaseToken: null },
       });
       await appendAudit(
         tx,
@@ -228,7 +228,7 @@ export async function replayDelivery(ctx: ServiceContext, id: string) {
     // Conditional on the status read above, so a worker finishing an attempt at this moment wins or loses cleanly.
     const r = await tx.webhookDelivery.updateMany({
       where: { id, orgId: ctx.org.id, status: d.status },
-      data: { status: "pending", attempts: 0, nextAttemptAt: ctx.now(), lockedUntil: null },
+      data: { status: "pending", attempts: 0, nextAttemptAt: ctx.now(), lockedUntil: null, leaseToken: null },
     });
     if (r.count) {
       await appendAudit(
