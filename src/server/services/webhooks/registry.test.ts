@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { open, seal } from "@/server/crypto/secret-box";
 import { type Db, getDb } from "@/server/db/client";
+import { listenOperatorMetrics } from "@/server/metrics";
 import { type ResolvedAddress, setWebhookResolver } from "@/server/net/ssrf-request";
 import { emitEvent } from "@/server/platform/outbox";
 import { dispatchOutboxEvents } from "@/server/services/webhooks";
@@ -10,7 +11,6 @@ import { REFUSED_ADDRESSES, urlHostOf } from "@/server/testing/ssrf-table";
 import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { startReceiver } from "@/server/testing/webhook-receiver";
 import { verifyWebhook } from "@/webhooks/verify";
-import { listenOperatorMetrics } from "../src/server/metrics";
 
 let db: Db;
 let url: string;
