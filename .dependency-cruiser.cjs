@@ -48,8 +48,9 @@ module.exports = {
     {
       name: "browser-code-imports-no-server",
       severity: "error",
-      comment: "Components, the tRPC client and pages run in the browser: they may import server types, never server code.",
-      from: { path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$"] },
+      comment:
+        "Components, the tRPC client and pages run in the browser: they may import server types, never server code (their tests, run in Node, may).",
+      from: { path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$"], pathNot: TEST_CODE },
       to: { path: "^src/server/", dependencyTypesNot: ["type-only"] },
     },
     {

@@ -8,7 +8,7 @@
 // The project needs these devDependencies, pinned exactly to its prisma version, e.g. for 7.10.0:
 //   @prisma/migrate@7.10.0 @prisma/internals@7.10.0 @prisma/driver-adapter-utils@7.10.0
 //   @prisma/schema-engine-wasm@<the version @prisma/internals depends on> pg @prisma/adapter-pg
-// Options: --schema prisma/schema.prisma --migrations prisma/migrations
+// Options: --schema prisma/schema (the folder of .prisma files, or one file) --migrations prisma/migrations
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -44,7 +44,7 @@ async function loadWasmSchemaEngine() {
  * @param {string} [opts.schemaPath]
  * @param {string} [opts.migrationsDir]
  */
-export async function createMigrate({ adapterFactory, schemaPath = "prisma/schema.prisma", migrationsDir = "prisma/migrations" }) {
+export async function createMigrate({ adapterFactory, schemaPath = "prisma/schema", migrationsDir = "prisma/migrations" }) {
   const schemaContext = await loadSchemaContext({
     schemaPath: createSchemaPathInput({ schemaPathFromArgs: schemaPath, baseDir: process.cwd() }),
     printLoadMessage: false,
@@ -173,7 +173,7 @@ async function main() {
   const opt = (flag, dflt) => (rest.includes(flag) ? rest[rest.indexOf(flag) + 1] : dflt);
   const migrate = await createMigrate({
     adapterFactory,
-    schemaPath: opt("--schema", "prisma/schema.prisma"),
+    schemaPath: opt("--schema", "prisma/schema"),
     migrationsDir: opt("--migrations", "prisma/migrations"),
   });
   try {

@@ -38,3 +38,12 @@ export async function boundAccount(url: string, api: Api) {
   expect(confirmed.status, confirmed.text).toBe(200);
   return { personDid, accountDid, accountName: created.body.name as string, wallet, credential: confirmed.body.credential };
 }
+
+/** An approved person and a free account created with their create token, not yet bound. */
+export async function accountReadyToBind(url: string, api: Api) {
+  const { personDid, createToken } = await approvedPerson(url, api);
+  const wallet = walletKey();
+  const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
+  expect(created.status, created.text).toBe(201);
+  return { personDid, wallet, accountDid: created.body.accountDid as string };
+}

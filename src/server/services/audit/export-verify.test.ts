@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { runExportJobs } from "../src/server/services/audit/exports";
-import { client, createTestOrg, testServer } from "../src/server/testing/harness";
+import { client, createTestOrg, testServer } from "@/server/testing/harness";
+import { runExportJobs } from "./exports";
 
 const run = promisify(execFile);
 

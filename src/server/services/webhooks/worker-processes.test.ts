@@ -15,7 +15,7 @@ import { type Receiver, startReceiver } from "@/server/testing/webhook-receiver"
  * `npm run worker` processes (src/server/worker.ts, exactly as deployed) against a database of
  * their own, so they never touch deliveries of tests running in parallel on the run's database.
  */
-const ROOT = path.resolve(import.meta.dirname, "..");
+const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const TIMEOUT_MS = 2_000;
 const dbName = `bi_wh_workers_${process.pid}_${Date.now().toString(36)}`;
 let dbUrl: string;
