@@ -48,8 +48,9 @@ module.exports = {
     {
       name: "browser-code-imports-no-server",
       severity: "error",
-      comment: "Components, the tRPC client and pages run in the browser: they may import server types, never server code.",
-      from: { path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$"] },
+      comment:
+        "Components (shared, or a page's own under _components/), the tRPC client and pages run in the browser: they may import server types, never server code.",
+      from: { path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$", "^src/app/.+/_components/"] },
       to: { path: "^src/server/", dependencyTypesNot: ["type-only"] },
     },
     {

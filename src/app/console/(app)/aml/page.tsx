@@ -11,8 +11,8 @@ import { Modal, ModalActions } from "@/components/ui/dialog";
 import { FormError } from "@/components/ui/form-field";
 import { useSubmission } from "@/components/ui/use-submission";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
-import { age, type Case, CaseDecision, PRIORITY_RANK, PriorityBadge, SlaBadge, StatusBadge, subjectName } from "./case-ui";
-import { Screenings } from "./screenings";
+import { age, type Case, CaseDecision, PRIORITY_RANK, PriorityBadge, SlaBadge, StatusBadge, subjectName } from "./_components/case-ui";
+import { Screenings } from "./_components/screenings";
 
 type Status = "open" | "closed" | "all";
 const EMPTY: Record<Status, string> = {

@@ -7,9 +7,9 @@ import { Badge, PageHeader } from "@/components/ui/badge";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { errorMessage, useTRPC } from "@/trpc/react";
-import { Invoices } from "./invoices";
-import { priceText, Upgrade, verificationsText } from "./upgrade";
-import { dayLabel, UsageChart } from "./usage-chart";
+import { Invoices } from "./_components/invoices";
+import { priceText, Upgrade, verificationsText } from "./_components/upgrade";
+import { dayLabel, UsageChart } from "./_components/usage-chart";
 
 type Overview = RouterOutputs["billing"]["overview"];
 

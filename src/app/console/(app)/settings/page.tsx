@@ -2,7 +2,6 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { cidrContains, isCidr } from "@/components/console/cidr";
 import { RoleGate, signOutNow, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -16,6 +15,7 @@ import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { cidrContains, isCidr } from "./_components/cidr";
 
 const FLAGS = [
   ["requireEmailProofBeforeFreeCreate", "Require a verified email before free create"],

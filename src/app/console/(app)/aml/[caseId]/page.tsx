@@ -12,10 +12,10 @@ import { useSubmission } from "@/components/ui/use-submission";
 import { personIdOfDid, personShortLabel } from "@/lib/person-label";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
-import { CaseDecision, PriorityBadge, SlaBadge, StatusBadge, subjectName, who } from "../case-ui";
-import { Screenings } from "../screenings";
-import { Assignment, CommentBox } from "./casework";
-import { Timeline } from "./timeline";
+import { CaseDecision, PriorityBadge, SlaBadge, StatusBadge, subjectName, who } from "../_components/case-ui";
+import { Screenings } from "../_components/screenings";
+import { Assignment, CommentBox } from "./_components/casework";
+import { Timeline } from "./_components/timeline";
 
 type CaseTimeline = RouterOutputs["aml"]["timeline"];
 type Hit = CaseTimeline["case"]["hits"][number];

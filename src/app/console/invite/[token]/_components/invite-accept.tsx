@@ -4,13 +4,13 @@ import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/bro
 import { startRegistration } from "@simplewebauthn/browser";
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import { AuthStepError, authStep, passkeyErrorText } from "@/components/console/auth-api";
+import { useAuthStep } from "@/components/console/use-auth-step";
 import { QrCode } from "@/components/signup/qr-code";
 import { fmtTime } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
+import { FormAlert } from "@/components/ui/states";
 import { roleLabel } from "@/lib/roles";
-import { FormAlert } from "../ui/states";
-import { AuthStepError, authStep, passkeyErrorText } from "./auth-api";
-import { useAuthStep } from "./use-auth-step";
 
 type Invitation = { organizationName: string; email: string; role: string; expiresAt: string };
 type Totp = { secret: string; uri: string };

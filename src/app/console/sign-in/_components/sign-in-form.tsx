@@ -5,9 +5,9 @@ import { startAuthentication } from "@simplewebauthn/browser";
 import { useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
-import { FormAlert } from "../ui/states";
-import { AuthStepError, authStep, passkeyErrorText, tooManyAttempts } from "./auth-api";
-import { useAuthStep } from "./use-auth-step";
+import { AuthStepError, authStep, passkeyErrorText, tooManyAttempts } from "@/components/console/auth-api";
+import { useAuthStep } from "@/components/console/use-auth-step";
+import { FormAlert } from "@/components/ui/states";
 
 type Step =
   | { kind: "email" }

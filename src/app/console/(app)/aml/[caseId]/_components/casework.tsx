@@ -10,7 +10,7 @@ import { Counter, FieldError, FormError } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
-import type { Case } from "../case-ui";
+import type { Case } from "../../_components/case-ui";
 
 // Who works a case (assign to me, reassign with a reason, unassign) and its notes
 // (docs/api/guides/aml-cases.md, "Who works a case" and "Notes").
