@@ -2,9 +2,9 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { CopyButton } from "@/components/ui/copy-button";
-import { Modal } from "@/components/ui/dialog";
-import { FieldError, FormError } from "@/components/ui/form-field";
+import { FormDialog } from "@/components/ui/form-dialog";
+import { fieldProblem } from "@/components/ui/form-field";
+import { SecretOnce } from "@/components/ui/secret-once";
 import { useSubmission } from "@/components/ui/use-submission";
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS, type WebhookEventName } from "@/lib/webhook-events";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
@@ -40,104 +40,78 @@ export function RegisterWebhook() {
       setPicked([]);
     }
   };
+  const none = !every && picked.length === 0;
+  const urlField = fieldProblem("hook-url", register.fieldError("url"));
+  const events = fieldProblem("hook-events", register.fieldError("events") ?? (none ? "Pick at least one event." : undefined));
   return (
     <>
       <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
         Register webhook
       </button>
-      <Modal
+      <FormDialog
         open={open}
         onOpenChange={close}
         title={register.data ? "Webhook registered" : "Register a webhook"}
         description={
           register.data ? register.data.warning : "An HTTPS endpoint of yours; every delivery is signed with a secret shown once."
         }
+        submission={register}
+        onSubmit={() => register.submit({ url, events: every ? ["*"] : WEBHOOK_EVENT_NAMES.filter((n) => picked.includes(n)) })}
+        submitLabel="Register"
+        pendingLabel="Registering…"
+        disabled={none}
+        done={register.data && <SecretOnce secret={register.data.secret} />}
       >
-        {register.data ? (
-          <div className="space-y-4">
-            <div className="flex items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-3">
-              <code className="min-w-0 flex-1 break-all text-xs">{register.data.secret}</code>
-              <CopyButton value={register.data.secret} label="Copy secret" />
-            </div>
-            <div className="flex justify-end">
-              <button type="button" className="btn-primary" onClick={() => close(false)}>
-                Done
-              </button>
-            </div>
+        <div>
+          <label htmlFor="hook-url" className="label">
+            URL
+          </label>
+          <input
+            id="hook-url"
+            required
+            className="field font-mono"
+            {...urlField.attrs}
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/bind-identity"
+          />
+          {urlField.line}
+        </div>
+        <fieldset aria-describedby={events.attrs["aria-describedby"]}>
+          <legend className="label">Events</legend>
+          <div className="space-y-2 text-sm">
+            <label className="flex items-start gap-2">
+              <input type="radio" name="hook-scope" className="mt-1" checked={every} onChange={() => setEvery(true)} />
+              <span>Every event, including events added later</span>
+            </label>
+            <label className="flex items-start gap-2">
+              <input type="radio" name="hook-scope" className="mt-1" checked={!every} onChange={() => setEvery(false)} />
+              <span>Only the events I pick</span>
+            </label>
+            {!every && (
+              <ul className="ml-6 space-y-2">
+                {WEBHOOK_EVENTS.map((e) => (
+                  <li key={e.name}>
+                    <label className="flex items-start gap-2">
+                      <input
+                        type="checkbox"
+                        className="mt-1"
+                        checked={picked.includes(e.name)}
+                        onChange={(ev) => setPicked((p) => (ev.target.checked ? [...p, e.name] : p.filter((n) => n !== e.name)))}
+                      />
+                      <span>
+                        <code className="text-xs">{e.name}</code>
+                        <span className="block text-slate-600">{e.firesWhen}</span>
+                      </span>
+                    </label>
+                  </li>
+                ))}
+              </ul>
+            )}
           </div>
-        ) : (
-          <form
-            className="space-y-4"
-            onSubmit={(e) => {
-              e.preventDefault();
-              register.submit({ url, events: every ? ["*"] : WEBHOOK_EVENT_NAMES.filter((n) => picked.includes(n)) });
-            }}
-          >
-            <div>
-              <label htmlFor="hook-url" className="label">
-                URL
-              </label>
-              <input
-                id="hook-url"
-                required
-                className="field font-mono"
-                aria-describedby="hook-url-error"
-                aria-invalid={!!register.fieldError("url")}
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="https://example.com/bind-identity"
-              />
-              <FieldError id="hook-url-error" text={register.fieldError("url")} />
-            </div>
-            <fieldset aria-describedby="hook-events-error">
-              <legend className="label">Events</legend>
-              <div className="space-y-2 text-sm">
-                <label className="flex items-start gap-2">
-                  <input type="radio" name="hook-scope" className="mt-1" checked={every} onChange={() => setEvery(true)} />
-                  <span>Every event, including events added later</span>
-                </label>
-                <label className="flex items-start gap-2">
-                  <input type="radio" name="hook-scope" className="mt-1" checked={!every} onChange={() => setEvery(false)} />
-                  <span>Only the events I pick</span>
-                </label>
-                {!every && (
-                  <ul className="ml-6 space-y-2">
-                    {WEBHOOK_EVENTS.map((e) => (
-                      <li key={e.name}>
-                        <label className="flex items-start gap-2">
-                          <input
-                            type="checkbox"
-                            className="mt-1"
-                            checked={picked.includes(e.name)}
-                            onChange={(ev) => setPicked((p) => (ev.target.checked ? [...p, e.name] : p.filter((n) => n !== e.name)))}
-                          />
-                          <span>
-                            <code className="text-xs">{e.name}</code>
-                            <span className="block text-slate-600">{e.firesWhen}</span>
-                          </span>
-                        </label>
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </div>
-              <FieldError
-                id="hook-events-error"
-                text={register.fieldError("events") ?? (!every && picked.length === 0 ? "Pick at least one event." : undefined)}
-              />
-            </fieldset>
-            <FormError text={register.formError} />
-            <div className="flex justify-end gap-2">
-              <button type="button" className="btn-secondary" onClick={() => close(false)}>
-                Cancel
-              </button>
-              <button type="submit" className="btn-primary" disabled={register.isPending || (!every && picked.length === 0)}>
-                {register.isPending ? "Registering…" : "Register"}
-              </button>
-            </div>
-          </form>
-        )}
-      </Modal>
+          {events.line}
+        </fieldset>
+      </FormDialog>
     </>
   );
 }

@@ -3,9 +3,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { fmtTime } from "@/components/ui/badge";
-import { CopyButton } from "@/components/ui/copy-button";
-import { Modal, ModalActions } from "@/components/ui/dialog";
-import { FormError } from "@/components/ui/form-field";
+import { FormDialog } from "@/components/ui/form-dialog";
+import { SecretOnce } from "@/components/ui/secret-once";
 import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
@@ -29,77 +28,46 @@ export function RotateSecret({ hook, onClose }: { hook: Hook; onClose: () => voi
   const rotate = useSubmission(client.webhooks.rotateSecret, {
     onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() }),
   });
-  const close = (o: boolean) => {
-    if (!o) onClose();
-  };
   const until = rotate.data?.previousSecretValidUntil;
   return (
-    <Modal
-      open
-      onOpenChange={close}
+    <FormDialog
+      onOpenChange={(o) => !o && onClose()}
       title={rotate.data ? "New signing secret" : "Rotate the signing secret?"}
       description={
         rotate.data
           ? rotate.data.warning
           : "Deliveries carry a signature by the new secret, and by the old one until the overlap ends, so your receiver keeps verifying while you update it."
       }
+      submission={rotate}
+      onSubmit={() => rotate.submit({ id: hook.id, body: { overlapHours } })}
+      submitLabel="Rotate secret"
+      pendingLabel="Rotating…"
+      done={
+        rotate.data && (
+          <>
+            <SecretOnce secret={rotate.data.secret} testId="rotated-secret" />
+            <p className="text-sm text-slate-700">
+              {until
+                ? `The old secret keeps signing until ${fmtTime(until)}. Update your receiver before then.`
+                : "The old secret no longer signs: update your receiver now."}
+            </p>
+          </>
+        )
+      }
     >
-      {rotate.data ? (
-        <div className="space-y-4">
-          <div className="flex items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-3">
-            <code className="min-w-0 flex-1 break-all text-xs" data-testid="rotated-secret">
-              {rotate.data.secret}
-            </code>
-            <CopyButton value={rotate.data.secret} label="Copy secret" />
-          </div>
-          <p className="text-sm text-slate-700">
-            {until
-              ? `The old secret keeps signing until ${fmtTime(until)}. Update your receiver before then.`
-              : "The old secret no longer signs: update your receiver now."}
-          </p>
-          <div className="flex justify-end">
-            <button type="button" className="btn-primary" onClick={() => close(false)}>
-              Done
-            </button>
-          </div>
-        </div>
-      ) : (
-        <form
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            rotate.submit({ id: hook.id, body: { overlapHours } });
-          }}
-        >
-          <p className="break-all text-sm text-slate-700">{hook.url}</p>
-          <div>
-            <label htmlFor={`overlap-${hook.id}`} className="label">
-              Old secret keeps signing for
-            </label>
-            <select
-              id={`overlap-${hook.id}`}
-              className="field"
-              value={overlapHours}
-              onChange={(e) => setOverlapHours(Number(e.target.value))}
-            >
-              {OVERLAPS.map((o) => (
-                <option key={o.hours} value={o.hours}>
-                  {o.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <FormError text={rotate.formError} />
-          <ModalActions>
-            <button type="button" className="btn-secondary" onClick={() => close(false)}>
-              Cancel
-            </button>
-            <button type="submit" className="btn-primary" disabled={rotate.isPending}>
-              {rotate.isPending ? "Rotating…" : "Rotate secret"}
-            </button>
-          </ModalActions>
-        </form>
-      )}
-    </Modal>
+      <p className="break-all text-sm text-slate-700">{hook.url}</p>
+      <div>
+        <label htmlFor={`overlap-${hook.id}`} className="label">
+          Old secret keeps signing for
+        </label>
+        <select id={`overlap-${hook.id}`} className="field" value={overlapHours} onChange={(e) => setOverlapHours(Number(e.target.value))}>
+          {OVERLAPS.map((o) => (
+            <option key={o.hours} value={o.hours}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </div>
+    </FormDialog>
   );
 }
