@@ -49,8 +49,11 @@ module.exports = {
       name: "browser-code-imports-no-server",
       severity: "error",
       comment:
-        "Components, the tRPC client and pages run in the browser: they may import server types, never server code (their tests, run in Node, may).",
-      from: { path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$"], pathNot: TEST_CODE },
+        "Components (shared, or a page's own under _components/), the tRPC client and pages run in the browser: they may import server types, never server code (their tests, run in Node, may).",
+      from: {
+        path: ["^src/components/", "^src/trpc/", "^src/app/.+/page\\.tsx$", "^src/app/page\\.tsx$", "^src/app/.+/_components/"],
+        pathNot: TEST_CODE,
+      },
       to: { path: "^src/server/", dependencyTypesNot: ["type-only"] },
     },
     {

@@ -25,6 +25,8 @@ const TREE: Record<string, string> = {
   // Browser code loading server code (a type-only import is allowed).
   "src/components/widget.ts":
     'import { work } from "../server/services/demo";\nimport type { other } from "../server/services/other";\nexport const w: typeof other = work;\n',
+  // A page's own component doing the same.
+  "src/app/console/demo/_components/panel.tsx": 'import { work } from "../../../../server/services/demo";\nexport const p = work;\n',
   // An import circle.
   "src/server/jobs/a.ts": 'import { b } from "./b";\nexport const a = () => b;\n',
   "src/server/jobs/b.ts": 'import { a } from "./a";\nexport const b = () => a;\n',
@@ -73,6 +75,9 @@ describe("the boundary check", () => {
   it("fails platform/ depending on a domain, and browser code loading server code", () => {
     expect(violations()).toContain("platform-imports-no-domain: src/server/platform/helper.ts -> src/server/services/demo/index.ts");
     expect(violations()).toContain("browser-code-imports-no-server: src/components/widget.ts -> src/server/services/demo/index.ts");
+    expect(violations()).toContain(
+      "browser-code-imports-no-server: src/app/console/demo/_components/panel.tsx -> src/server/services/demo/index.ts",
+    );
   });
 
   it("fails an import circle", () => {

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { SignInForm } from "@/components/console/sign-in-form";
+import { SignInForm } from "./_components/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in · Bind Identity console" };
 

@@ -2,17 +2,15 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { useDeferredValue, useMemo, useState } from "react";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader, ShortDid } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Modal, ModalActions } from "@/components/ui/dialog";
-import { FormError } from "@/components/ui/form-field";
-import { useSubmission } from "@/components/ui/use-submission";
-import { useTRPC, useTRPCClient } from "@/trpc/react";
-import { age, type Case, CaseDecision, PRIORITY_RANK, PriorityBadge, SlaBadge, StatusBadge, subjectName } from "./case-ui";
-import { Screenings } from "./screenings";
+import { useTRPC } from "@/trpc/react";
+import { age, type Case, CaseDecision, PRIORITY_RANK, PriorityBadge, SlaBadge, StatusBadge, subjectName } from "./_components/case-ui";
+import { Screenings } from "./_components/screenings";
+import { TakeNext } from "./_components/take-next";
 
 type Status = "open" | "closed" | "all";
 const EMPTY: Record<Status, string> = {
@@ -178,42 +176,6 @@ function Queue() {
         </Modal>
       )}
     </>
-  );
-}
-
-/** "Take next case": the oldest, highest-priority unassigned open case becomes the caller's, and its page opens. */
-function TakeNext() {
-  const client = useTRPCClient();
-  const router = useRouter();
-  const [none, setNone] = useState(false);
-  const next = useSubmission(client.aml.next, {
-    onSuccess: (r) => {
-      if (r.case) router.push(`/console/aml/${r.case.caseId}`);
-      else setNone(true);
-    },
-  });
-  return (
-    <div className="flex flex-col items-stretch sm:items-end">
-      <button
-        type="button"
-        className="btn-primary"
-        disabled={next.isPending}
-        onClick={() => {
-          setNone(false);
-          next.submit({});
-        }}
-      >
-        Take next case
-      </button>
-      <p role="status" className={none ? "mt-2 text-sm text-slate-600 sm:max-w-xs sm:text-right" : "sr-only"}>
-        {none ? "No unassigned open case is waiting: every open case already has someone working it." : ""}
-      </p>
-      {next.formError && (
-        <div className="mt-2">
-          <FormError text={next.formError} />
-        </div>
-      )}
-    </div>
   );
 }
 

@@ -2,19 +2,16 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { RoleGate } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
-import { CopyButton } from "@/components/ui/copy-button";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
-import { Confirm, Modal } from "@/components/ui/dialog";
-import { present, textIssue } from "@/components/ui/error-text";
-import { Counter, FieldError, FormError } from "@/components/ui/form-field";
+import { Confirm } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
-import { SCOPES, type Scope } from "@/lib/scopes";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { MintKey } from "./_components/mint-key";
 
 type Key = RouterOutputs["apiKeys"]["list"]["keys"][number];
 
@@ -111,117 +108,6 @@ function ApiKeys() {
         empty="No API keys."
         filterPlaceholder="Filter by name, prefix or scope"
       />
-    </>
-  );
-}
-
-const KEY_FIELDS = { name: { label: "key name" }, scopes: { label: "scope" } };
-
-function MintKey({ onMinted }: { onMinted: () => void }) {
-  const client = useTRPCClient();
-  const [open, setOpen] = useState(false);
-  const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Scope[]>(["read"]);
-  const mint = useSubmission(client.apiKeys.mint, {
-    fields: KEY_FIELDS,
-    validate: (input) =>
-      present([
-        textIssue(["name"], input.name, 2, 64),
-        input.scopes?.length ? null : { path: ["scopes"], code: "too_small", origin: "array", minimum: 1 },
-      ]),
-    onSuccess: () => onMinted(),
-  });
-  const close = (o: boolean) => {
-    setOpen(o);
-    if (!o) {
-      mint.reset();
-      setName("");
-      setScopes(["read"]);
-    }
-  };
-  const toggle = (s: Scope) => setScopes((all) => (all.includes(s) ? all.filter((x) => x !== s) : [...all, s]));
-  return (
-    <>
-      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
-        Mint key
-      </button>
-      <Modal
-        open={open}
-        onOpenChange={close}
-        title={mint.data ? "Your new API key" : "Mint an API key"}
-        description={mint.data ? mint.data.warning : "Give each integration its own key with only the scopes it needs."}
-      >
-        {mint.data ? (
-          <div className="space-y-4">
-            <div className="rounded-md border border-amber-300 bg-amber-50 p-3">
-              <p className="text-sm font-medium text-amber-900">Shown once. Copy it now and store it in your secrets manager.</p>
-              <div className="mt-2 flex items-center gap-2">
-                <code data-testid="minted-key" className="min-w-0 flex-1 break-all rounded bg-white p-2 text-xs">
-                  {mint.data.apiKey}
-                </code>
-                <CopyButton value={mint.data.apiKey} label="Copy key" />
-              </div>
-            </div>
-            <div className="flex justify-end">
-              <button type="button" className="btn-primary" onClick={() => close(false)}>
-                Done
-              </button>
-            </div>
-          </div>
-        ) : (
-          <form
-            className="space-y-4"
-            onSubmit={(e) => {
-              e.preventDefault();
-              mint.submit({ name, scopes });
-            }}
-          >
-            <div>
-              <label htmlFor="key-name" className="label">
-                Name
-              </label>
-              <input
-                id="key-name"
-                required
-                aria-describedby="key-name-count key-name-error"
-                aria-invalid={!!mint.fieldError("name")}
-                className="field"
-                value={name}
-                onChange={(e) => setName(e.target.value)}
-                placeholder="e.g. Wallet backend (production)"
-              />
-              <FieldError id="key-name-error" text={mint.fieldError("name")} />
-              <Counter id="key-name-count" value={name} min={2} max={64} />
-            </div>
-            <fieldset>
-              <legend className="label">Scopes</legend>
-              <div className="grid grid-cols-1 gap-1.5 sm:grid-cols-2">
-                {SCOPES.map((s) => (
-                  <label key={s} className="flex items-center gap-2 text-sm">
-                    <input
-                      type="checkbox"
-                      checked={scopes.includes(s)}
-                      onChange={() => toggle(s)}
-                      className="h-4 w-4 rounded border-slate-300"
-                    />
-                    <code>{s}</code>
-                  </label>
-                ))}
-              </div>
-              <FieldError id="key-scopes-error" text={mint.fieldError("scopes")} />
-            </fieldset>
-            <FormError text={mint.formError} />
-            <div className="flex justify-end gap-2">
-              <button type="button" className="btn-secondary" onClick={() => close(false)}>
-                Cancel
-              </button>
-              <button type="submit" className="btn-primary" disabled={mint.isPending || scopes.length === 0}>
-                {mint.isPending ? "Minting…" : "Mint key"}
-              </button>
-            </div>
-          </form>
-        )}
-      </Modal>
     </>
   );
 }

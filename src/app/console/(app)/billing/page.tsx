@@ -1,15 +1,15 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
-import { useRef } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { RoleGate } from "@/components/console/shell";
-import { Badge, PageHeader } from "@/components/ui/badge";
+import { PageHeader } from "@/components/ui/badge";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { errorMessage, useTRPC } from "@/trpc/react";
-import { Invoices } from "./invoices";
-import { priceText, Upgrade, verificationsText } from "./upgrade";
-import { dayLabel, UsageChart } from "./usage-chart";
+import { useTRPC } from "@/trpc/react";
+import { Invoices } from "./_components/invoices";
+import { Payment } from "./_components/payment";
+import { priceText, Upgrade, verificationsText } from "./_components/upgrade";
+import { dayLabel, UsageChart } from "./_components/usage-chart";
 
 type Overview = RouterOutputs["billing"]["overview"];
 
@@ -218,59 +218,6 @@ function History() {
             days={h.days.map((d) => ({ day: d.day, count: d.verifications }))}
           />
         </div>
-      )}
-    </section>
-  );
-}
-
-function Payment({ o }: { o: Overview }) {
-  const trpc = useTRPC();
-  const busy = useRef(false);
-  const portal = useMutation(
-    trpc.billing.portal.mutationOptions({
-      onSuccess: ({ url }) => window.location.assign(url),
-      onError: () => {
-        busy.current = false;
-      },
-    }),
-  );
-  return (
-    <section className="card" aria-labelledby="payment-h">
-      <div className="flex items-center justify-between gap-2">
-        <h2 id="payment-h" className="font-semibold">
-          Payment
-        </h2>
-        <Badge tone={o.payment.provider === "sandbox" ? "amber" : "slate"}>{o.payment.provider === "sandbox" ? "Sandbox" : "Stripe"}</Badge>
-      </div>
-      {o.payment.hasCustomer ? (
-        <>
-          <p className="mt-1 text-sm text-slate-600">
-            Change the card, download receipts or cancel in the payment provider&apos;s portal. It returns you to the console.
-          </p>
-          <button
-            type="button"
-            className="btn-secondary mt-3"
-            disabled={portal.isPending || portal.isSuccess}
-            onClick={() => {
-              if (busy.current) return;
-              busy.current = true;
-              portal.mutate();
-            }}
-          >
-            {portal.isPending || portal.isSuccess ? "Opening…" : "Manage payment"}
-          </button>
-        </>
-      ) : (
-        <p className="mt-1 text-sm text-slate-600" data-testid="no-portal">
-          {o.payment.provider === "sandbox"
-            ? "The sandbox takes no real card payments, so there is no card or payment portal to manage."
-            : "No card on file: the payment portal opens once this organization has paid by card."}
-        </p>
-      )}
-      {portal.error && (
-        <p role="alert" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-          {errorMessage(portal.error)}
-        </p>
       )}
     </section>
   );

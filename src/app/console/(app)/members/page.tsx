@@ -1,16 +1,17 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
-import { Confirm, Modal } from "@/components/ui/dialog";
+import { Confirm } from "@/components/ui/dialog";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast, ROLES, type Role, roleLabel } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { AddMember } from "./_components/add-member";
 
 type Member = RouterOutputs["members"]["list"]["members"][number];
 
@@ -200,83 +201,6 @@ function Members() {
         empty="No members yet."
         filterPlaceholder="Filter by email, role or status"
       />
-    </>
-  );
-}
-
-function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: () => void }) {
-  const toast = useToast();
-  const [open, setOpen] = useState(false);
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("viewer");
-  const client = useTRPCClient();
-  const add = useSubmission(client.members.add, {
-    fields: { email: { label: "email" } },
-    onSuccess: (m) => {
-      toast({
-        tone: "ok",
-        title: `${m.email} added as ${roleLabel(m.role)}`,
-        body: "An invitation to set up their sign-in was emailed to them.",
-      });
-      setOpen(false);
-      setEmail("");
-      onAdded();
-    },
-  });
-  return (
-    <>
-      <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
-        Add member
-      </button>
-      <Modal
-        open={open}
-        onOpenChange={(o) => {
-          setOpen(o);
-          add.reset();
-        }}
-        title="Add a member"
-        description="We email them a link to set up a passkey or a password with an authenticator app; it works once, for 72 hours. Adding an existing address updates its role and reactivates it."
-      >
-        <form
-          className="space-y-4"
-          onSubmit={(e) => {
-            e.preventDefault();
-            add.submit({ email, role });
-          }}
-        >
-          <div>
-            <label htmlFor="member-email" className="label">
-              Email
-            </label>
-            <input id="member-email" type="email" required className="field" value={email} onChange={(e) => setEmail(e.target.value)} />
-          </div>
-          <div>
-            <label htmlFor="member-role" className="label">
-              Role
-            </label>
-            <select id="member-role" className="field" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {grantable.map((r) => (
-                <option key={r} value={r}>
-                  {roleLabel(r)}
-                </option>
-              ))}
-            </select>
-          </div>
-          {add.error && (
-            <p role="alert" className="text-sm text-red-700">
-              {add.error.message}
-            </p>
-          )}
-          <div className="flex justify-end gap-2">
-            <button type="button" className="btn-secondary" onClick={() => setOpen(false)}>
-              Cancel
-            </button>
-            <button type="submit" className="btn-primary" disabled={add.isPending}>
-              {add.isPending ? "Adding…" : "Add member"}
-            </button>
-          </div>
-        </form>
-      </Modal>
     </>
   );
 }

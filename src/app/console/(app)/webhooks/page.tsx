@@ -3,11 +3,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { RoleGate, useMe } from "@/components/console/shell";
-import { Deliveries } from "@/components/console/webhooks/deliveries";
-import { RecoverDialog } from "@/components/console/webhooks/recover-dialog";
-import { RegisterWebhook } from "@/components/console/webhooks/register-webhook";
-import { RotateSecret } from "@/components/console/webhooks/rotate-secret";
-import { TestEventDialog } from "@/components/console/webhooks/test-event-dialog";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { columnsFor, DataTable } from "@/components/ui/data-table";
 import { Confirm } from "@/components/ui/dialog";
@@ -16,6 +11,11 @@ import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
+import { Deliveries } from "./_components/deliveries";
+import { RecoverDialog } from "./_components/recover-dialog";
+import { RegisterWebhook } from "./_components/register-webhook";
+import { RotateSecret } from "./_components/rotate-secret";
+import { TestEventDialog } from "./_components/test-event-dialog";
 
 type Hook = RouterOutputs["webhooks"]["list"]["webhooks"][number];
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { InviteAccept } from "@/components/console/invite-accept";
+import { InviteAccept } from "./_components/invite-accept";
 
 export const metadata: Metadata = { title: "Set up your sign-in · Bind Identity console", referrer: "no-referrer" };
 

@@ -8,7 +8,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
-import { Bindings } from "./bindings";
+import { Bindings } from "./_components/bindings";
 
 type Account = RouterOutputs["accounts"]["detail"];
 const TONE = { provisional: "amber", bound: "indigo", unlocked: "green", suspended: "red" } as const;

@@ -3,8 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge, fmtTime } from "@/components/ui/badge";
-import { Modal, ModalActions } from "@/components/ui/dialog";
-import { FormError } from "@/components/ui/form-field";
+import { FormDialog } from "@/components/ui/form-dialog";
 import { useSubmission } from "@/components/ui/use-submission";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 
@@ -53,69 +52,43 @@ export function RecoverDialog(props: { hook: { id: string; url: string }; since?
   const recover = useSubmission(client.webhooks.recover, {
     onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
   });
-  const close = (o: boolean) => {
-    if (!o) props.onClose();
-  };
   return (
-    <Modal
-      open
-      onOpenChange={close}
+    <FormDialog
+      onOpenChange={(o) => !o && props.onClose()}
       title={recover.data ? "Recover queued" : "Recover deliveries"}
       description={
         props.note ??
         "Sends every failed or dead delivery of this endpoint in the range again, one at a time in the order the events happened."
       }
+      submission={recover}
+      onSubmit={() => recover.submit({ id: props.hook.id, body: { since: toIso(since) ?? "", ...(until ? { until: toIso(until) } : {}) } })}
+      submitLabel="Recover"
+      pendingLabel="Queuing…"
+      className="space-y-4 pb-1"
+      done={recover.data && <Progress hookId={props.hook.id} jobId={recover.data.id} />}
     >
-      {recover.data ? (
-        <div className="space-y-4">
-          <Progress hookId={props.hook.id} jobId={recover.data.id} />
-          <div className="flex justify-end">
-            <button type="button" className="btn-primary" onClick={() => close(false)}>
-              Done
-            </button>
-          </div>
+      <p className="break-all text-sm text-slate-700">{props.hook.url}</p>
+      <div className="grid gap-3 sm:grid-cols-2">
+        <div>
+          <label htmlFor="recover-since" className="label">
+            Created since
+          </label>
+          <input
+            id="recover-since"
+            type="datetime-local"
+            required
+            className="field"
+            value={since}
+            onChange={(e) => setSince(e.target.value)}
+          />
         </div>
-      ) : (
-        <form
-          className="space-y-4 pb-1"
-          onSubmit={(e) => {
-            e.preventDefault();
-            recover.submit({ id: props.hook.id, body: { since: toIso(since) ?? "", ...(until ? { until: toIso(until) } : {}) } });
-          }}
-        >
-          <p className="break-all text-sm text-slate-700">{props.hook.url}</p>
-          <div className="grid gap-3 sm:grid-cols-2">
-            <div>
-              <label htmlFor="recover-since" className="label">
-                Created since
-              </label>
-              <input
-                id="recover-since"
-                type="datetime-local"
-                required
-                className="field"
-                value={since}
-                onChange={(e) => setSince(e.target.value)}
-              />
-            </div>
-            <div>
-              <label htmlFor="recover-until" className="label">
-                Until (empty: now)
-              </label>
-              <input id="recover-until" type="datetime-local" className="field" value={until} onChange={(e) => setUntil(e.target.value)} />
-            </div>
-          </div>
-          <FormError text={recover.formError} />
-          <ModalActions>
-            <button type="button" className="btn-secondary" onClick={() => close(false)}>
-              Cancel
-            </button>
-            <button type="submit" className="btn-primary" disabled={recover.isPending}>
-              {recover.isPending ? "Queuing…" : "Recover"}
-            </button>
-          </ModalActions>
-        </form>
-      )}
-    </Modal>
+        <div>
+          <label htmlFor="recover-until" className="label">
+            Until (empty: now)
+          </label>
+          <input id="recover-until" type="datetime-local" className="field" value={until} onChange={(e) => setUntil(e.target.value)} />
+        </div>
+      </div>
+    </FormDialog>
   );
 }

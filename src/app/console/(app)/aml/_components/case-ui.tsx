@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime } from "@/components/ui/badge";
 import { present, textIssue } from "@/components/ui/error-text";
-import { Counter, FieldError, FormError } from "@/components/ui/form-field";
+import { Counter, FormError, fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import type { RouterOutputs } from "@/trpc/outputs";
@@ -109,6 +109,7 @@ export function CaseDecision({
   const [tried, setTried] = useState<"propose" | "approve" | "confirm" | null>(null);
   const sub = tried === "propose" ? propose : tried === "approve" ? approve : tried === "confirm" ? confirm : null;
   const textError = sub?.fieldError("reason") ?? sub?.fieldError("body.reason") ?? sub?.fieldError("body.notes");
+  const textField = fieldProblem(`case-text-${c.caseId}`, textError, `case-text-count-${c.caseId}`);
   const busy = propose.isPending || approve.isPending || confirm.isPending;
   const closed = c.status === "cleared" || c.status === "confirmed";
   if (closed)
@@ -128,12 +129,11 @@ export function CaseDecision({
           id={`case-text-${c.caseId}`}
           rows={2}
           className="field"
-          aria-describedby={`case-text-count-${c.caseId} case-text-error-${c.caseId}`}
-          aria-invalid={!!textError}
+          {...textField.attrs}
           value={text}
           onChange={(e) => setText(e.target.value)}
         />
-        <FieldError id={`case-text-error-${c.caseId}`} text={textError} />
+        {textField.line}
         <Counter id={`case-text-count-${c.caseId}`} value={text} max={500} min={c.status === "open" ? 3 : 0} />
       </div>
       {c.status === "pending_approval" && iProposed && (

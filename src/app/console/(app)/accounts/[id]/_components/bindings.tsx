@@ -5,9 +5,9 @@ import Link from "next/link";
 import { useState } from "react";
 import { useMe } from "@/components/console/shell";
 import { Badge, fmtTime } from "@/components/ui/badge";
-import { Modal, ModalActions } from "@/components/ui/dialog";
 import { present, textIssue } from "@/components/ui/error-text";
-import { Counter, FieldError, FormError } from "@/components/ui/form-field";
+import { FormDialog } from "@/components/ui/form-dialog";
+import { Counter, fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { atLeast } from "@/lib/roles";
@@ -108,47 +108,36 @@ function RevokeDialog({ account, binding, onClose }: { account: Account; binding
     },
   });
   const error = revoke.fieldError("body.reason");
+  const reasonField = fieldProblem("revoke-reason", error, "revoke-reason-count");
   return (
-    <Modal
-      open
+    <FormDialog
       onOpenChange={(open) => !open && onClose()}
       title="Revoke this binding"
       description={`${binding.personLabel} will no longer be bound to ${account.name}. The credential's revocation bit is set at once, relying parties see it as revoked, and this cannot be undone.`}
+      submission={revoke}
+      onSubmit={() => revoke.submit({ id: binding.bindingId, body: { reason } })}
+      submitLabel="Revoke binding"
+      pendingLabel="Revoking…"
+      destructive
+      className=""
     >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          revoke.submit({ id: binding.bindingId, body: { reason } });
+      <label htmlFor="revoke-reason" className="label">
+        Reason
+      </label>
+      <textarea
+        id="revoke-reason"
+        rows={3}
+        className="field"
+        {...reasonField.attrs}
+        value={reason}
+        onChange={(e) => {
+          setReason(e.target.value);
+          // An earlier refusal is about the text as it was; it goes once the text changes.
+          if (error) revoke.reset();
         }}
-      >
-        <label htmlFor="revoke-reason" className="label">
-          Reason
-        </label>
-        <textarea
-          id="revoke-reason"
-          rows={3}
-          className="field"
-          aria-describedby="revoke-reason-count revoke-reason-error"
-          aria-invalid={!!error}
-          value={reason}
-          onChange={(e) => {
-            setReason(e.target.value);
-            // An earlier refusal is about the text as it was; it goes once the text changes.
-            if (error) revoke.reset();
-          }}
-        />
-        <FieldError id="revoke-reason-error" text={error} />
-        <Counter id="revoke-reason-count" value={reason} max={500} min={3} />
-        <FormError text={revoke.formError} />
-        <ModalActions>
-          <button type="button" className="btn-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn-danger" disabled={revoke.isPending}>
-            {revoke.isPending ? "Revoking…" : "Revoke binding"}
-          </button>
-        </ModalActions>
-      </form>
-    </Modal>
+      />
+      {reasonField.line}
+      <Counter id="revoke-reason-count" value={reason} max={500} min={3} />
+    </FormDialog>
   );
 }

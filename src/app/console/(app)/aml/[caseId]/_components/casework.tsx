@@ -4,13 +4,13 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useMe } from "@/components/console/shell";
 import { fmtTime } from "@/components/ui/badge";
-import { Modal, ModalActions } from "@/components/ui/dialog";
 import { present, textIssue } from "@/components/ui/error-text";
-import { Counter, FieldError, FormError } from "@/components/ui/form-field";
+import { FormDialog } from "@/components/ui/form-dialog";
+import { Counter, FormError, fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
-import type { Case } from "../case-ui";
+import type { Case } from "../../_components/case-ui";
 
 // Who works a case (assign to me, reassign with a reason, unassign) and its notes
 // (docs/api/guides/aml-cases.md, "Who works a case" and "Notes").
@@ -124,67 +124,56 @@ function ReassignDialog({ c, onClose }: { c: Case; onClose: () => void }) {
       onClose();
     },
   });
-  const emailError = reassign.fieldError("body.assigneeEmail");
-  const reasonError = reassign.fieldError("body.reason");
+  const emailField = fieldProblem("reassign-email", reassign.fieldError("body.assigneeEmail"));
+  const reasonField = fieldProblem("reassign-reason", reassign.fieldError("body.reason"), "reassign-reason-count");
   return (
-    <Modal open onOpenChange={(o) => !o && onClose()} title="Reassign the case" description={`Now with ${c.assigneeEmail}.`}>
-      <form
-        className="space-y-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          reassign.submit({ caseId: c.caseId, body: { assigneeEmail: email.trim(), reason } });
-        }}
-      >
-        <div>
-          <label htmlFor="reassign-email" className="label">
-            Member's email
-          </label>
-          <input
-            id="reassign-email"
-            type="email"
-            className="field"
-            list="reassign-suggestions"
-            autoComplete="off"
-            aria-describedby="reassign-email-error"
-            aria-invalid={!!emailError}
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-          <datalist id="reassign-suggestions">
-            {suggestions.map((s) => (
-              <option key={s} value={s} />
-            ))}
-          </datalist>
-          <FieldError id="reassign-email-error" text={emailError} />
-          <p className="mt-1 text-xs text-slate-500">A member with the compliance officer role or above.</p>
-        </div>
-        <div>
-          <label htmlFor="reassign-reason" className="label">
-            Reason
-          </label>
-          <textarea
-            id="reassign-reason"
-            rows={2}
-            className="field"
-            aria-describedby="reassign-reason-count reassign-reason-error"
-            aria-invalid={!!reasonError}
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-          />
-          <FieldError id="reassign-reason-error" text={reasonError} />
-          <Counter id="reassign-reason-count" value={reason} max={REASON_MAX} min={3} />
-        </div>
-        <FormError text={reassign.formError} />
-        <ModalActions>
-          <button type="button" className="btn-secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn-primary" disabled={reassign.isPending}>
-            Reassign
-          </button>
-        </ModalActions>
-      </form>
-    </Modal>
+    <FormDialog
+      onOpenChange={(o) => !o && onClose()}
+      title="Reassign the case"
+      description={`Now with ${c.assigneeEmail}.`}
+      submission={reassign}
+      onSubmit={() => reassign.submit({ caseId: c.caseId, body: { assigneeEmail: email.trim(), reason } })}
+      submitLabel="Reassign"
+      className="space-y-3"
+    >
+      <div>
+        <label htmlFor="reassign-email" className="label">
+          Member's email
+        </label>
+        <input
+          id="reassign-email"
+          type="email"
+          className="field"
+          list="reassign-suggestions"
+          autoComplete="off"
+          {...emailField.attrs}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <datalist id="reassign-suggestions">
+          {suggestions.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+        {emailField.line}
+        <p className="mt-1 text-xs text-slate-500">A member with the compliance officer role or above.</p>
+      </div>
+      <div>
+        <label htmlFor="reassign-reason" className="label">
+          Reason
+        </label>
+        <textarea
+          id="reassign-reason"
+          rows={2}
+          className="field"
+          {...reasonField.attrs}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
+        {reasonField.line}
+        <Counter id="reassign-reason-count" value={reason} max={REASON_MAX} min={3} />
+      </div>
+    </FormDialog>
   );
 }
 
@@ -203,7 +192,7 @@ export function CommentBox({ caseId }: { caseId: string }) {
       refresh();
     },
   });
-  const error = comment.fieldError("body.text");
+  const textField = fieldProblem("case-comment", comment.fieldError("body.text"), "case-comment-count");
   return (
     <form
       className="mt-3 space-y-2"
@@ -215,16 +204,8 @@ export function CommentBox({ caseId }: { caseId: string }) {
       <label htmlFor="case-comment" className="label">
         Comment
       </label>
-      <textarea
-        id="case-comment"
-        rows={3}
-        className="field"
-        aria-describedby="case-comment-count case-comment-error"
-        aria-invalid={!!error}
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-      />
-      <FieldError id="case-comment-error" text={error} />
+      <textarea id="case-comment" rows={3} className="field" {...textField.attrs} value={text} onChange={(e) => setText(e.target.value)} />
+      {textField.line}
       <Counter id="case-comment-count" value={text} max={COMMENT_MAX} />
       <FormError text={comment.formError} />
       <div className="flex justify-end">

@@ -4,13 +4,14 @@ import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/bro
 import { startRegistration } from "@simplewebauthn/browser";
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import { AuthStepError, authStep, passkeyErrorText } from "@/components/console/auth-api";
+import { useAuthStep } from "@/components/console/use-auth-step";
 import { QrCode } from "@/components/signup/qr-code";
 import { fmtTime } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
+import { useFieldChecks } from "@/components/ui/form-field";
+import { FormAlert } from "@/components/ui/states";
 import { roleLabel } from "@/lib/roles";
-import { FormAlert } from "../ui/states";
-import { AuthStepError, authStep, passkeyErrorText } from "./auth-api";
-import { useAuthStep } from "./use-auth-step";
 
 type Invitation = { organizationName: string; email: string; role: string; expiresAt: string };
 type Totp = { secret: string; uri: string };
@@ -32,7 +33,7 @@ export function InviteAccept({ token }: { token: string }) {
   const [totp, setTotp] = useState<Totp | null>(null);
   const { busy, error, setError, guarded } = useAuthStep((err) => (err instanceof AuthStepError ? err.message : passkeyErrorText(err)));
   const [fields, setFields] = useState({ password: "", confirm: "", code: "" });
-  const [fieldError, setFieldError] = useState<{ field: string; text: string } | null>(null);
+  const checks = useFieldChecks();
 
   useEffect(() => {
     authStep<Invitation>("/api/auth/invitation", { step: "view", token }).then(setInvitation, (err: unknown) =>
@@ -66,18 +67,14 @@ export function InviteAccept({ token }: { token: string }) {
   function onSave(e: React.FormEvent) {
     e.preventDefault();
     const code = fields.code.replace(/\s/g, "");
-    const checks: [string, boolean, string][] = [
-      ["new-password", fields.password.length >= MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`],
-      ["confirm-password", fields.confirm === fields.password, "The two passwords differ."],
-      ["totp-code", /^\d{6}$/.test(code), "Enter the 6-digit code your authenticator app shows."],
-    ];
-    const bad = checks.find(([, ok]) => !ok);
-    if (bad) {
-      setFieldError({ field: bad[0], text: bad[2] });
-      document.getElementById(bad[0])?.focus();
+    if (
+      !checks.require([
+        ["new-password", fields.password.length >= MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`],
+        ["confirm-password", fields.confirm === fields.password, "The two passwords differ."],
+        ["totp-code", /^\d{6}$/.test(code), "Enter the 6-digit code your authenticator app shows."],
+      ])
+    )
       return;
-    }
-    setFieldError(null);
     void guarded(async () => {
       await authStep("/api/auth/invitation", { step: "password", token, password: fields.password, code });
       setMode("done");
@@ -87,17 +84,8 @@ export function InviteAccept({ token }: { token: string }) {
   /** A field's words go as soon as it is edited. */
   const edit = (key: keyof typeof fields, field: string, value: string) => {
     setFields((f) => ({ ...f, [key]: value }));
-    if (fieldError?.field === field) setFieldError(null);
+    checks.edited(field);
   };
-
-  const hint = (field: string) =>
-    fieldError?.field === field ? (
-      <p id={`${field}-error`} className="mt-1 text-sm text-red-700">
-        {fieldError.text}
-      </p>
-    ) : null;
-  const invalid = (field: string) =>
-    fieldError?.field === field ? { "aria-invalid": true as const, "aria-describedby": `${field}-error` } : {};
 
   if (loadError) {
     return (
@@ -118,6 +106,11 @@ export function InviteAccept({ token }: { token: string }) {
   }
 
   const alert = <FormAlert error={error} />;
+  const [passwordField, confirmField, codeField] = [
+    checks.field("new-password"),
+    checks.field("confirm-password"),
+    checks.field("totp-code"),
+  ];
 
   return (
     <div className="card mt-6 space-y-5">
@@ -183,14 +176,14 @@ export function InviteAccept({ token }: { token: string }) {
               maxLength={200}
               value={fields.password}
               onChange={(e) => edit("password", "new-password", e.target.value)}
-              {...invalid("new-password")}
+              {...passwordField.attrs}
             />
             <p className="mt-1 text-xs text-slate-500" aria-live="polite">
               {fields.password.length < MIN_PASSWORD
                 ? `${fields.password.length} of at least ${MIN_PASSWORD} characters`
                 : `${fields.password.length} characters`}
             </p>
-            {hint("new-password")}
+            {passwordField.line}
           </div>
           <div>
             <label htmlFor="confirm-password" className="label">
@@ -204,9 +197,9 @@ export function InviteAccept({ token }: { token: string }) {
               maxLength={200}
               value={fields.confirm}
               onChange={(e) => edit("confirm", "confirm-password", e.target.value)}
-              {...invalid("confirm-password")}
+              {...confirmField.attrs}
             />
-            {hint("confirm-password")}
+            {confirmField.line}
           </div>
           <div>
             <label htmlFor="totp-code" className="label">
@@ -220,9 +213,9 @@ export function InviteAccept({ token }: { token: string }) {
               maxLength={7}
               value={fields.code}
               onChange={(e) => edit("code", "totp-code", e.target.value)}
-              {...invalid("totp-code")}
+              {...codeField.attrs}
             />
-            {hint("totp-code")}
+            {codeField.line}
           </div>
           {alert}
           <button type="submit" className="btn-primary w-full" disabled={busy}>

@@ -2,7 +2,7 @@
 
 import { fmtTime } from "@/components/ui/badge";
 import type { RouterOutputs } from "@/trpc/outputs";
-import { who } from "../case-ui";
+import { who } from "../../_components/case-ui";
 
 type Event = RouterOutputs["aml"]["timeline"]["events"][number];
 
