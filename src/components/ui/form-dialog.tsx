@@ -26,7 +26,7 @@ export function FormDialog(props: {
   destructive?: boolean;
   /** Disables the submit button for a reason of the form's own (nothing picked yet). */
   disabled?: boolean;
-  /** The form's layout classes. */
+  /** The form's layout classes ("space-y-4" when not given). */
   className?: string;
   done?: React.ReactNode;
   children: React.ReactNode;
@@ -46,7 +46,9 @@ export function FormDialog(props: {
         </div>
       ) : (
         <form
-          className={props.className ?? "space-y-4"}
+          // pb-1 keeps the negative bottom margin of ModalActions inside the form: a dialog whose
+          // content fits does not scroll its last field under the buttons.
+          className={`${props.className ?? "space-y-4"} pb-1`.trim()}
           onSubmit={(e) => {
             e.preventDefault();
             props.onSubmit();

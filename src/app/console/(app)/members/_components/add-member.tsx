@@ -2,7 +2,6 @@
 
 import { useState } from "react";
 import { FormDialog } from "@/components/ui/form-dialog";
-import { fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
 import { type Role, roleLabel } from "@/lib/roles";
@@ -28,7 +27,6 @@ export function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: 
       onAdded();
     },
   });
-  const emailField = fieldProblem("member-email", add.fieldError("email"));
   return (
     <>
       <button type="button" className="btn-primary" onClick={() => setOpen(true)}>
@@ -42,7 +40,8 @@ export function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: 
         }}
         title="Add a member"
         description="We email them a link to set up a passkey or a password with an authenticator app; it works once, for 72 hours. Adding an existing address updates its role and reactivates it."
-        submission={add}
+        // Every refusal, the email's words included, is the dialog's alert: the email is the one field the service refuses.
+        submission={{ isPending: add.isPending, formError: add.error?.message ?? null }}
         onSubmit={() => add.submit({ email, role })}
         submitLabel="Add member"
         pendingLabel="Adding…"
@@ -51,16 +50,7 @@ export function AddMember({ grantable, onAdded }: { grantable: Role[]; onAdded: 
           <label htmlFor="member-email" className="label">
             Email
           </label>
-          <input
-            id="member-email"
-            type="email"
-            required
-            className="field"
-            {...emailField.attrs}
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-          {emailField.line}
+          <input id="member-email" type="email" required className="field" value={email} onChange={(e) => setEmail(e.target.value)} />
         </div>
         <div>
           <label htmlFor="member-role" className="label">

@@ -64,7 +64,6 @@ export function RecoverDialog(props: { hook: { id: string; url: string }; since?
       onSubmit={() => recover.submit({ id: props.hook.id, body: { since: toIso(since) ?? "", ...(until ? { until: toIso(until) } : {}) } })}
       submitLabel="Recover"
       pendingLabel="Queuing…"
-      className="space-y-4 pb-1"
       done={recover.data && <Progress hookId={props.hook.id} jobId={recover.data.id} />}
     >
       <p className="break-all text-sm text-slate-700">{props.hook.url}</p>

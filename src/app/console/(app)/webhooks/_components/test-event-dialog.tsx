@@ -29,7 +29,6 @@ export function TestEventDialog(props: { hook: { id: string; url: string }; onCl
       onSubmit={() => send.submit({ id: props.hook.id, body: { event } })}
       submitLabel="Send test"
       pendingLabel="Sending…"
-      className="space-y-4 pb-1"
       done={
         send.data && (
           <p className="text-sm">
