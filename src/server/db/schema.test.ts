@@ -47,15 +47,27 @@ afterAll(async () => {
   await dropDatabase(inject("adminDatabaseUrl"), dbName).catch(() => undefined);
 });
 
-describe("the Prisma schema and the migrations", () => {
-  it("agree: a migration drafted on top of the migrations is empty", async () => {
-    expect(await draft()).toBe("-- This is an empty migration.");
-  });
+// Each draft starts Prisma's migration engine in a process of its own: seconds alone, a minute or
+// more while the other worker loads the same two cores.
+const DRAFT_BUDGET_MS = 180_000;
 
-  it("and the check bites: a field added to one domain's file drafts its column", async () => {
-    const schema = tempCopy("prisma/schema");
-    const audit = path.join(schema, "audit.prisma");
-    fs.writeFileSync(audit, fs.readFileSync(audit, "utf8").replace("model AuditHead {\n", "model AuditHead {\n  probe String?\n"));
-    expect(await draft({ schema })).toContain('ALTER TABLE "audit_heads" ADD COLUMN     "probe" TEXT;');
-  });
+describe("the Prisma schema and the migrations", () => {
+  it(
+    "agree: a migration drafted on top of the migrations is empty",
+    async () => {
+      expect(await draft()).toBe("-- This is an empty migration.");
+    },
+    DRAFT_BUDGET_MS,
+  );
+
+  it(
+    "and the check bites: a field added to one domain's file drafts its column",
+    async () => {
+      const schema = tempCopy("prisma/schema");
+      const audit = path.join(schema, "audit.prisma");
+      fs.writeFileSync(audit, fs.readFileSync(audit, "utf8").replace("model AuditHead {\n", "model AuditHead {\n  probe String?\n"));
+      expect(await draft({ schema })).toContain('ALTER TABLE "audit_heads" ADD COLUMN     "probe" TEXT;');
+    },
+    DRAFT_BUDGET_MS,
+  );
 });
