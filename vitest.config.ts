@@ -11,7 +11,8 @@ export default defineConfig({
   test: {
     globalSetup: ["src/server/testing/global-setup.ts"],
     setupFiles: ["src/server/testing/setup-env.ts"],
-    testTimeout: 30_000,
+    // A budget, not a speed check: on a loaded 2-core machine a test that starts processes can take several times its quiet time.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     fileParallelism: true,
