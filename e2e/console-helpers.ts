@@ -90,6 +90,15 @@ export async function invitationToken(email: string): Promise<string> {
 export const totpCode = (secret: string, stepsAgo = 0) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30, timestamp: Date.now() - stepsAgo * 30_000 });
 
+/**
+ * The previous step's code is accepted only until the next step begins (a window of one step):
+ * near the end of a step, waits for the next one, so a code sent now cannot arrive a step too late.
+ */
+export async function awayFromStepEnd() {
+  const intoStep = Date.now() % 30_000;
+  if (intoStep > 20_000) await new Promise((r) => setTimeout(r, 30_000 - intoStep + 250));
+}
+
 export const OWN_PASSWORD = "correct horse battery staple";
 
 /**
@@ -104,10 +113,7 @@ export async function acceptWithPassword(page: Page, email: string): Promise<str
   const totp = await step({ step: "totp" });
   expect(totp.status()).toBe(200);
   const { secret } = (await totp.json()) as { secret: string };
-  // The previous step's code is accepted only until the next step begins (a window of one step):
-  // near the end of a step, wait for the next one so the request cannot arrive a step too late.
-  const intoStep = Date.now() % 30_000;
-  if (intoStep > 20_000) await new Promise((r) => setTimeout(r, 30_000 - intoStep + 250));
+  await awayFromStepEnd();
   expect((await step({ step: "password", password: OWN_PASSWORD, code: totpCode(secret, 1) })).status()).toBe(200);
   return secret;
 }
