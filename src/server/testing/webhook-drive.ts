@@ -1,6 +1,7 @@
 import { env, resetEnvCache } from "@/env";
 import type { Db } from "../db/client";
 import type { Resolver } from "../net/ssrf-request";
+import { emitEvent } from "../platform/outbox";
 import { createDeliveryWorker, dispatchOutboxEvents } from "../services/webhooks";
 
 /** Sets webhook knobs for a test file (loopback receivers, short backoff and timeout). */
@@ -37,3 +38,7 @@ export async function driveWebhooks(
     await worker.drain();
   }
 }
+
+/** An `account.unlocked` event of the organization, emitted as a write would (in its own transaction). */
+export const emitUnlocked = (db: Db, orgId: string, name = "alice") =>
+  db.$transaction((tx) => emitEvent(tx, orgId, "account.unlocked", { accountDid: `did:antelope:sandbox:${name}` }));

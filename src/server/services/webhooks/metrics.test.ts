@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Db, getDb } from "@/server/db/client";
 import { listenOperatorMetrics } from "@/server/metrics";
-import { emitEvent } from "@/server/platform/outbox";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
-import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
+import { driveWebhooks, emitUnlocked, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { startReceiver } from "@/server/testing/webhook-receiver";
 
 let db: Db;
@@ -15,9 +14,6 @@ beforeAll(async () => {
   url = (await testServer()).url;
 });
 
-const emitUnlocked = (orgId: string, name = "alice") =>
-  db.$transaction((tx) => emitEvent(tx, orgId, "account.unlocked", { accountDid: `did:antelope:sandbox:${name}` }));
-
 describe("metrics", () => {
   it("exposes deliveries by status and attempt latency to the operator, not to tenants", async () => {
     webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
@@ -25,7 +21,7 @@ describe("metrics", () => {
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
     await api.post("/v1/admin/webhooks", { url: receiver.url, events: ["*"] });
-    await emitUnlocked(org.orgId);
+    await emitUnlocked(db, org.orgId);
     await driveWebhooks(db, org.orgId, () => receiver.received.length === 1);
     expect((await api.get("/v1/metrics")).text).not.toContain("bi_webhook");
     const operator = await listenOperatorMetrics(0, "127.0.0.1");

@@ -2,12 +2,11 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { open, seal } from "@/server/crypto/secret-box";
 import { type Db, getDb } from "@/server/db/client";
 import { type ResolvedAddress, setWebhookResolver } from "@/server/net/ssrf-request";
-import { emitEvent } from "@/server/platform/outbox";
 import { dispatchOutboxEvents } from "@/server/services/webhooks";
 import { MAX_ACTIVE_WEBHOOKS } from "@/server/services/webhooks/registry";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { REFUSED_ADDRESSES, urlHostOf } from "@/server/testing/ssrf-table";
-import { driveWebhooks, webhookTestEnv } from "@/server/testing/webhook-drive";
+import { driveWebhooks, emitUnlocked, webhookTestEnv } from "@/server/testing/webhook-drive";
 import { startReceiver } from "@/server/testing/webhook-receiver";
 import { verifyWebhook } from "@/webhooks/verify";
 
@@ -35,9 +34,6 @@ const fakeDns = (answer: () => string | string[]) => {
   });
   return calls;
 };
-
-const emitUnlocked = (orgId: string, name = "alice") =>
-  db.$transaction((tx) => emitEvent(tx, orgId, "account.unlocked", { accountDid: `did:antelope:sandbox:${name}` }));
 
 describe("registration", () => {
   it("registers a public HTTPS receiver; the secret is answered once and stored sealed", async () => {
@@ -201,7 +197,7 @@ describe("the address is checked again at every attempt", () => {
     const refused = ["127.0.0.1", "10.0.0.5", "169.254.169.254", "::ffff:127.0.0.1", "fd00::1", "100.64.0.1", "64:ff9b::7f00:1", "0.0.0.0"];
     for (const [i, address] of refused.entries()) {
       answer = address;
-      await emitUnlocked(org.orgId, `rebind${i}`);
+      await emitUnlocked(db, org.orgId, `rebind${i}`);
       await driveWebhooks(
         db,
         org.orgId,
@@ -225,7 +221,7 @@ describe("the address is checked again at every attempt", () => {
       `https://r${i}.example.test:${receiver.port}/hook`,
     ]);
     await db.webhook.createMany({ data: urls.map((u) => ({ orgId: org.orgId, url: u, events: ["*"], secretEnc: seal("whsec_x") })) });
-    await emitUnlocked(org.orgId);
+    await emitUnlocked(db, org.orgId);
     await driveWebhooks(
       db,
       org.orgId,
@@ -255,7 +251,7 @@ describe("the address is checked again at every attempt", () => {
     expect(res.status).toBe(201);
     next = "127.0.0.1";
     calls.length = 0;
-    await emitUnlocked(org.orgId);
+    await emitUnlocked(db, org.orgId);
     await driveWebhooks(
       db,
       org.orgId,
@@ -282,7 +278,7 @@ describe("a host with several addresses", () => {
       events: ["*"],
     });
     expect(res.status).toBe(201);
-    await emitUnlocked(org.orgId);
+    await emitUnlocked(db, org.orgId);
     await driveWebhooks(
       db,
       org.orgId,
@@ -299,7 +295,7 @@ describe("deliveries, deactivation and replay", () => {
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
     const hook = await api.post("/v1/admin/webhooks", { url: "http://127.0.0.1:9/hook", events: ["*"] });
-    for (let i = 0; i < n; i++) await emitUnlocked(org.orgId, `list${i}`);
+    for (let i = 0; i < n; i++) await emitUnlocked(db, org.orgId, `list${i}`);
     await dispatchOutboxEvents(db, { orgId: org.orgId });
     return { org, api, hookId: hook.body.id as string };
   }
@@ -351,7 +347,7 @@ describe("deliveries, deactivation and replay", () => {
     ]);
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "webhook.deactivated" } })).toBe(1);
     // New events no longer fan out to it.
-    await emitUnlocked(org.orgId, "after");
+    await emitUnlocked(db, org.orgId, "after");
     await dispatchOutboxEvents(db, { orgId: org.orgId });
     expect(await db.webhookDelivery.count({ where: { orgId: org.orgId } })).toBe(2);
     const replay = await api.post(`/v1/admin/webhooks/deliveries/${rows[0]!.id}/replay`);

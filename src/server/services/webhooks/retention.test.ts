@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Db, getDb } from "@/server/db/client";
-import { emitEvent } from "@/server/platform/outbox";
 import { dispatchOutboxEvents } from "@/server/services/webhooks";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
-import { webhookTestEnv } from "@/server/testing/webhook-drive";
+import { emitUnlocked, webhookTestEnv } from "@/server/testing/webhook-drive";
 
 let db: Db;
 let url: string;
@@ -14,16 +13,13 @@ beforeAll(async () => {
   url = (await testServer()).url;
 });
 
-const emitUnlocked = (orgId: string, name = "alice") =>
-  db.$transaction((tx) => emitEvent(tx, orgId, "account.unlocked", { accountDid: `did:antelope:sandbox:${name}` }));
-
 describe("retention", () => {
   it("drops old dispatched outbox rows and old bodies of finished deliveries, keeping the rows; replay then answers payload_unavailable", async () => {
     webhookTestEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: "true" });
     const org = await createTestOrg();
     const api = client(url, org.apiKey);
     await api.post("/v1/admin/webhooks", { url: "http://127.0.0.1:9/hook", events: ["*"] });
-    for (let i = 0; i < 3; i++) await emitUnlocked(org.orgId, `ret${i}`);
+    for (let i = 0; i < 3; i++) await emitUnlocked(db, org.orgId, `ret${i}`);
     await dispatchOutboxEvents(db, { orgId: org.orgId });
     const [dead, failed, pending] = await db.webhookDelivery.findMany({ where: { orgId: org.orgId }, orderBy: { createdAt: "asc" } });
     await db.webhookDelivery.update({ where: { id: dead!.id }, data: { status: "dead", attempts: 8 } });
