@@ -34,6 +34,11 @@ describe("the environment", () => {
     expect(parseEnv(prod).BI_DEV_CODES).toBe(false);
   });
 
+  it("refuses the operator socket on PostgreSQL in production (it provisions and erases organizations)", () => {
+    expect(problemsOf({ ...prod, BI_OPERATOR_SOCKET: "true" })).toContain("BI_OPERATOR_SOCKET");
+    expect(parseEnv({ BI_OPERATOR_SOCKET: "true" }).BI_OPERATOR_SOCKET).toBe(true);
+  });
+
   it("turns dev codes on by default only for local development: a sandbox on a public host sends codes only by email", () => {
     expect(parseEnv({ BI_PUBLIC_URL: "http://127.0.0.1:3107" }).BI_DEV_CODES).toBe(true);
     expect(parseEnv({ BI_PUBLIC_URL: "http://[::1]:3000" }).BI_DEV_CODES).toBe(true);

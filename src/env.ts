@@ -89,6 +89,8 @@ const EnvSchema = z
     if (e.BI_ENV !== "production") return;
     if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
     if (e.BI_FAULT_POINT) ctx.addIssue({ code: "custom", path: ["BI_FAULT_POINT"], message: "is refused when BI_ENV=production" });
+    // The socket provisions and erases organizations for whoever shares the OS user: local use only.
+    if (e.BI_OPERATOR_SOCKET) ctx.addIssue({ code: "custom", path: ["BI_OPERATOR_SOCKET"], message: "is refused when BI_ENV=production" });
     if (e.WEBHOOK_ALLOW_PRIVATE_URLS)
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_ALLOW_PRIVATE_URLS"], message: "is refused when BI_ENV=production" });
     if (!e.BI_ENCRYPTION_KEY) ctx.addIssue({ code: "custom", path: ["BI_ENCRYPTION_KEY"], message: "is required in production" });
