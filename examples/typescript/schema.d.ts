@@ -846,7 +846,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Verifies the wallet signature, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022). */
+    /** Verifies the wallet's proof (a message signature, an ESR identity proof or a signed unbroadcast transaction) against the account's authority as the chain has it, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022). */
     post: operations["postV1BindConfirm"];
     delete?: never;
     options?: never;
@@ -2513,6 +2513,43 @@ export interface components {
       payloadToSign: string;
       /** Format: date-time */
       expiresAt: string;
+      /** @description The same challenge for wallets that answer identity requests (Anchor, WharfKit SessionKit login) */
+      identityRequest?: {
+        /** @description An ESR identity request (EEP-7, version 3) for this challenge, as an esr: URI */
+        uri: string;
+        /** @description The scope drawn for this challenge alone; the identity proof signs it */
+        scope: string;
+        chainId: string;
+        /**
+         * Format: date-time
+         * @description The proof's expiration must be no later than this
+         */
+        expiresAt: string;
+      };
+      /** @description The same challenge as an action for wallets that sign transactions: sign it with broadcast off */
+      transaction?: {
+        chainId: string;
+        /**
+         * Format: date-time
+         * @description The transaction's expiration must be no later than this
+         */
+        expiresAt: string;
+        action: {
+          /**
+           * @description The empty name: no account can hold it, so the action never executes
+           * @constant
+           */
+          account: "";
+          /** @constant */
+          name: "bindproof";
+          authorization: {
+            actor: string;
+            permission: string;
+          }[];
+          /** @description The action's data, serialized (hex): the challenge's nonce and payloadToSign */
+          data: string;
+        };
+      };
     };
     BindChallengeInput: {
       accountDid: string;
@@ -2571,7 +2608,25 @@ export interface components {
       accountDid: string;
       personDid: string;
       nonce: string;
-      signature: string;
+      /** @description A signature over the SHA-256 of payloadToSign */
+      signature?: string;
+      /** @description Several signatures over payloadToSign, for a permission that needs more than one key */
+      signatures?: string[];
+      /** @description An ESR identity proof for the challenge's identityRequest ("EOSIO <base64>", or its JSON) */
+      identityProof?:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /** @description The challenge's transaction, signed and not broadcast: the transaction (packed hex or JSON) and its signatures */
+      signedTransaction?: {
+        transaction:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        signatures: string[];
+      };
       deviceFingerprint?: string;
     };
     Unlocked: {
@@ -7004,7 +7059,28 @@ export interface operations {
            * @example {
            *       "nonce": "n_5Yt2kQ8vRz",
            *       "payloadToSign": "payload to sign",
-           *       "expiresAt": "2025-03-14T09:26:53.000Z"
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "identityRequest": {
+           *         "uri": "uri",
+           *         "scope": "scope",
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "transaction": {
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z",
+           *         "action": {
+           *           "account": "",
+           *           "name": "bindproof",
+           *           "authorization": [
+           *             {
+           *               "actor": "actor",
+           *               "permission": "permission"
+           *             }
+           *           ],
+           *           "data": "data"
+           *         }
+           *       }
            *     }
            */
           "application/json": components["schemas"]["BindChallenge"];
@@ -7041,7 +7117,7 @@ export interface operations {
         /**
          * @example {
          *       "accountDid": "did:antelope:eos:coralreef124",
-         *       "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+         *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
          *       "nonce": "n_5Yt2kQ8vRz",
          *       "signature": "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw"
          *     }
@@ -7050,7 +7126,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Verifies the wallet signature, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022). */
+      /** @description Verifies the wallet's proof (a message signature, an ESR identity proof or a signed unbroadcast transaction) against the account's authority as the chain has it, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

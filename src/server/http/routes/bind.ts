@@ -10,6 +10,7 @@ import {
   Unlocked,
   UnlockInput,
 } from "../../services/accounts";
+import { EXAMPLE_ACCOUNT_DID } from "../openapi-examples";
 import { route } from "../route";
 
 /** Wallet-signed binding of an approved person to an account, and unlock after it. */
@@ -31,10 +32,18 @@ export const bindRoutes = [
     auth: { scope: "bind_write" },
     tag: "Bind",
     summary:
-      "Verifies the wallet signature, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022).",
+      "Verifies the wallet's proof (a message signature, an ESR identity proof or a signed unbroadcast transaction) against the account's authority as the chain has it, the person's approval, the country policy and risk, then binds and issues the AccountBinding credential (eddsa-jcs-2022).",
     body: BindConfirmInput,
     response: BindConfirmed,
     errors: ["NOT_FOUND", "CONFLICT", "INVALID_SIGNATURE", "FORBIDDEN", "PROVIDER_UNAVAILABLE"],
+    examples: {
+      request: {
+        accountDid: EXAMPLE_ACCOUNT_DID,
+        personDid: "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+        nonce: "n_5Yt2kQ8vRz",
+        signature: "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw",
+      },
+    },
     handler: ({ ctx, body }) => bind.bindConfirm(ctx, body),
   }),
   route({

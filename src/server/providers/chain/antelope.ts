@@ -2,6 +2,7 @@ import { Action } from "@wharfkit/antelope";
 import { z } from "zod";
 import { AppError, conflict, notFound } from "../../errors";
 import { type AuthorityJson, parsePermissionLevel, TOKEN_ABI } from "./abi";
+import { normaliseAuthorityKey } from "./authority";
 import type { ChainConfig } from "./config";
 import { type ChainRejection, chainPost, type FetchFn, orFail, rejected } from "./http";
 import { isValidAccountName, nameTaken, parsePublicKey, requireKey, requireName, verifySignature } from "./keys";
@@ -12,6 +13,7 @@ const Authority = z.object({
   threshold: z.number(),
   keys: z.array(z.object({ key: z.string(), weight: z.number() })),
   accounts: z.array(z.object({ permission: z.object({ actor: z.string(), permission: z.string() }), weight: z.number() })),
+  waits: z.array(z.object({ wait_sec: z.number(), weight: z.number() })).default([]),
 });
 const AccountAnswer = z.object({
   account_name: z.string(),
@@ -78,11 +80,24 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
     const keysOf = (n: string) => (perm(n)?.keys ?? []).map((k) => parsePublicKey(k.key)).filter((k): k is string => k !== null);
     const cosigners = (perm("owner")?.accounts ?? []).map((a) => `${a.permission.actor}@${a.permission.permission}`);
     const created = parsed.data.created;
+    const permissions = Object.fromEntries(
+      parsed.data.permissions.map((p) => [
+        p.perm_name,
+        {
+          ...p.required_auth,
+          keys: p.required_auth.keys.flatMap((k) => {
+            const key = normaliseAuthorityKey(k.key);
+            return key ? [{ key, weight: k.weight }] : [];
+          }),
+        },
+      ]),
+    );
     return {
       name: parsed.data.account_name,
       ownerKeys: keysOf("owner"),
       activeKeys: keysOf("active"),
       ownerCosigner: cosigners.find((c) => c === config.cosigner) ?? cosigners[0] ?? null,
+      permissions,
       ...(created && Number.isFinite(chainTimeMs(created)) ? { createdAt: new Date(chainTimeMs(created)).toISOString() } : {}),
     };
   }

@@ -5,6 +5,8 @@ import { type ChainConfig, chainConfigFromEnv } from "./config";
 import { createSimulatedChain } from "./simulated";
 import type { ChainAdapter } from "./types";
 
+export type { Authority, AuthorityResolver } from "./authority";
+export { recoverSigners, SignatureProblem, satisfies } from "./authority";
 export { chainConfigFromEnv } from "./config";
 export { generateAccountName, isValidAccountName, parsePublicKey } from "./keys";
 export { createSimulatedChain } from "./simulated";

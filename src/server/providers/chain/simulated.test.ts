@@ -42,6 +42,16 @@ describe("simulated chain accounts", () => {
       activeKeys: [active.toString()],
       ownerCosigner: SANDBOX_COSIGNER,
       createdAt: row.createdAt.toISOString(),
+      // As a node's get_account shows them: owner is the user's key or the faucet, active the active key.
+      permissions: {
+        owner: {
+          threshold: 1,
+          keys: [{ key: owner.toString(), weight: 1 }],
+          accounts: [{ permission: { actor: SANDBOX_FAUCET, permission: "active" }, weight: 1 }],
+          waits: [],
+        },
+        active: { threshold: 1, keys: [{ key: active.toString(), weight: 1 }], accounts: [], waits: [] },
+      },
     });
     expect(await chain.getAccount(generateAccountName())).toBeNull();
     expect(await chain.getAccount("Not.Valid")).toBeNull();

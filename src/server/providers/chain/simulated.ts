@@ -3,7 +3,9 @@ import { Asset } from "@wharfkit/antelope";
 import { env } from "@/env";
 import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
 import { notFound } from "../../errors";
+import type { AuthorityJson } from "./abi";
 import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
+import { simulatedAuthorities } from "./simulated-updateauth";
 import type { ChainAccountState, ChainAdapter } from "./types";
 
 /** The faucet of the sandbox chain: it creates every account and cosigns its owner permission. */
@@ -42,6 +44,7 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
         activeKeys: row.activeKeys,
         ownerCosigner: row.ownerCosigner,
         createdAt: row.createdAt.toISOString(),
+        permissions: simulatedAuthorities(row),
       };
       return state;
     },
@@ -69,7 +72,18 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
       const row = isValidAccountName(name) ? await db.simChainAccount.findUnique({ where: { name } }) : null;
       if (!row) throw notFound("The chain account");
       if (row.ownerCosigner === null) return { transactionId: "" };
-      await db.simChainAccount.update({ where: { name }, data: { ownerCosigner: null } });
+      const stored = row.authorities as Record<string, AuthorityJson> | null;
+      const owner = stored?.owner;
+      const authorities = owner
+        ? {
+            ...stored,
+            owner: {
+              ...owner,
+              accounts: owner.accounts.filter((a) => `${a.permission.actor}@${a.permission.permission}` !== row.ownerCosigner),
+            },
+          }
+        : undefined;
+      await db.simChainAccount.update({ where: { name }, data: { ownerCosigner: null, ...(authorities ? { authorities } : {}) } });
       return { transactionId: randomTransactionId() };
     },
 

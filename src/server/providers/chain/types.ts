@@ -1,3 +1,5 @@
+import type { AuthorityJson } from "./abi";
+
 /** What the accounts and billing services need from an Antelope chain, real or simulated. */
 
 export type ChainAccountState = {
@@ -8,6 +10,12 @@ export type ChainAccountState = {
   /** `account@permission` holding a weight on owner (the faucet), or null once unlocked. */
   ownerCosigner: string | null;
   createdAt?: string;
+  /**
+   * Every permission of the account (`owner`, `active` and any other) with its whole authority:
+   * threshold, weighted keys (K1, R1 and WebAuthn), delegated `account@permission` entries, waits.
+   * Proofs are checked against these (authority.ts).
+   */
+  permissions: Record<string, AuthorityJson>;
 };
 
 export type ChainTransfer = {

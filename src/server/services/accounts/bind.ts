@@ -4,16 +4,17 @@ import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma } from "../../db/client";
-import { AppError, conflict, forbidden, notFound } from "../../errors";
+import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
-import { chainAdapter } from "../../providers/chain";
+import { chainAdapter, generateAccountName } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
 import { allocateStatus } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
+import { proofRequests, verifyWalletProof, type WalletProof } from "./wallet-proof";
 
 /** docs/api/contract-decisions.md §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;
@@ -57,7 +58,10 @@ function assertBindable(account: Account, person: Person, reinstating = false) {
     throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
 }
 
-/** POST /v1/bind/challenge: a single-use nonce and the text the account's wallet signs. */
+/**
+ * POST /v1/bind/challenge: a single-use nonce, the text the account's wallet signs, and the same
+ * challenge as an ESR identity request and as a proof transaction to sign (wallet-proof.ts).
+ */
 export async function bindChallenge(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
   const { account, person } = await loadSubjects(ctx, input);
   const reinstating = !!(await keyChangedBinding(ctx.db, account, person));
@@ -71,10 +75,28 @@ export async function bindChallenge(ctx: ServiceContext, input: { accountDid: st
     nonce,
     expiresAt,
   });
+  // The identity request's scope is drawn for this challenge alone: it is the one field of an
+  // identity proof that can tie the proof to the challenge (docs/decisions.md, "Wallet proofs").
+  const proofScope = generateAccountName();
+  const { chainId } = await chainAdapter(ctx.db).getInfo();
   await ctx.db.signatureNonce.create({
-    data: { orgId: ctx.org.id, purpose: "bind", nonce, accountId: account.id, personId: person.id, payloadToSign: text, expiresAt },
+    data: {
+      orgId: ctx.org.id,
+      purpose: "bind",
+      nonce,
+      accountId: account.id,
+      personId: person.id,
+      payloadToSign: text,
+      proofScope,
+      expiresAt,
+    },
   });
-  return { nonce, payloadToSign: text, expiresAt: expiresAt.toISOString() };
+  return {
+    nonce,
+    payloadToSign: text,
+    expiresAt: expiresAt.toISOString(),
+    ...proofRequests({ chainId, account, nonce, text, scope: proofScope, expiresAt }),
+  };
 }
 
 async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, person: Person): Promise<SignatureNonce> {
@@ -84,23 +106,6 @@ async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, 
   if (row.consumedAt) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
   if (row.expiresAt <= new Date()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
   return row;
-}
-
-/**
- * The signature must come from a key on the account's owner or active permission, as the chain
- * has them now. Returns that key and the permissions holding it: the key watch later checks each
- * of them still does.
- */
-async function checkSignature(ctx: ServiceContext, account: Account, message: string, signature: string) {
-  const chain = chainAdapter(ctx.db);
-  const state = await chain.getAccount(account.name);
-  const keys = [...(state?.ownerKeys ?? []), ...(state?.activeKeys ?? [])];
-  const signingKey = keys.find((publicKey) => chain.verifySignature({ message, signature, publicKey }));
-  if (!signingKey) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's owner or active key.");
-  const signingPermissions = [state?.ownerKeys.includes(signingKey) && "owner", state?.activeKeys.includes(signingKey) && "active"].filter(
-    (p): p is string => !!p,
-  );
-  return { signingKey, signingPermissions };
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
@@ -137,13 +142,13 @@ async function refuse(
  */
 export async function bindConfirm(
   ctx: ServiceContext,
-  input: { accountDid: string; personDid: string; nonce: string; signature: string; deviceFingerprint?: string },
+  input: { accountDid: string; personDid: string; nonce: string; deviceFingerprint?: string } & WalletProof,
 ) {
   const { account, person } = await loadSubjects(ctx, input);
   const nonce = await checkNonce(ctx, input.nonce, account, person);
   const reinstating = await keyChangedBinding(ctx.db, account, person);
   assertBindable(account, person, !!reinstating);
-  const signer = await checkSignature(ctx, account, nonce.payloadToSign, input.signature);
+  const signer = await verifyWalletProof(ctx.db, account, nonce, input);
   if (reinstating) {
     assertReinstatingSigner(reinstating, signer);
     return reinstateBinding(ctx, { nonceId: nonce.id, account, person, bindingId: reinstating.id, signer });

@@ -6,7 +6,7 @@ import { walletKey, walletSign } from "../../testing/factories";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
 import { boundAccount } from "../../testing/kyc-flow";
-import { stillHeld } from "./key-watch";
+import { stillSatisfied } from "./key-watch";
 
 afterEach(() => {
   delete process.env.CHAIN_WATCH_INTERVAL_MS;
@@ -81,14 +81,42 @@ describe("the binding key watch", () => {
     expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "identity.binding_reinstated" } })).toBe(1);
   }, 60_000);
 
-  it("asks every permission that held the signing key to keep it", () => {
-    const b = { signingKey: "PUB_K1_a", signingPermissions: ["owner", "active"] };
-    const state = (owner: string[], active: string[]) => ({ name: "x", ownerKeys: owner, activeKeys: active, ownerCosigner: null });
-    expect(stillHeld(b, state(["PUB_K1_a"], ["PUB_K1_a"]))).toBe(true);
-    expect(stillHeld(b, state(["PUB_K1_b"], ["PUB_K1_a"]))).toBe(false);
-    expect(stillHeld(b, state(["PUB_K1_a"], ["PUB_K1_b"]))).toBe(false);
-    expect(stillHeld({ ...b, signingPermissions: ["owner"] }, state(["PUB_K1_a"], ["PUB_K1_b"]))).toBe(true);
-    expect(stillHeld(b, null)).toBe(false);
-    expect(stillHeld({ signingKey: null, signingPermissions: [] }, null)).toBe(true);
+  it("asks every permission the signing keys satisfied to stay satisfied by them, thresholds and delegations included", async () => {
+    const [a, b, c] = [walletKey().publicKey, walletKey().publicKey, walletKey().publicKey];
+    const auth = (
+      threshold: number,
+      keys: string[],
+      accounts: { permission: { actor: string; permission: string }; weight: number }[] = [],
+    ) => ({
+      threshold,
+      keys: keys.map((key) => ({ key, weight: 1 })),
+      accounts,
+      waits: [],
+    });
+    const state = (owner: ReturnType<typeof auth>, active: ReturnType<typeof auth>) => ({
+      name: "x",
+      ownerKeys: [],
+      activeKeys: [],
+      ownerCosigner: null,
+      permissions: { owner, active },
+    });
+    const delegate: Record<string, ReturnType<typeof auth>> = { active: auth(1, [c]) };
+    const resolve = async (actor: string, permission: string) => (actor === "other" ? (delegate[permission] ?? null) : null);
+    const b1 = { signingKey: a, signingKeys: [], signingPermissions: ["owner", "active"] };
+    expect(await stillSatisfied(b1, state(auth(1, [a]), auth(1, [a])), resolve)).toBe(true);
+    expect(await stillSatisfied(b1, state(auth(1, [b]), auth(1, [a])), resolve)).toBe(false);
+    expect(await stillSatisfied(b1, state(auth(1, [a]), auth(1, [b])), resolve)).toBe(false);
+    expect(await stillSatisfied({ ...b1, signingPermissions: ["owner"] }, state(auth(1, [a]), auth(1, [b])), resolve)).toBe(true);
+    // A threshold raised past the keys that bound is a change too.
+    expect(await stillSatisfied(b1, state(auth(1, [a]), auth(2, [a, b])), resolve)).toBe(false);
+    const multi = { signingKey: a, signingKeys: [a, b], signingPermissions: ["active"] };
+    expect(await stillSatisfied(multi, state(auth(1, [c]), auth(2, [a, b, c])), resolve)).toBe(true);
+    const delegated = { signingKey: c, signingKeys: [c], signingPermissions: ["active"] };
+    const viaOther = state(auth(1, [a]), auth(1, [], [{ permission: { actor: "other", permission: "active" }, weight: 1 }]));
+    expect(await stillSatisfied(delegated, viaOther, resolve)).toBe(true);
+    delegate.active = auth(1, [b]);
+    expect(await stillSatisfied(delegated, viaOther, resolve)).toBe(false);
+    expect(await stillSatisfied(b1, null, resolve)).toBe(false);
+    expect(await stillSatisfied({ signingKey: null, signingKeys: [], signingPermissions: [] }, null, resolve)).toBe(true);
   });
 });

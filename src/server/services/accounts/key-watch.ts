@@ -3,7 +3,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
-import { type ChainAccountState, chainAdapter } from "../../providers/chain";
+import { type AuthorityResolver, type ChainAccountState, chainAdapter, satisfies } from "../../providers/chain";
 
 import { lockAmlSubject, recordKeyChange } from "../aml";
 import { lockBindings, suspendLocked } from "../credential-status";
@@ -15,23 +15,36 @@ type Watched = {
   orgId: string;
   personId: string;
   signingKey: string | null;
+  signingKeys: string[];
   signingPermissions: string[];
   account: { name: string; did: string };
 };
 
-/** Whether every permission that held the signing key at binding still holds it (an unknown account holds nothing). */
-export function stillHeld(b: Pick<Watched, "signingKey" | "signingPermissions">, state: ChainAccountState | null): boolean {
+/**
+ * Whether the keys that bound the account still satisfy every permission they satisfied at
+ * binding, as the chain evaluates it now: thresholds, weights and delegated permissions followed
+ * through `resolve` (a delegate's keys changing counts). An unknown account satisfies nothing.
+ */
+export async function stillSatisfied(
+  b: Pick<Watched, "signingKey" | "signingKeys" | "signingPermissions">,
+  state: ChainAccountState | null,
+  resolve: AuthorityResolver,
+): Promise<boolean> {
   if (!b.signingKey) return true;
-  const on = { owner: state?.ownerKeys ?? [], active: state?.activeKeys ?? [] };
+  const keys = b.signingKeys.length ? b.signingKeys : [b.signingKey];
   const permissions = b.signingPermissions.length ? b.signingPermissions : ["owner", "active"];
-  return permissions.every((p) => (on[p as keyof typeof on] ?? []).includes(b.signingKey!));
+  for (const p of permissions) {
+    const authority = state?.permissions[p];
+    if (!authority || !(await satisfies(authority, keys, resolve)).satisfied) return false;
+  }
+  return true;
 }
 
 /**
  * One pass of the key watch: for every binding not revoked and not already suspended for a key
  * change, reads its account's permissions from the chain (the simulated chain in a sandbox, the
- * node's get_account otherwise) and suspends the binding when a permission that held the signing
- * key no longer does. A chain that cannot be read says nothing about the keys; that account is
+ * node's get_account otherwise) and suspends the binding when a permission its keys satisfied at
+ * binding no longer is satisfied by them (stillSatisfied). A chain that cannot be read says nothing about the keys; that account is
  * tried again on the next pass.
  */
 export async function watchBindingKeys(db: Db, opts: { limit?: number } = {}) {
@@ -42,6 +55,7 @@ export async function watchBindingKeys(db: Db, opts: { limit?: number } = {}) {
       orgId: true,
       personId: true,
       signingKey: true,
+      signingKeys: true,
       signingPermissions: true,
       account: { select: { name: true, did: true } },
     },
@@ -51,14 +65,24 @@ export async function watchBindingKeys(db: Db, opts: { limit?: number } = {}) {
   const chain = chainAdapter(db);
   let suspended = 0;
   for (const b of bindings) {
-    let state: ChainAccountState | null;
+    // Each binding reads the chain afresh, delegates included: one pass sees each account once.
+    const accounts = new Map<string, Promise<ChainAccountState | null>>();
+    const read = (name: string) => {
+      if (!accounts.has(name)) accounts.set(name, chain.getAccount(name));
+      return accounts.get(name)!;
+    };
+    let held: boolean;
     try {
-      state = await chain.getAccount(b.account.name);
+      held = await stillSatisfied(
+        b,
+        await read(b.account.name),
+        async (actor, permission) => (await read(actor))?.permissions[permission] ?? null,
+      );
     } catch (err) {
       logger().warn({ job: "binding-key-watch", err: { message: (err as Error).message } }, "chain read failed");
       continue;
     }
-    if (!stillHeld(b, state) && (await suspendForKeyChange(db, b))) suspended++;
+    if (!held && (await suspendForKeyChange(db, b))) suspended++;
   }
   return { checked: bindings.length, suspended };
 }

@@ -45,7 +45,7 @@ export async function reinstateBinding(
     account: Account;
     person: Person;
     bindingId: string;
-    signer: { signingKey: string; signingPermissions: string[] };
+    signer: { signingKey: string; signingKeys: string[]; signingPermissions: string[] };
   },
 ) {
   const { account, person } = input;
