@@ -606,7 +606,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Verifies the signature with the account's active key and sends a code to the new address. */
+    /** Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new address. */
     post: operations["postV1AccountsContactEmailStart"];
     delete?: never;
     options?: never;
@@ -640,7 +640,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Verifies the signature with the account's active key and sends a code to the new number. */
+    /** Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new number. */
     post: operations["postV1AccountsContactPhoneStart"];
     delete?: never;
     options?: never;
@@ -2352,6 +2352,43 @@ export interface components {
       payloadToSign: string;
       /** Format: date-time */
       expiresAt: string;
+      /** @description The same challenge for wallets that answer identity requests (Anchor, WharfKit SessionKit login) */
+      identityRequest?: {
+        /** @description An ESR identity request (EEP-7, version 3) for this challenge, as an esr: URI */
+        uri: string;
+        /** @description The scope drawn for this challenge alone; the identity proof signs it */
+        scope: string;
+        chainId: string;
+        /**
+         * Format: date-time
+         * @description The proof's expiration must be no later than this
+         */
+        expiresAt: string;
+      };
+      /** @description The same challenge as an action for wallets that sign transactions: sign it with broadcast off */
+      transaction?: {
+        chainId: string;
+        /**
+         * Format: date-time
+         * @description The transaction's expiration must be no later than this
+         */
+        expiresAt: string;
+        action: {
+          /**
+           * @description The empty name: no account can hold it, so the action never executes
+           * @constant
+           */
+          account: "";
+          /** @constant */
+          name: "bindproof";
+          authorization: {
+            actor: string;
+            permission: string;
+          }[];
+          /** @description The action's data, serialized (hex): the challenge's nonce and payloadToSign */
+          data: string;
+        };
+      };
     };
     ContactChallengeInput: {
       accountDid: string;
@@ -2370,7 +2407,25 @@ export interface components {
     ContactEmailStartInput: {
       accountDid: string;
       nonce: string;
-      signature: string;
+      /** @description A signature over the SHA-256 of payloadToSign */
+      signature?: string;
+      /** @description Several signatures over payloadToSign, for a permission that needs more than one key */
+      signatures?: string[];
+      /** @description An ESR identity proof for the challenge's identityRequest ("EOSIO <base64>", or its JSON) */
+      identityProof?:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /** @description The challenge's transaction, signed and not broadcast: the transaction (packed hex or JSON) and its signatures */
+      signedTransaction?: {
+        transaction:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        signatures: string[];
+      };
       /** Format: email */
       email: string;
     };
@@ -2386,7 +2441,25 @@ export interface components {
     ContactPhoneStartInput: {
       accountDid: string;
       nonce: string;
-      signature: string;
+      /** @description A signature over the SHA-256 of payloadToSign */
+      signature?: string;
+      /** @description Several signatures over payloadToSign, for a permission that needs more than one key */
+      signatures?: string[];
+      /** @description An ESR identity proof for the challenge's identityRequest ("EOSIO <base64>", or its JSON) */
+      identityProof?:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /** @description The challenge's transaction, signed and not broadcast: the transaction (packed hex or JSON) and its signatures */
+      signedTransaction?: {
+        transaction:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        signatures: string[];
+      };
       phone: string;
     };
     MemberList: {
@@ -6105,7 +6178,28 @@ export interface operations {
            * @example {
            *       "nonce": "n_5Yt2kQ8vRz",
            *       "payloadToSign": "payload to sign",
-           *       "expiresAt": "2025-03-14T09:26:53.000Z"
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "identityRequest": {
+           *         "uri": "uri",
+           *         "scope": "scope",
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "transaction": {
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z",
+           *         "action": {
+           *           "account": "",
+           *           "name": "bindproof",
+           *           "authorization": [
+           *             {
+           *               "actor": "actor",
+           *               "permission": "permission"
+           *             }
+           *           ],
+           *           "data": "data"
+           *         }
+           *       }
            *     }
            */
           "application/json": components["schemas"]["ContactChallenge"];
@@ -6144,14 +6238,14 @@ export interface operations {
          *       "accountDid": "did:antelope:eos:coralreef124",
          *       "nonce": "n_5Yt2kQ8vRz",
          *       "signature": "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw",
-         *       "email": "ops@acme.example"
+         *       "email": "new-address@example.com"
          *     }
          */
         "application/json": components["schemas"]["ContactEmailStartInput"];
       };
     };
     responses: {
-      /** @description Verifies the signature with the account's active key and sends a code to the new address. */
+      /** @description Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new address. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -6273,14 +6367,14 @@ export interface operations {
          *       "accountDid": "did:antelope:eos:coralreef124",
          *       "nonce": "n_5Yt2kQ8vRz",
          *       "signature": "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw",
-         *       "phone": "+233201234567"
+         *       "phone": "+14155550123"
          *     }
          */
         "application/json": components["schemas"]["ContactPhoneStartInput"];
       };
     };
     responses: {
-      /** @description Verifies the signature with the account's active key and sends a code to the new number. */
+      /** @description Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new number. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

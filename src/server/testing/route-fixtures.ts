@@ -113,6 +113,22 @@ export const routeFixtures: Record<string, RouteFixture> = {
       address: { line1: "1 Fixture Road", city: "Accra", country: "GH" },
     }),
   },
+  "POST /v1/accounts/contact/email/start": {
+    body: () => ({
+      accountDid: "did:antelope:sandbox:fixturefixtu",
+      nonce: "fixture-nonce",
+      email: "fixture@example.test",
+      signature: PrivateKey.generate("K1").signMessage(new TextEncoder().encode("fixture")).toString(),
+    }),
+  },
+  "POST /v1/accounts/contact/phone/start": {
+    body: () => ({
+      accountDid: "did:antelope:sandbox:fixturefixtu",
+      nonce: "fixture-nonce",
+      phone: "+14155550100",
+      signature: PrivateKey.generate("K1").signMessage(new TextEncoder().encode("fixture")).toString(),
+    }),
+  },
   "POST /v1/bind/confirm": {
     body: () => ({
       accountDid: "did:antelope:sandbox:fixturefixtu",

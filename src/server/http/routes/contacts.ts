@@ -16,6 +16,7 @@ import {
   PhoneOtpStartInput,
   PhoneProof,
 } from "../../services/contacts";
+import { EXAMPLE_ACCOUNT_DID } from "../openapi-examples";
 import { route } from "../route";
 
 const write = { scope: "accounts_write" } as const;
@@ -106,10 +107,19 @@ export const contactRoutes = [
     path: "/v1/accounts/contact/email/start",
     auth: write,
     tag: "Contact",
-    summary: "Verifies the signature with the account's active key and sends a code to the new address.",
+    summary:
+      "Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new address.",
     body: ContactEmailStartInput,
     response: ContactChangeStarted,
     errors: ["INVALID_SIGNATURE", "NOT_FOUND", "CONFLICT", ...otpErrors],
+    examples: {
+      request: {
+        accountDid: EXAMPLE_ACCOUNT_DID,
+        nonce: "n_5Yt2kQ8vRz",
+        signature: "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw",
+        email: "new-address@example.com",
+      },
+    },
     handler: ({ ctx, body }) => contacts.startContactChange(ctx, "email", { ...body, address: body.email }),
   }),
   route({
@@ -128,10 +138,19 @@ export const contactRoutes = [
     path: "/v1/accounts/contact/phone/start",
     auth: write,
     tag: "Contact",
-    summary: "Verifies the signature with the account's active key and sends a code to the new number.",
+    summary:
+      "Verifies the wallet's proof (signature, identity proof or signed transaction) against the account's active authority and sends a code to the new number.",
     body: ContactPhoneStartInput,
     response: ContactChangeStarted,
     errors: ["INVALID_SIGNATURE", "NOT_FOUND", "CONFLICT", ...otpErrors],
+    examples: {
+      request: {
+        accountDid: EXAMPLE_ACCOUNT_DID,
+        nonce: "n_5Yt2kQ8vRz",
+        signature: "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw",
+        phone: "+14155550123",
+      },
+    },
     handler: ({ ctx, body }) => contacts.startContactChange(ctx, "phone", { ...body, address: body.phone }),
   }),
   route({

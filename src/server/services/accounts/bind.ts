@@ -7,6 +7,7 @@ import { Prisma } from "../../db/client";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
+import { proofRequests, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { chainAdapter, generateAccountName } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
@@ -14,7 +15,6 @@ import { allocateStatus } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
-import { proofRequests, verifyWalletProof, type WalletProof } from "./wallet-proof";
 
 /** docs/api/contract-decisions.md §4: a bind nonce is valid 10 minutes, single use. */
 export const BIND_NONCE_TTL_SEC = 10 * 60;

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { simulatedUpdateAuth } from "../../providers/chain/simulated-updateauth";
 import { uniqueName, walletKey, walletSign } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { startTestSmtpServer, type TestSmtpServer } from "../../testing/smtp-test-server";
+import { identityProofFor, keySigner, signedProofTransaction, signText } from "../../testing/wallet-proofs";
 
 // Email in this file goes over real SMTP to a server the test runs, so the notice to the previous
 // address is checked as it arrives.
@@ -156,5 +158,39 @@ describe("contact change", () => {
     const confirm = await api.post("/v1/accounts/contact/phone/confirm", { challengeId: start.body.challengeId, code });
     expect(confirm.status).toBe(200);
     expect((await db.account.findFirst({ where: { did } }))!.phone).toBe("+233201234567");
+  });
+
+  it("takes the wallet proofs bind takes: an identity proof or signed transaction of the active authority, and several keys of a multisig", async () => {
+    const { db, api, key, did } = await accountWithEmail();
+    const name = did.split(":").at(-1)!;
+    const wallet = keySigner(key.privateKey);
+    const challenge = async () => (await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" })).body;
+    const start = (c: { nonce: string }, proof: Record<string, unknown>) =>
+      api.post("/v1/accounts/contact/email/start", {
+        accountDid: did,
+        email: `new-${uniqueName()}@example.test`,
+        nonce: c.nonce,
+        ...proof,
+      });
+
+    const c1 = await challenge();
+    const byIdentity = await start(c1, {
+      identityProof: identityProofFor(c1.identityRequest.uri, { actor: name, permission: "active" }, [wallet]),
+    });
+    expect(byIdentity.status, byIdentity.text).toBe(200);
+    const c2 = await challenge();
+    expect((await start(c2, { signedTransaction: signedProofTransaction(c2.transaction, [wallet]) })).status).toBe(200);
+
+    // The active permission becomes 2 of 2: one key no longer authorises a change, both do.
+    const other = keySigner(walletKey().privateKey);
+    const both = { threshold: 2, keys: [wallet, other].map((s) => ({ key: s.publicKey, weight: 1 })), accounts: [], waits: [] };
+    await simulatedUpdateAuth(db, name, {
+      authorities: { owner: { ...both, keys: [{ key: walletKey().publicKey, weight: 2 }] }, active: both },
+    });
+    const c3 = await challenge();
+    const one = await start(c3, { signature: signText(wallet, c3.payloadToSign) });
+    expect([one.status, one.body.error.code, one.body.error.details.reason]).toEqual([400, "INVALID_SIGNATURE", "threshold_not_met"]);
+    const two = await start(c3, { signatures: [signText(wallet, c3.payloadToSign), signText(other, c3.payloadToSign)] });
+    expect(two.status, two.text).toBe(200);
   });
 });

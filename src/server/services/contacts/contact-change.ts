@@ -1,10 +1,11 @@
 import type { ContactChannel } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
-import { AppError, conflict, notFound } from "../../errors";
+import { conflict, notFound } from "../../errors";
 import { findAccount } from "../../platform/account-ref";
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
-import { chainAdapter } from "../../providers/chain";
+import { proofRequests, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
+import { chainAdapter, generateAccountName } from "../../providers/chain";
 import { messaging } from "../../providers/messaging";
 import { appendAudit } from "../audit";
 import { confirmChallenge, startChallenge } from "./otp";
@@ -30,7 +31,7 @@ export function payloadToSign(p: { action: string; accountDid: string; subject: 
   ].join("\n");
 }
 
-/** POST /v1/accounts/contact/challenge: a single-use nonce for the account key to sign. */
+/** POST /v1/accounts/contact/challenge: a single-use nonce for the account key to sign, in each proof form (wallet-proof.ts). */
 export async function contactChallenge(ctx: ServiceContext, input: { accountDid: string; channel: ContactChannel }) {
   const account = await findAccount(ctx.db, ctx.org.id, input.accountDid);
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
@@ -43,6 +44,8 @@ export async function contactChallenge(ctx: ServiceContext, input: { accountDid:
     nonce,
     expiresAt,
   });
+  const proofScope = generateAccountName();
+  const { chainId } = await chainAdapter(ctx.db).getInfo();
   await ctx.db.signatureNonce.create({
     data: {
       orgId: ctx.org.id,
@@ -51,10 +54,16 @@ export async function contactChallenge(ctx: ServiceContext, input: { accountDid:
       accountId: account.id,
       channel: input.channel,
       payloadToSign: text,
+      proofScope,
       expiresAt,
     },
   });
-  return { nonce, payloadToSign: text, expiresAt: expiresAt.toISOString() };
+  return {
+    nonce,
+    payloadToSign: text,
+    expiresAt: expiresAt.toISOString(),
+    ...proofRequests({ chainId, account, nonce, text, scope: proofScope, expiresAt }),
+  };
 }
 
 /**
@@ -65,7 +74,7 @@ export async function contactChallenge(ctx: ServiceContext, input: { accountDid:
 export async function startContactChange(
   ctx: ServiceContext,
   channel: ContactChannel,
-  input: { accountDid: string; nonce: string; signature: string; address: string },
+  input: { accountDid: string; nonce: string; address: string } & WalletProof,
 ) {
   const account = await findAccount(ctx.db, ctx.org.id, input.accountDid);
   const row = await ctx.db.signatureNonce.findUnique({ where: { nonce: input.nonce } });
@@ -75,12 +84,8 @@ export async function startContactChange(
   if (row.consumedAt) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
   if (row.expiresAt <= new Date()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
 
-  const chain = chainAdapter(ctx.db);
-  const chainAccount = await chain.getAccount(account.name);
-  const valid = (chainAccount?.activeKeys ?? []).some((publicKey) =>
-    chain.verifySignature({ message: row.payloadToSign, signature: input.signature, publicKey }),
-  );
-  if (!valid) throw new AppError("INVALID_SIGNATURE", "The signature does not verify against the account's active key.");
+  // The account's active authority (or owner, which stands for it on chain) must sign.
+  await verifyWalletProof(ctx.db, account, row, input, ["active"]);
 
   const address = channel === "email" ? normalizeEmail(input.address) : normalizePhone(input.address);
   const elsewhere = await ctx.db.account.findFirst({

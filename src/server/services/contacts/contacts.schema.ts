@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exactlyOneProof, ProofFields, ProofRequests } from "../../platform/wallet-proof.schema";
 
 export const EmailOtpStartInput = z.object({ email: z.email().max(254) });
 export const PhoneOtpStartInput = z.object({ phone: z.string().min(4).max(32) });
@@ -20,10 +21,16 @@ export const PhoneProof = z.object({
 });
 
 export const ContactChallengeInput = z.object({ accountDid: z.string().min(1).max(300), channel: z.enum(["email", "phone"]) });
-export const ContactChallenge = z.object({ nonce: z.string(), payloadToSign: z.string(), expiresAt: z.iso.datetime() });
-const signed = { accountDid: z.string().min(1).max(300), nonce: z.string().min(1).max(200), signature: z.string().min(1).max(400) };
-export const ContactEmailStartInput = z.object({ ...signed, email: z.email().max(254) });
-export const ContactPhoneStartInput = z.object({ ...signed, phone: z.string().min(4).max(32) });
+export const ContactChallenge = z.object({ nonce: z.string(), payloadToSign: z.string(), expiresAt: z.iso.datetime(), ...ProofRequests });
+// A signature that is not one is refused as INVALID_SIGNATURE, as it always was, not as a validation error.
+const signed = {
+  accountDid: z.string().min(1).max(300),
+  nonce: z.string().min(1).max(200),
+  ...ProofFields,
+  signature: z.string().min(1).max(4000).optional().describe("A signature over the SHA-256 of payloadToSign"),
+};
+export const ContactEmailStartInput = z.object({ ...signed, email: z.email().max(254) }).superRefine(exactlyOneProof);
+export const ContactPhoneStartInput = z.object({ ...signed, phone: z.string().min(4).max(32) }).superRefine(exactlyOneProof);
 export const ContactChangeStarted = z.object({
   challengeId: z.uuid(),
   expiresAt: z.iso.datetime(),

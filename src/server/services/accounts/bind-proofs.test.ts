@@ -1,6 +1,7 @@
 import { PrivateKey } from "@wharfkit/antelope";
 import { describe, expect, it } from "vitest";
 import { bindingKeyWatchJob } from "../../jobs/binding-key-watch";
+import { verifyWalletProof } from "../../platform/wallet-proof";
 import { createSimulatedChain, generateAccountName } from "../../providers/chain";
 import type { AuthorityJson } from "../../providers/chain/abi";
 import { simulatedUpdateAuth } from "../../providers/chain/simulated-updateauth";
@@ -15,7 +16,6 @@ import {
   signText,
   webAuthnSigner,
 } from "../../testing/wallet-proofs";
-import { verifyWalletProof } from "./wallet-proof";
 
 type Challenge = {
   nonce: string;

@@ -2,9 +2,9 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { ABI, Action, Bytes, Checksum256, Name, type PermissionLevel, Serializer, Transaction } from "@wharfkit/antelope";
 import { IdentityProof, SigningRequest } from "@wharfkit/signing-request";
 import type { Account, SignatureNonce } from "@/generated/prisma/client.ts";
-import type { DbOrTx } from "../../db/client";
-import { AppError } from "../../errors";
-import { type Authority, type ChainAccountState, chainAdapter, recoverSigners, SignatureProblem, satisfies } from "../../providers/chain";
+import type { DbOrTx } from "../db/client";
+import { AppError } from "../errors";
+import { type Authority, type ChainAccountState, chainAdapter, recoverSigners, SignatureProblem, satisfies } from "../providers/chain";
 
 /**
  * The three forms of proof that an account's key holders agree to a challenge
@@ -62,7 +62,7 @@ const refused = (reason: ProofReason, message: string, extra: Record<string, str
 
 const PERMISSIONS = ["owner", "active"] as const;
 
-/** The parts of a bind challenge that the wallet proof forms carry (bind challenge answer). */
+/** The same challenge as an ESR identity request and as a proof action (bind and contact-change challenge answers). */
 export function proofRequests(input: { chainId: string; account: Account; nonce: string; text: string; scope: string; expiresAt: Date }) {
   const request = SigningRequest.identity(
     { scope: input.scope, chainId: input.chainId, callback: "", info: { nonce: input.nonce } },
@@ -174,12 +174,16 @@ function checkWindow(expiresAtMs: number, nonce: SignatureNonce) {
     throw refused("outlives_challenge", "The proof's expiration is later than the challenge's; it must end no later than expiresAt.");
 }
 
-function checkSigner(level: PermissionLevel, account: Account): string {
+function checkSigner(level: PermissionLevel, account: Account, permissions: readonly string[]): string {
   if (!level.actor.equals(account.name))
     throw refused("other_account", `The proof is signed for ${level.actor.toString()}, not for ${account.name}.`);
   const permission = level.permission.toString();
-  if (!(PERMISSIONS as readonly string[]).includes(permission))
-    throw refused("permission_not_accepted", `The proof is signed with the ${permission} permission; bind accepts owner or active.`);
+  // A parent permission stands for its child on chain: owner may sign where active is asked.
+  if (!permissions.includes(permission) && !(permission === "owner" && permissions.includes("active")))
+    throw refused(
+      "permission_not_accepted",
+      `The proof is signed with the ${permission} permission; this needs ${permissions.join(" or ")}.`,
+    );
   return permission;
 }
 
@@ -189,13 +193,19 @@ function checkSigner(level: PermissionLevel, account: Account): string {
  * WebAuthn keys). Throws 400 INVALID_SIGNATURE with `details.reason` when it does not hold; writes
  * nothing.
  */
-export async function verifyWalletProof(db: DbOrTx, account: Account, nonce: SignatureNonce, proof: WalletProof): Promise<ProvenSigner> {
+export async function verifyWalletProof(
+  db: DbOrTx,
+  account: Account,
+  nonce: SignatureNonce,
+  proof: WalletProof,
+  permissions: readonly ("owner" | "active")[] = PERMISSIONS,
+): Promise<ProvenSigner> {
   const chain = chainAdapter(db);
   const state = await chain.getAccount(account.name);
   if (proof.signature !== undefined || proof.signatures !== undefined) {
     const sigs = [...(proof.signature ? [proof.signature] : []), ...(proof.signatures ?? [])];
     const keys = recover(Checksum256.hash(Bytes.from(nonce.payloadToSign, "utf8")), sigs);
-    return proven(db, state, keys, PERMISSIONS);
+    return proven(db, state, keys, permissions);
   }
   const { chainId } = await chain.getInfo();
   if (proof.identityProof !== undefined) {
@@ -204,7 +214,7 @@ export async function verifyWalletProof(db: DbOrTx, account: Account, nonce: Sig
     if (!nonce.proofScope || !p.scope.equals(Name.from(nonce.proofScope)))
       throw refused("other_challenge", "The identity proof answers another challenge (its scope is not this challenge's).");
     checkWindow(p.expiration.toMilliseconds(), nonce);
-    const permission = checkSigner(p.signer, account);
+    const permission = checkSigner(p.signer, account, permissions);
     const keys = recover(p.transaction.signingDigest(chainId), [p.signature.toString()]);
     return proven(db, state, keys, [permission]);
   }
@@ -217,7 +227,7 @@ export async function verifyWalletProof(db: DbOrTx, account: Account, nonce: Sig
   if (!action.account.equals(PROOF_CONTRACT) || !action.name.equals(PROOF_ACTION))
     throw refused("malformed", `The signed transaction's action must be the challenge's "${PROOF_ACTION}" action.`);
   if (action.authorization.length !== 1) throw refused("malformed", "The challenge's action must carry exactly one authorization.");
-  const permission = checkSigner(action.authorization[0]!, account);
+  const permission = checkSigner(action.authorization[0]!, account, permissions);
   const expected = proofAction(account.name, permission, nonce.nonce, nonce.payloadToSign);
   if (!action.data.equals(expected.data)) throw refused("other_challenge", "The signed transaction answers another challenge.");
   checkWindow(tx.expiration.toMilliseconds(), nonce);
