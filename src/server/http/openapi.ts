@@ -431,12 +431,13 @@ export function buildOpenApiDocument(routes: RouteDef[], schemaModules: Record<s
   const envelope = toSchema(ErrorEnvelope, "output", build);
   if (!schemas.ErrorEnvelope) schemas.ErrorEnvelope = envelope;
   const paths: Record<string, Json> = {};
-  for (const r of routes) {
+  const ours = routes.filter((r) => !r.foreignProtocol);
+  for (const r of ours) {
     paths[r.path] ??= {};
     paths[r.path]![r.method.toLowerCase()] = operation(r, build);
   }
   const e = env();
-  const tags = [...new Set(routes.map((r) => r.tag))];
+  const tags = [...new Set(ours.map((r) => r.tag))];
   const doc: Json = {
     openapi: "3.1.0",
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",

@@ -29,6 +29,7 @@ export function route<
   idempotent?: boolean;
   idempotencyScope?: (body: Infer<B>) => string;
   sandboxOnly?: boolean;
+  foreignProtocol?: string;
   errors?: ErrorCode[];
   produces?: string;
   /** Shown in the OpenAPI document; typed by the route's schemas, and parsed by them in tests/openapi.test.ts. */

@@ -69,6 +69,13 @@ export type RouteDef = {
   idempotencyScope?: (body: any) => string;
   /** Answers 404 when BI_ENV=production. */
   sandboxOnly?: boolean;
+  /**
+   * The route speaks another system's published protocol (a chain node's `/v1/chain` API), in
+   * that protocol's shapes: it is served and tested like any route but left out of our OpenAPI
+   * document, whose shapes and error envelope it does not follow; the protocol's own reference
+   * documents it.
+   */
+  foreignProtocol?: string;
   /** Error codes this route documents beyond the pipeline's own. */
   errors?: ErrorCode[];
   /** Response media type when not JSON (e.g. the metrics exposition). */

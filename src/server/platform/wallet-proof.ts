@@ -1,10 +1,18 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { ABI, Action, Bytes, Checksum256, Name, type PermissionLevel, Serializer, Transaction } from "@wharfkit/antelope";
+import { Action, Bytes, Checksum256, Name, type PermissionLevel, Serializer, Transaction } from "@wharfkit/antelope";
 import { IdentityProof, SigningRequest } from "@wharfkit/signing-request";
 import type { Account, SignatureNonce } from "@/generated/prisma/client.ts";
 import type { DbOrTx } from "../db/client";
 import { AppError } from "../errors";
-import { type Authority, type ChainAccountState, chainAdapter, recoverSigners, SignatureProblem, satisfies } from "../providers/chain";
+import {
+  type Authority,
+  type ChainAccountState,
+  chainAdapter,
+  PROOF_ABI,
+  recoverSigners,
+  SignatureProblem,
+  satisfies,
+} from "../providers/chain";
 
 /**
  * The three forms of proof that an account's key holders agree to a challenge
@@ -29,22 +37,6 @@ export type ProvenSigner = { signingKey: string; signingKeys: string[]; signingP
  */
 export const PROOF_CONTRACT = "";
 export const PROOF_ACTION = "bindproof";
-
-/** The action's data: the challenge's nonce and text (docs/api/guides/binding.md, "Signed transaction"). */
-export const PROOF_ABI = ABI.from({
-  version: "eosio::abi/1.2",
-  structs: [
-    {
-      name: PROOF_ACTION,
-      base: "",
-      fields: [
-        { name: "nonce", type: "string" },
-        { name: "text", type: "string" },
-      ],
-    },
-  ],
-  actions: [{ name: PROOF_ACTION, type: PROOF_ACTION, ricardian_contract: "" }],
-});
 
 export type ProofReason =
   | "malformed"

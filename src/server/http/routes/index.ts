@@ -26,6 +26,7 @@ import { memberRoutes } from "./members";
 import { opsRoutes } from "./ops";
 import { peopleRoutes } from "./people";
 import { riskAdminRoutes, riskRoutes } from "./risk";
+import { sandboxNodeRoutes } from "./sandbox-node";
 import { screeningRoutes } from "./screening";
 import { tenantAdminRoutes, tenantRoutes } from "./tenant";
 import { webhookRoutes } from "./webhooks";
@@ -53,6 +54,7 @@ export const routes: RouteDef[] = [
   ...webhookRoutes,
   ...billingRoutes,
   ...sandboxChainRoutes,
+  ...sandboxNodeRoutes,
   ...screeningRoutes,
 ];
 

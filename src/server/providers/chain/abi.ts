@@ -53,6 +53,26 @@ export const TOKEN_ABI = ABI.from({
   action_results: [],
 });
 
+/**
+ * The bind challenge's proof action (docs/decisions.md, "Wallet proofs"): `bindproof` on the empty
+ * name, whose data is the challenge's nonce and text. No account can have the empty name, so no
+ * node executes it; the ABI lets wallets decode and show what they sign.
+ */
+export const PROOF_ABI = ABI.from({
+  version: "eosio::abi/1.2",
+  structs: [
+    {
+      name: "bindproof",
+      base: "",
+      fields: [
+        { name: "nonce", type: "string" },
+        { name: "text", type: "string" },
+      ],
+    },
+  ],
+  actions: [{ name: "bindproof", type: "bindproof", ricardian_contract: "" }],
+});
+
 export type AuthorityJson = {
   threshold: number;
   keys: { key: string; weight: number }[];

@@ -5,6 +5,7 @@ import { type ChainConfig, chainConfigFromEnv } from "./config";
 import { createSimulatedChain } from "./simulated";
 import type { ChainAdapter } from "./types";
 
+export { PROOF_ABI } from "./abi";
 export type { Authority, AuthorityResolver } from "./authority";
 export { recoverSigners, SignatureProblem, satisfies } from "./authority";
 export { chainConfigFromEnv } from "./config";
