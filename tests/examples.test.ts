@@ -1,12 +1,14 @@
 import fs from "node:fs";
 import { PrivateKey } from "@wharfkit/antelope";
 import { beforeAll, describe, expect, it } from "vitest";
+import { bindWithWharfKit } from "../examples/typescript/bind-with-wharfkit";
 import { createBindIdentityClient, dataOf } from "../examples/typescript/client";
 import { SCHEMA_FILE, schemaTypes } from "../examples/typescript/generate-schema";
 import { quickstart } from "../examples/typescript/quickstart";
 import { handleWebhook } from "../examples/typescript/verify-webhook";
 import { signedHeaders } from "../src/server/services/webhooks/delivery";
 import { call, createTestOrg, type TestOrg, testServer } from "../src/server/testing/harness";
+import { verifyWithDigitalBazaar } from "../src/server/testing/independent-vc-verifier";
 
 /** The TypeScript examples tenants copy, run against the real /v1 pipeline. */
 describe("examples/typescript", () => {
@@ -40,6 +42,17 @@ describe("examples/typescript", () => {
     expect(transactionId).toEqual(expect.any(String));
     const stored = await org.db.account.findFirst({ where: { orgId: org.orgId, did: account.accountDid } });
     expect(stored?.emailVerifiedAt).toBeInstanceOf(Date);
+  });
+
+  it("bind-with-wharfkit.ts binds an account with a WharfKit Session and the private-key wallet plugin; the credential verifies", async () => {
+    const api = createBindIdentityClient({ baseUrl: url, apiKey: org.apiKey, signingSecret });
+    const wallet = PrivateKey.generate("K1");
+    const bound = await bindWithWharfKit(api, { baseUrl: url, wallet });
+    expect(bound).toMatchObject({ bound: true, lifecycle: "bound" });
+    const binding = await org.db.accountBinding.findFirstOrThrow({ where: { orgId: org.orgId, bindingVcHash: bound.bindingVcHash } });
+    expect(binding).toMatchObject({ signingKeys: [wallet.toPublic().toString()] });
+    const issuer = (await call(url, "GET", "/.well-known/did.json")).body;
+    expect((await verifyWithDigitalBazaar(bound.credential, issuer)).verified).toBe(true);
   });
 
   it("the signing middleware is what lets those requests in: unsigned or wrongly signed ones are refused", async () => {
