@@ -20,10 +20,10 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
 }
 
 describe("docs/api/guides/quickstart.md", () => {
-  it("runs as printed against a fresh local service and leaves a working key and a free account", async () => {
+  it("runs as printed against a fresh local service and leaves a working key, a free account and a bound account whose credential verifies", async () => {
     const { url, db } = await testServer();
     const blocks = fencedBlocks(fs.readFileSync(QUICKSTART, "utf8")).filter((b) => b.lang === "sh");
-    expect(blocks.length).toBeGreaterThanOrEqual(7);
+    expect(blocks.length).toBeGreaterThanOrEqual(9);
     expect(blocks[0]!.code).toContain('BI_URL="${BI_URL:-http://localhost:3000}"');
 
     // The guide's blocks in order, in one shell, then a line of ours that reports what they set.
@@ -56,5 +56,9 @@ describe("docs/api/guides/quickstart.md", () => {
     expect(run.stdout).toContain('"status": "provisioned"');
     expect(run.stdout).toContain('"available": true');
     expect(run.stdout).toContain('"lifecycle": "provisional"');
-  }, 60_000);
+    // Steps 8 and 9: a person bound by a wallet's proof, and the credential verified with its status.
+    expect(run.stdout).toContain('"bound": true');
+    expect(run.stdout).toMatch(/"verified": true,\s+"status": \{\s+"checked": true/);
+    expect(await db.accountBinding.count({ where: { orgId: tenant.body.organizationId, status: "active" } })).toBe(1);
+  }, 120_000);
 });
