@@ -136,6 +136,53 @@ describe("real chain adapter against the fake node", () => {
     expect(node.received.length).toBe(count);
   });
 
+  it("unlocks a user's own multisig owner as they left it (threshold, weights, other delegations), less the faucet only", async () => {
+    const chain = createAntelopeChain(config);
+    const [a, b, c] = ["K1", "R1", "K1"]
+      .map((t) =>
+        PrivateKey.generate(t as "K1" | "R1")
+          .toPublic()
+          .toString(),
+      )
+      .sort();
+    const name = generateAccountName();
+    const owner = {
+      threshold: 2,
+      keys: [a!, b!, c!].map((key) => ({ key, weight: 1 })),
+      accounts: [
+        { permission: { actor: "faucet.bi", permission: "cosign" }, weight: 2 },
+        { permission: { actor: "sponsor.bi", permission: "active" }, weight: 1 },
+      ],
+      waits: [],
+    };
+    node.addAccount(name, owner, a!);
+    await chain.removeCosigner(name);
+    const tx = node.received.at(-1)!;
+    expect(tx.accepted).toBe(true);
+    expect(tx.actions[0]!.data.auth).toEqual({ ...owner, accounts: [owner.accounts[1]] });
+    expect((await chain.getAccount(name))?.permissions.owner).toEqual({ ...owner, accounts: [owner.accounts[1]] });
+  });
+
+  it("refuses to unlock an owner that nothing but the faucet could satisfy", async () => {
+    const chain = createAntelopeChain(config);
+    const name = generateAccountName();
+    const key = PrivateKey.generate("K1").toPublic().toString();
+    node.addAccount(
+      name,
+      {
+        threshold: 2,
+        keys: [{ key, weight: 1 }],
+        accounts: [{ permission: { actor: "faucet.bi", permission: "cosign" }, weight: 1 }],
+        waits: [],
+      },
+      key,
+    );
+    const count = node.received.length;
+    const err = await caught(chain.removeCosigner(name));
+    expect(isAppError(err) && err.details).toEqual({ reason: "no_owner_key" });
+    expect(node.received.length).toBe(count);
+  });
+
   it("surfaces a tampered signature, refused by the node, as PROVIDER_FAILURE without leaking keys", async () => {
     const tamper: typeof fetch = async (url, init) => {
       if (String(url).endsWith("/send_transaction")) {

@@ -167,14 +167,22 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
       const account = await getAccount(requireName(name, "name"));
       if (!account) throw notFound("The chain account");
       if (account.ownerCosigner === null) return { transactionId: "" };
-      if (account.ownerKeys.length === 0)
-        throw conflict("no_owner_key", "The owner permission holds no key; removing the cosigner would lock the account.");
+      // The owner authority as the user left it (thresholds, weights, WebAuthn keys, other
+      // delegations), less the faucet: unlock takes our say away and changes nothing else.
+      const owner = account.permissions.owner;
+      const cosigner = account.ownerCosigner;
       const auth: AuthorityJson = {
-        threshold: 1,
-        keys: account.ownerKeys.map((key) => ({ key, weight: 1 })),
-        accounts: [],
-        waits: [],
+        threshold: owner?.threshold ?? 1,
+        keys: owner?.keys ?? [],
+        accounts: (owner?.accounts ?? []).filter((a) => `${a.permission.actor}@${a.permission.permission}` !== cosigner),
+        waits: owner?.waits ?? [],
       };
+      const reachable = [...auth.keys, ...auth.accounts].reduce((sum, x) => sum + x.weight, 0);
+      if (auth.keys.length === 0 || reachable < auth.threshold)
+        throw conflict(
+          "no_owner_key",
+          "Without the cosigner the owner permission could not be satisfied; removing it would lock the account.",
+        );
       return send(
         [
           {
