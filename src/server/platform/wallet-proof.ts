@@ -2,12 +2,14 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { Action, Bytes, Checksum256, Name, type PermissionLevel, Serializer, Transaction } from "@wharfkit/antelope";
 import { IdentityProof, SigningRequest } from "@wharfkit/signing-request";
 import type { Account, SignatureNonce } from "@/generated/prisma/client.ts";
+import type { ContactChannel, NoncePurpose } from "@/generated/prisma/enums.ts";
 import type { DbOrTx } from "../db/client";
 import { AppError } from "../errors";
 import {
   type Authority,
   type ChainAccountState,
   chainAdapter,
+  generateAccountName,
   PROOF_ABI,
   recoverSigners,
   SignatureProblem,
@@ -54,8 +56,50 @@ const refused = (reason: ProofReason, message: string, extra: Record<string, str
 
 const PERMISSIONS = ["owner", "active"] as const;
 
-/** The same challenge as an ESR identity request and as a proof action (bind and contact-change challenge answers). */
-export function proofRequests(input: { chainId: string; account: Account; nonce: string; text: string; scope: string; expiresAt: Date }) {
+/**
+ * Stores a challenge (the nonce and the text an account's key answers) and returns its answer:
+ * the text, and the same challenge as an ESR identity request for a scope drawn for it alone and
+ * as the proof action to sign (bind and contact-change challenges).
+ */
+export async function createProofChallenge(
+  db: DbOrTx,
+  input: {
+    account: Account;
+    purpose: NoncePurpose;
+    nonce: string;
+    text: string;
+    expiresAt: Date;
+    personId?: string;
+    channel?: ContactChannel;
+  },
+) {
+  const { account, nonce, text, expiresAt } = input;
+  // The identity request's scope is the one field of an identity proof that can tie it to this
+  // challenge (docs/decisions.md, "Wallet proofs").
+  const scope = generateAccountName();
+  const { chainId } = await chainAdapter(db).getInfo();
+  await db.signatureNonce.create({
+    data: {
+      orgId: account.orgId,
+      purpose: input.purpose,
+      nonce,
+      accountId: account.id,
+      personId: input.personId,
+      channel: input.channel,
+      payloadToSign: text,
+      proofScope: scope,
+      expiresAt,
+    },
+  });
+  return {
+    nonce,
+    payloadToSign: text,
+    expiresAt: expiresAt.toISOString(),
+    ...proofRequests({ chainId, account, nonce, text, scope, expiresAt }),
+  };
+}
+
+function proofRequests(input: { chainId: string; account: Account; nonce: string; text: string; scope: string; expiresAt: Date }) {
   const request = SigningRequest.identity(
     { scope: input.scope, chainId: input.chainId, callback: "", info: { nonce: input.nonce } },
     { zlib: { deflateRaw: (d) => new Uint8Array(deflateRawSync(d)), inflateRaw: (d) => new Uint8Array(inflateRawSync(d)) } },

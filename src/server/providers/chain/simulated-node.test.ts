@@ -18,7 +18,22 @@ async function setup() {
   const chain = { id: SANDBOX_CHAIN_ID, url: `${url}/v1/sandbox/chain` };
   const session = (key: PrivateKey, permission = "active") =>
     new Session({ chain, permissionLevel: `${accountName}@${permission}`, walletPlugin: new WalletPluginPrivateKey(key) });
-  return { url, db, org, api, subject, accountName, chain, session };
+  /** Asks for the bind challenge and confirms it with the action the wallet's Session signed, not broadcast. */
+  const bindWithSession = async () => {
+    const body = { accountDid: subject.accountDid, personDid: subject.personDid };
+    const challenge = (await api.post("/v1/bind/challenge", body)).body;
+    const signed = await session(subject.wallet.privateKey).transact({ action: challenge.transaction.action }, { broadcast: false });
+    const confirmed = await api.post("/v1/bind/confirm", {
+      ...body,
+      nonce: challenge.nonce,
+      signedTransaction: {
+        transaction: Serializer.encode({ object: signed.resolved!.transaction }).hexString,
+        signatures: signed.signatures.map(String),
+      },
+    });
+    return { challenge, confirmed };
+  };
+  return { url, db, org, api, subject, accountName, chain, session, bindWithSession };
 }
 
 describe("the sandbox chain's node API", () => {
@@ -38,17 +53,7 @@ describe("the sandbox chain's node API", () => {
 
   it("binds with a WharfKit Session: the challenge's action signed with broadcast off", async () => {
     const s = await setup();
-    const challenge = (await s.api.post("/v1/bind/challenge", { accountDid: s.subject.accountDid, personDid: s.subject.personDid })).body;
-    const result = await s.session(s.subject.wallet.privateKey).transact({ action: challenge.transaction.action }, { broadcast: false });
-    const confirmed = await s.api.post("/v1/bind/confirm", {
-      accountDid: s.subject.accountDid,
-      personDid: s.subject.personDid,
-      nonce: challenge.nonce,
-      signedTransaction: {
-        transaction: Serializer.encode({ object: result.resolved!.transaction }).hexString,
-        signatures: result.signatures.map(String),
-      },
-    });
+    const { challenge, confirmed } = await s.bindWithSession();
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.lifecycle).toBe("bound");
     // Broadcasting the proof action is refused: it can never execute.
@@ -59,17 +64,7 @@ describe("the sandbox chain's node API", () => {
 
   it("executes updateauth signed by the account's owner through a Session, and the key watch sees it", async () => {
     const s = await setup();
-    const challenge = (await s.api.post("/v1/bind/challenge", { accountDid: s.subject.accountDid, personDid: s.subject.personDid })).body;
-    const signed = await s.session(s.subject.wallet.privateKey).transact({ action: challenge.transaction.action }, { broadcast: false });
-    const bind = await s.api.post("/v1/bind/confirm", {
-      accountDid: s.subject.accountDid,
-      personDid: s.subject.personDid,
-      nonce: challenge.nonce,
-      signedTransaction: {
-        transaction: Serializer.encode({ object: signed.resolved!.transaction }).hexString,
-        signatures: signed.signatures.map(String),
-      },
-    });
+    const { confirmed: bind } = await s.bindWithSession();
     expect(bind.status, bind.text).toBe(200);
 
     const next = PrivateKey.generate("K1");

@@ -7,8 +7,7 @@ import { Prisma } from "../../db/client";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
-import { proofRequests, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
-import { chainAdapter, generateAccountName } from "../../providers/chain";
+import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
 import { allocateStatus } from "../credential-status";
@@ -75,28 +74,7 @@ export async function bindChallenge(ctx: ServiceContext, input: { accountDid: st
     nonce,
     expiresAt,
   });
-  // The identity request's scope is drawn for this challenge alone: it is the one field of an
-  // identity proof that can tie the proof to the challenge (docs/decisions.md, "Wallet proofs").
-  const proofScope = generateAccountName();
-  const { chainId } = await chainAdapter(ctx.db).getInfo();
-  await ctx.db.signatureNonce.create({
-    data: {
-      orgId: ctx.org.id,
-      purpose: "bind",
-      nonce,
-      accountId: account.id,
-      personId: person.id,
-      payloadToSign: text,
-      proofScope,
-      expiresAt,
-    },
-  });
-  return {
-    nonce,
-    payloadToSign: text,
-    expiresAt: expiresAt.toISOString(),
-    ...proofRequests({ chainId, account, nonce, text, scope: proofScope, expiresAt }),
-  };
+  return createProofChallenge(ctx.db, { account, purpose: "bind", personId: person.id, nonce, text, expiresAt });
 }
 
 async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, person: Person): Promise<SignatureNonce> {

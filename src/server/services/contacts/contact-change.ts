@@ -4,8 +4,7 @@ import { randomToken } from "../../crypto/hash";
 import { conflict, notFound } from "../../errors";
 import { findAccount } from "../../platform/account-ref";
 import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
-import { proofRequests, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
-import { chainAdapter, generateAccountName } from "../../providers/chain";
+import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { messaging } from "../../providers/messaging";
 import { appendAudit } from "../audit";
 import { confirmChallenge, startChallenge } from "./otp";
@@ -44,26 +43,7 @@ export async function contactChallenge(ctx: ServiceContext, input: { accountDid:
     nonce,
     expiresAt,
   });
-  const proofScope = generateAccountName();
-  const { chainId } = await chainAdapter(ctx.db).getInfo();
-  await ctx.db.signatureNonce.create({
-    data: {
-      orgId: ctx.org.id,
-      purpose: "contact_change",
-      nonce,
-      accountId: account.id,
-      channel: input.channel,
-      payloadToSign: text,
-      proofScope,
-      expiresAt,
-    },
-  });
-  return {
-    nonce,
-    payloadToSign: text,
-    expiresAt: expiresAt.toISOString(),
-    ...proofRequests({ chainId, account, nonce, text, scope: proofScope, expiresAt }),
-  };
+  return createProofChallenge(ctx.db, { account, purpose: "contact_change", channel: input.channel, nonce, text, expiresAt });
 }
 
 /**
