@@ -76,7 +76,9 @@ test("a guide renders from docs/api/guides with its code blocks, and links to th
   const blocks = source.match(/^```/gm)!.length / 2;
   const violations = cspViolations(page);
   await page.goto("/docs/guides/quickstart");
-  await expect(page.getByRole("heading", { name: "Quickstart: from nothing to a first free account", level: 1 })).toBeVisible();
+  await expect(
+    page.getByRole("heading", { name: "Quickstart: from nothing to a bound account and a verified credential", level: 1 }),
+  ).toBeVisible();
   await expect(page.locator("main figure")).toHaveCount(blocks);
   await expect(page.locator("main pre").first()).toContainText('BI_URL="${BI_URL:-http://localhost:3000}"');
   await expect(page.locator("main figcaption").first()).toContainText("sh");
@@ -90,6 +92,20 @@ test("a guide renders from docs/api/guides with its code blocks, and links to th
   await expect(page).toHaveURL(/\/docs\/guides\/sandbox$/);
   await expect(page.getByRole("heading", { name: "The sandbox", level: 1 })).toBeVisible();
   expect(violations).toEqual([]);
+});
+
+test("the binding guide shows the proof forms and each refusal reason, and fits a phone", async ({ page }) => {
+  await page.goto("/docs/guides/binding");
+  await expect(page.getByRole("heading", { name: "Proof forms", level: 3 })).toBeVisible();
+  const forms = page.locator("main table").filter({ hasText: "Confirm field" });
+  await expect(forms.getByRole("row")).toHaveCount(4);
+  await expect(page.locator("main table").filter({ hasText: "threshold_not_met" })).toBeVisible();
+  await shoot(page, "docs-guide-binding");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoSideScroll(page);
+  await page.goto("/docs/guides/sandbox#binding-with-a-wharfkit-session");
+  await expect(page.locator("figcaption", { hasText: "examples/typescript/bind-with-wharfkit.ts" })).toBeVisible();
+  await expectNoSideScroll(page);
 });
 
 test("a guide quoting a source file names it and keeps long lines inside the block at 390 px", async ({ page }) => {
