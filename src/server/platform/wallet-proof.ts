@@ -130,11 +130,19 @@ function proofAction(actor: string, permission: string, nonce: string, text: str
 }
 
 /** Reads each permission of accounts the proof's authority delegates to, once per proof. */
+/**
+ * Reads each permission of accounts the proof's authority delegates to, once per proof. The
+ * faucet's cosigner permission is never followed: it shares a provisional account's owner so the
+ * service can unlock it, and a proof is the account holder's consent, which the service's own key
+ * must not be able to give.
+ */
 function resolverFor(db: DbOrTx, first: ChainAccountState | null) {
   const chain = chainAdapter(db);
   const accounts = new Map<string, Promise<ChainAccountState | null>>();
   if (first) accounts.set(first.name, Promise.resolve(first));
+  const cosigner = first?.ownerCosigner;
   return async (actor: string, permission: string): Promise<Authority | null> => {
+    if (`${actor}@${permission}` === cosigner) return null;
     if (!accounts.has(actor)) accounts.set(actor, chain.getAccount(actor));
     return (await accounts.get(actor))?.permissions[permission] ?? null;
   };

@@ -211,6 +211,23 @@ describe("authorities as the chain evaluates them", () => {
     expect(await binding()).toMatchObject({ status: "suspended", suspendedFor: ["key_changed"] });
   });
 
+  it("never takes the faucet cosigner's key for the holder's consent, though it shares the provisional owner", async () => {
+    const s = await setup();
+    // The sandbox faucet as an account with a key of its own: its active permission cosigns owner.
+    const faucetKey = newKey();
+    const chain = createSimulatedChain(s.db);
+    if (!(await chain.getAccount("faucet.bi")))
+      await chain.createAccount({ name: "faucet.bi", ownerKey: faucetKey.publicKey, activeKey: faucetKey.publicKey });
+    else await simulatedUpdateAuth(s.db, "faucet.bi", { ownerKeys: [faucetKey.publicKey], activeKeys: [faucetKey.publicKey] });
+    const c = await s.challenge();
+    for (const proof of [
+      { signature: signText(faucetKey, c.payloadToSign) },
+      { signedTransaction: signedProofTransaction(c.transaction, [faucetKey], { permission: "owner" }) },
+    ])
+      expect(refusal(await s.confirm(c, proof))).toEqual({ status: 400, code: "INVALID_SIGNATURE", reason: "threshold_not_met" });
+    expect((await s.confirm(c, { signature: signText(s.wallet, c.payloadToSign) })).status).toBe(200);
+  });
+
   it("a signature made for one challenge is refused on a second", async () => {
     const s = await setup();
     const first = await s.challenge();
