@@ -84,6 +84,29 @@ describe("the sandbox chain's node API", () => {
       });
     // Another key cannot change the account's permissions.
     await expect(updateauth(PrivateKey.generate("K1"))).rejects.toThrow(/does not have signatures/);
+    // A transaction whose second action is invalid (threshold out of reach) changes nothing at all.
+    const broken = s.session(s.subject.wallet.privateKey, "owner").transact({
+      actions: ["active", "owner"].map((permission) => ({
+        account: "eosio",
+        name: "updateauth",
+        authorization: [{ actor: s.accountName, permission: "owner" }],
+        data: {
+          account: s.accountName,
+          permission,
+          parent: permission === "owner" ? "" : "owner",
+          auth: {
+            threshold: permission === "owner" ? 5 : 1,
+            keys: [{ key: next.toPublic().toString(), weight: 1 }],
+            accounts: [],
+            waits: [],
+          },
+        },
+      })),
+    });
+    await expect(broken).rejects.toThrow();
+    const unchanged = await new APIClient({ url: s.chain.url }).v1.chain.get_account(s.accountName);
+    expect(unchanged.getPermission("active").required_auth.keys.map((k) => String(k.key))).toEqual([s.subject.wallet.publicKey]);
+
     await updateauth(s.subject.wallet.privateKey);
     const account = await new APIClient({ url: s.chain.url }).v1.chain.get_account(s.accountName);
     expect(account.getPermission("active").required_auth.keys.map((k) => String(k.key))).toEqual([next.toPublic().toString()]);

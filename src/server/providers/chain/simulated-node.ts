@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { type Action, Bytes, type Name, Serializer, Transaction } from "@wharfkit/antelope";
-import type { DbOrTx } from "../../db/client";
+import type { Db, DbOrTx } from "../../db/client";
 import { type AuthorityJson, PROOF_ABI, SYSTEM_ABI } from "./abi";
 import { recoverSigners, SignatureProblem, satisfies } from "./authority";
 import { isValidAccountName } from "./keys";
@@ -163,7 +163,7 @@ const UpdateAuthData = (action: Action) =>
  * authority as it stands. The bind challenge's proof action and anything else is refused, as a
  * node refuses an action on a contract that does not exist.
  */
-export async function nodePushTransaction(db: DbOrTx, input: { signatures?: string[]; packed_trx?: string; compression?: unknown }) {
+export async function nodePushTransaction(db: Db, input: { signatures?: string[]; packed_trx?: string; compression?: unknown }) {
   let tx: Transaction;
   try {
     // Wallet libraries send it zlib-compressed by default (compression 1 or "zlib").
@@ -231,8 +231,11 @@ export async function nodePushTransaction(db: DbOrTx, input: { signatures?: stri
       auth: { ...data.auth, keys: data.auth.keys.map((k) => ({ key: String(k.key), weight: k.weight })) } as AuthorityJson,
     });
   }
-  for (const u of updates)
-    await simulatedUpdateAuth(db, u.account, { authorities: { [u.permission]: JSON.parse(JSON.stringify(u.auth)) } });
+  // All of the transaction's actions apply, or none: a later invalid authority undoes the earlier ones.
+  await db.$transaction(async (tx) => {
+    for (const u of updates)
+      await simulatedUpdateAuth(tx, u.account, { authorities: { [u.permission]: JSON.parse(JSON.stringify(u.auth)) } });
+  });
   const id = tx.id.hexString;
   return { transaction_id: id, processed: { id, block_num: nodeInfo().head_block_num, receipt: { status: "executed" }, except: null } };
 }
