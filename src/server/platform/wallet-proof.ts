@@ -129,7 +129,6 @@ function proofAction(actor: string, permission: string, nonce: string, text: str
   });
 }
 
-/** Reads each permission of accounts the proof's authority delegates to, once per proof. */
 /**
  * Reads each permission of accounts the proof's authority delegates to, once per proof. The
  * faucet's cosigner permission is never followed: it shares a provisional account's owner so the
@@ -170,19 +169,18 @@ function recover(digest: Uint8Array | Checksum256, signatures: string[]): string
  */
 async function proven(db: DbOrTx, state: ChainAccountState | null, keys: string[], permissions: readonly string[]): Promise<ProvenSigner> {
   const resolve = resolverFor(db, state);
-  const satisfied: string[] = [];
+  const accepted: string[] = [];
   const used = new Set<string>();
   let best = { weight: 0, threshold: 1 };
   for (const p of PERMISSIONS) {
     const authority = state?.permissions[p];
     if (!authority) continue;
     const r = await satisfies(authority, keys, resolve);
-    if (r.satisfied) {
-      satisfied.push(p);
+    if (r.satisfied && (permissions.includes(p) || (p === "owner" && permissions.includes("active")))) {
+      accepted.push(p);
       for (const k of r.keysUsed) used.add(k);
-    } else if (permissions.includes(p) && r.weight >= best.weight) best = r;
+    } else if (!r.satisfied && permissions.includes(p) && r.weight >= best.weight) best = r;
   }
-  const accepted = satisfied.filter((p) => permissions.includes(p) || (p === "owner" && permissions.includes("active")));
   if (accepted.length === 0 || used.size === 0) {
     throw refused(
       "threshold_not_met",
@@ -190,7 +188,7 @@ async function proven(db: DbOrTx, state: ChainAccountState | null, keys: string[
       { weight: best.weight, threshold: best.threshold },
     );
   }
-  const signingKeys = keys.filter((k) => used.has(k));
+  const signingKeys = [...new Set(keys)].filter((k) => used.has(k));
   return { signingKey: signingKeys[0]!, signingKeys, signingPermissions: accepted };
 }
 

@@ -156,6 +156,9 @@ describe("authorities as the chain evaluates them", () => {
     const one = await s.confirm(c, { signature: signText(a, c.payloadToSign) });
     expect(refusal(one)).toEqual({ status: 400, code: "INVALID_SIGNATURE", reason: "threshold_not_met" });
     expect(one.body.error.details).toMatchObject({ weight: 1, threshold: 2 });
+    // The same key twice is one key's weight.
+    const twice = await s.confirm(c, { signatures: [signText(a, c.payloadToSign), signText(a, c.payloadToSign)] });
+    expect(refusal(twice).reason).toBe("threshold_not_met");
     const tx1 = await s.confirm(c, { signedTransaction: signedProofTransaction(c.transaction, [c3]) });
     expect(refusal(tx1).reason).toBe("threshold_not_met");
     const two = await s.confirm(c, { signatures: [signText(a, c.payloadToSign), signText(c3, c.payloadToSign)] });
