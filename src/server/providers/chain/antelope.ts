@@ -5,7 +5,7 @@ import { type AuthorityJson, parsePermissionLevel, TOKEN_ABI } from "./abi";
 import { normaliseAuthorityKey } from "./authority";
 import type { ChainConfig } from "./config";
 import { type ChainRejection, chainPost, type FetchFn, orFail, rejected } from "./http";
-import { isValidAccountName, nameTaken, parsePublicKey, requireKey, requireName, verifySignature } from "./keys";
+import { isValidAccountName, nameTaken, parsePublicKey, requireKey, requireName } from "./keys";
 import { buildTransaction, ChainInfo, chainTimeMs, type SystemAction, signAndPack } from "./transaction";
 import type { ChainAccountState, ChainAdapter, ChainTransfer } from "./types";
 
@@ -195,8 +195,6 @@ export function createAntelopeChain(config: ChainConfig, opts: { fetch?: FetchFn
         "unlock",
       );
     },
-
-    verifySignature,
 
     async getTransfer(txId): Promise<ChainTransfer | null> {
       if (!/^[0-9a-f]{64}$/i.test(txId)) return null;

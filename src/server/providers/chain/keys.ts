@@ -10,8 +10,8 @@ const MODERN_KEY = new RegExp(`^PUB_(K1|R1)_${BASE58}+$`);
 
 /**
  * Normalises an Antelope public key (`PUB_K1_…`, `PUB_R1_…` or legacy `EOS…`) to its modern
- * form, or null when it is not one. WebAuthn (`PUB_WA_`) keys are refused: bind and unlock
- * verify plain K1/R1 signatures only.
+ * form, or null when it is not one: the keys a new account is created with. Keys already in an
+ * account's authority may also be WebAuthn (`PUB_WA_`): authority.ts reads those.
  */
 export function parsePublicKey(value: unknown): string | null {
   if (typeof value !== "string") return null;
@@ -44,7 +44,8 @@ export function generateAccountName(): string {
 
 /**
  * True when `signature` (`SIG_K1_…`/`SIG_R1_…`) was made by `publicKey` over the SHA-256 of
- * `message` (a string is taken as UTF-8, not hex as `Bytes.from` would). Never throws.
+ * `message` (a string is taken as UTF-8, not hex as `Bytes.from` would). Never throws. A proof of
+ * an account's consent is checked against its whole authority instead (platform/wallet-proof.ts).
  */
 export function verifySignature(input: { message: Uint8Array | string; signature: string; publicKey: string }): boolean {
   const key = parsePublicKey(input.publicKey);

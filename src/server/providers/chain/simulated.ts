@@ -4,7 +4,7 @@ import { env } from "@/env";
 import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
 import { notFound } from "../../errors";
 import type { AuthorityJson } from "./abi";
-import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName, verifySignature } from "./keys";
+import { invalidChainInput, isValidAccountName, nameTaken, randomTransactionId, requireKey, requireName } from "./keys";
 import { simulatedAuthorities } from "./simulated-updateauth";
 import type { ChainAccountState, ChainAdapter } from "./types";
 
@@ -86,8 +86,6 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
       await db.simChainAccount.update({ where: { name }, data: { ownerCosigner: null, ...(authorities ? { authorities } : {}) } });
       return { transactionId: randomTransactionId() };
     },
-
-    verifySignature,
 
     async getTransfer(txId) {
       if (!/^[0-9a-f]{64}$/i.test(txId)) return null;

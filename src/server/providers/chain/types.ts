@@ -39,6 +39,5 @@ export type ChainAdapter = {
    * sent and `transactionId` is "" (a retry after a crash between chain and database succeeds).
    */
   removeCosigner(name: string): Promise<{ transactionId: string }>;
-  verifySignature(input: { message: Uint8Array | string; signature: string; publicKey: string }): boolean;
   getTransfer(txId: string): Promise<ChainTransfer | null>;
 };
