@@ -6,9 +6,9 @@ import type { ContactChannel, NoncePurpose } from "@/generated/prisma/enums.ts";
 import type { DbOrTx } from "../db/client";
 import { AppError } from "../errors";
 import {
-  type Authority,
   type ChainAccountState,
   chainAdapter,
+  chainReader,
   generateAccountName,
   PROOF_ABI,
   recoverSigners,
@@ -99,10 +99,16 @@ export async function createProofChallenge(
   };
 }
 
+/** Node's zlib in the shape ESR (`@wharfkit/signing-request`) takes it, for encoding and reading `esr:` URIs. */
+export const esrZlib = {
+  deflateRaw: (d: Uint8Array) => new Uint8Array(deflateRawSync(d)),
+  inflateRaw: (d: Uint8Array) => new Uint8Array(inflateRawSync(d)),
+};
+
 function proofRequests(input: { chainId: string; account: Account; nonce: string; text: string; scope: string; expiresAt: Date }) {
   const request = SigningRequest.identity(
     { scope: input.scope, chainId: input.chainId, callback: "", info: { nonce: input.nonce } },
-    { zlib: { deflateRaw: (d) => new Uint8Array(deflateRawSync(d)), inflateRaw: (d) => new Uint8Array(inflateRawSync(d)) } },
+    { zlib: esrZlib },
   );
   const action = proofAction(input.account.name, "active", input.nonce, input.text);
   return {
@@ -129,24 +135,6 @@ function proofAction(actor: string, permission: string, nonce: string, text: str
   });
 }
 
-/**
- * Reads each permission of accounts the proof's authority delegates to, once per proof. The
- * faucet's cosigner permission is never followed: it shares a provisional account's owner so the
- * service can unlock it, and a proof is the account holder's consent, which the service's own key
- * must not be able to give.
- */
-function resolverFor(db: DbOrTx, first: ChainAccountState | null) {
-  const chain = chainAdapter(db);
-  const accounts = new Map<string, Promise<ChainAccountState | null>>();
-  if (first) accounts.set(first.name, Promise.resolve(first));
-  const cosigner = first?.ownerCosigner;
-  return async (actor: string, permission: string): Promise<Authority | null> => {
-    if (`${actor}@${permission}` === cosigner) return null;
-    if (!accounts.has(actor)) accounts.set(actor, chain.getAccount(actor));
-    return (await accounts.get(actor))?.permissions[permission] ?? null;
-  };
-}
-
 function recover(digest: Uint8Array | Checksum256, signatures: string[]): string[] {
   try {
     return recoverSigners(digest, signatures);
@@ -168,7 +156,10 @@ function recover(digest: Uint8Array | Checksum256, signatures: string[]): string
  * satisfies its child on chain: owner stands for active), and returns the signer to remember.
  */
 async function proven(db: DbOrTx, state: ChainAccountState | null, keys: string[], permissions: readonly string[]): Promise<ProvenSigner> {
-  const resolve = resolverFor(db, state);
+  // The faucet's cosigner shares every provisional owner so the service can unlock it; a proof is
+  // the holder's consent, which the service's own key must not be able to give.
+  const chain = chainAdapter(db);
+  const { resolve } = chainReader((name) => (name === state?.name ? Promise.resolve(state) : chain.getAccount(name)), state?.ownerCosigner);
   const accepted: string[] = [];
   const used = new Set<string>();
   let best = { weight: 0, threshold: 1 };

@@ -1,19 +1,14 @@
 import { createHash, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { p256 } from "@noble/curves/nist.js";
 import { Action, Bytes, KeyType, type PrivateKey, PublicKey, Serializer, Signature, Transaction } from "@wharfkit/antelope";
 import { IdentityProof, SigningRequest } from "@wharfkit/signing-request";
+import { esrZlib } from "../platform/wallet-proof";
 
 /**
  * What wallets hand back for the bind challenge's proof forms, made with the libraries wallets
  * use (WharfKit's signing-request and antelope packages), and a WebAuthn key that signs as a
  * passkey wallet does.
  */
-
-export const zlib = {
-  deflateRaw: (d: Uint8Array) => new Uint8Array(deflateRawSync(d)),
-  inflateRaw: (d: Uint8Array) => new Uint8Array(inflateRawSync(d)),
-};
 
 const sha256 = (...parts: Uint8Array[]) => {
   const h = createHash("sha256");
@@ -90,7 +85,7 @@ export function identityProofFor(
   signers: DigestSigner[],
   opts: { expiration?: Date; chainId?: string } = {},
 ): string {
-  const request = SigningRequest.from(uri, { zlib });
+  const request = SigningRequest.from(uri, { zlib: esrZlib });
   const chainId = opts.chainId ?? request.getChainId().hexString;
   const expiration = (opts.expiration ?? new Date(Date.now() + 60_000)).toISOString().slice(0, 19);
   const resolved = request.resolve(new Map(), signer, { expiration, ref_block_num: 0, ref_block_prefix: 0, chainId });

@@ -3,6 +3,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { ABIDecoder, Bytes, Checksum256, KeyType, PublicKey, Signature } from "@wharfkit/antelope";
 import type { AuthorityJson } from "./abi";
 import { parsePublicKey } from "./keys";
+import type { ChainAccountState } from "./types";
 
 /**
  * A permission's authority as the chain evaluates it (docs/api/guides/binding.md, "Which accounts
@@ -17,6 +18,22 @@ export const MAX_AUTHORITY_DEPTH = 6;
 
 /** Reads `actor`'s permission `permission` as the chain has it now, or null when there is none. */
 export type AuthorityResolver = (actor: string, permission: string) => Promise<Authority | null>;
+
+/**
+ * Reads accounts through `getAccount`, each once however often delegations name it, and resolves
+ * their permissions. `skip` (an `account@permission`) is never followed: proofs pass the faucet's
+ * cosigner, which must not speak for an account holder.
+ */
+export function chainReader(getAccount: (name: string) => Promise<ChainAccountState | null>, skip?: string | null) {
+  const accounts = new Map<string, Promise<ChainAccountState | null>>();
+  const account = (name: string) => {
+    if (!accounts.has(name)) accounts.set(name, getAccount(name));
+    return accounts.get(name)!;
+  };
+  const resolve: AuthorityResolver = async (actor, permission) =>
+    skip === `${actor}@${permission}` ? null : ((await account(actor))?.permissions[permission] ?? null);
+  return { account, resolve };
+}
 
 /**
  * Normalises a key as it may appear in an authority: K1 and R1 as `parsePublicKey` does, and

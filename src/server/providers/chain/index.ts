@@ -6,8 +6,8 @@ import { createSimulatedChain } from "./simulated";
 import type { ChainAdapter } from "./types";
 
 export { PROOF_ABI } from "./abi";
-export type { Authority, AuthorityResolver } from "./authority";
-export { recoverSigners, SignatureProblem, satisfies } from "./authority";
+export type { AuthorityResolver } from "./authority";
+export { chainReader, recoverSigners, SignatureProblem, satisfies } from "./authority";
 export { chainConfigFromEnv } from "./config";
 export { generateAccountName, isValidAccountName, parsePublicKey } from "./keys";
 export { createSimulatedChain } from "./simulated";

@@ -3,7 +3,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
-import { type AuthorityResolver, type ChainAccountState, chainAdapter, satisfies } from "../../providers/chain";
+import { type AuthorityResolver, type ChainAccountState, chainAdapter, chainReader, satisfies } from "../../providers/chain";
 
 import { lockAmlSubject, recordKeyChange } from "../aml";
 import { lockBindings, suspendLocked } from "../credential-status";
@@ -65,19 +65,11 @@ export async function watchBindingKeys(db: Db, opts: { limit?: number } = {}) {
   const chain = chainAdapter(db);
   let suspended = 0;
   for (const b of bindings) {
-    // Each binding reads the chain afresh, delegates included: one pass sees each account once.
-    const accounts = new Map<string, Promise<ChainAccountState | null>>();
-    const read = (name: string) => {
-      if (!accounts.has(name)) accounts.set(name, chain.getAccount(name));
-      return accounts.get(name)!;
-    };
+    // Each binding reads the chain afresh (its account and every delegate, each once).
+    const reader = chainReader((name) => chain.getAccount(name));
     let held: boolean;
     try {
-      held = await stillSatisfied(
-        b,
-        await read(b.account.name),
-        async (actor, permission) => (await read(actor))?.permissions[permission] ?? null,
-      );
+      held = await stillSatisfied(b, await reader.account(b.account.name), reader.resolve);
     } catch (err) {
       logger().warn({ job: "binding-key-watch", err: { message: (err as Error).message } }, "chain read failed");
       continue;
