@@ -854,6 +854,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/bind/sessions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A link (valid one hour) to the hosted bind page, where the user reads what they agree to, connects their wallet with WharfKit and signs; the page then returns to redirectUrl. */
+    post: operations["postV1BindSessions"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bind/sessions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bind session's status (open, bound, expired) and, once bound, the binding and its credential: what the redirect's handler reads. */
+    get: operations["getV1BindSessionsById"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bind/hosted/view": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The hosted bind page's details for the token in its link: the organization, the account, the person in words, and the chain to connect to. */
+    post: operations["postV1BindHostedView"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bind/hosted/challenge": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The hosted bind page's challenge: the same as POST /v1/bind/challenge for the link's account and person, tied to the link. */
+    post: operations["postV1BindHostedChallenge"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/bind/hosted/confirm": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The hosted bind page's confirm: the wallet's proof for one of the link's challenges, checked and bound as POST /v1/bind/confirm does; a bound link answers its result again. */
+    post: operations["postV1BindHostedConfirm"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/accounts/unlock": {
     parameters: {
       query?: never;
@@ -2701,6 +2786,135 @@ export interface components {
         signatures: string[];
       };
       deviceFingerprint?: string;
+    };
+    BindSessionCreated: {
+      sessionId: string;
+      /** @description The page to send the user to; the token after # never reaches a server or a Referer header */
+      url: string;
+      /** Format: date-time */
+      expiresAt: string;
+      redirectUrl: string | null;
+    };
+    BindSessionInput: {
+      accountDid: string;
+      personDid: string;
+      /** @description Where the page sends the user once the account is bound, with bindSession, status and bindingId added to its query */
+      redirectUrl?: string;
+    };
+    BindSessionView: {
+      sessionId: string;
+      /**
+       * @description open until the wallet's proof binds the account; expired once the link's hour is over without a binding
+       * @enum {string}
+       */
+      status: "open" | "bound" | "expired";
+      accountDid: string;
+      personDid: string;
+      redirectUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      expiresAt: string;
+      /** @description The binding this session made, with its credential; null until bound */
+      binding: {
+        bindingId: string;
+        /** @enum {string} */
+        status: "active" | "suspended" | "revoked";
+        bindingVcHash: string;
+        credential: {
+          "@context": string[];
+          id: string;
+          type: string[];
+          issuer: string;
+          validFrom: string;
+          credentialSubject: {
+            id: string;
+            account: string;
+            kycLevel: string;
+          };
+          /** @description Where the credential's revocation and suspension bits are published (W3C Bitstring Status List) */
+          credentialStatus?: components["schemas"]["BitstringStatusListEntry"][];
+          proof: {
+            /** @constant */
+            type: "DataIntegrityProof";
+            /** @constant */
+            cryptosuite: "eddsa-jcs-2022";
+            created: string;
+            verificationMethod: string;
+            proofPurpose: string;
+            proofValue: string;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      } | null;
+    };
+    HostedBindView: {
+      /**
+       * @description open until the wallet's proof binds the account; expired once the link's hour is over without a binding
+       * @enum {string}
+       */
+      status: "open" | "bound" | "expired";
+      organization: {
+        name: string;
+      };
+      account: {
+        did: string;
+        name: string;
+        chain: string;
+      };
+      person: {
+        did: string;
+        kycLevel: string;
+        verifiedAt: string | null;
+        country: string | null;
+      };
+      /** @description What the page's WharfKit SessionKit talks to */
+      chain: {
+        id: string;
+        url: string;
+      };
+      /** @description Whether the page may offer the private-key test wallet (never in production) */
+      sandboxWallet: boolean;
+      /** Format: date-time */
+      expiresAt: string;
+      /** @description Set once bound: the tenant's redirect URL with the result in its query */
+      redirectTo: string | null;
+    };
+    HostedBindInput: {
+      /** @description The token from the page's link fragment */
+      token: string;
+    };
+    HostedBindConfirmed: {
+      /** @constant */
+      bound: true;
+      accountDid: string;
+      bindingVcHash: string;
+      redirectTo: string | null;
+    };
+    HostedBindConfirmInput: {
+      /** @description The token from the page's link fragment */
+      token: string;
+      nonce: string;
+      /** @description A signature over the SHA-256 of payloadToSign */
+      signature?: string;
+      /** @description Several signatures over payloadToSign, for a permission that needs more than one key */
+      signatures?: string[];
+      /** @description An ESR identity proof for the challenge's identityRequest ("EOSIO <base64>", or its JSON) */
+      identityProof?:
+        | string
+        | {
+            [key: string]: unknown;
+          };
+      /** @description The challenge's transaction, signed and not broadcast: the transaction (packed hex or JSON) and its signatures */
+      signedTransaction?: {
+        transaction:
+          | string
+          | {
+              [key: string]: unknown;
+            };
+        signatures: string[];
+      };
     };
     Unlocked: {
       accountDid: string;
@@ -7280,6 +7494,348 @@ export interface operations {
       };
       400: components["responses"]["ValidationErrorOrInvalidSignature"];
       401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+      503: components["responses"]["ProviderUnavailable"];
+    };
+  };
+  postV1BindSessions: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "accountDid": "did:antelope:eos:coralreef124",
+         *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+         *       "redirectUrl": "https://app.example.com/wallet/bound"
+         *     }
+         */
+        "application/json": components["schemas"]["BindSessionInput"];
+      };
+    };
+    responses: {
+      /** @description A link (valid one hour) to the hosted bind page, where the user reads what they agree to, connects their wallet with WharfKit and signs; the page then returns to redirectUrl. */
+      201: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "sessionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "url": "https://hooks.acme.example/bind-identity",
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "redirectUrl": "https://hooks.acme.example/bind-identity"
+           *     }
+           */
+          "application/json": components["schemas"]["BindSessionCreated"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1BindSessionsById: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A bind session's status (open, bound, expired) and, once bound, the binding and its credential: what the redirect's handler reads. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "sessionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "status": "open",
+           *       "accountDid": "did:antelope:eos:coralreef124",
+           *       "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "redirectUrl": "https://hooks.acme.example/bind-identity",
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "binding": {
+           *         "bindingId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "status": "active",
+           *         "bindingVcHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *         "credential": {
+           *           "@context": [
+           *             "https://www.w3.org/ns/did/v1"
+           *           ],
+           *           "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *           "type": [
+           *             "type"
+           *           ],
+           *           "issuer": "did:web:id.example.com",
+           *           "validFrom": "valid from",
+           *           "credentialSubject": {
+           *             "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *             "account": "account",
+           *             "kycLevel": "basic"
+           *           },
+           *           "credentialStatus": [
+           *             {
+           *               "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *               "type": "BitstringStatusListEntry",
+           *               "statusPurpose": "revocation",
+           *               "statusListIndex": "status list index",
+           *               "statusListCredential": "status list credential"
+           *             }
+           *           ],
+           *           "proof": {
+           *             "type": "DataIntegrityProof",
+           *             "cryptosuite": "eddsa-jcs-2022",
+           *             "created": "created",
+           *             "verificationMethod": "verification method",
+           *             "proofPurpose": "proof purpose",
+           *             "proofValue": "proof value"
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["BindSessionView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1BindHostedView: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "tok_3q2-7Jb0sXn1cYkVfWm9Pq"
+         *     }
+         */
+        "application/json": components["schemas"]["HostedBindInput"];
+      };
+    };
+    responses: {
+      /** @description The hosted bind page's details for the token in its link: the organization, the account, the person in words, and the chain to connect to. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "open",
+           *       "organization": {
+           *         "name": "coralreef124"
+           *       },
+           *       "account": {
+           *         "did": "did:web:id.example.com",
+           *         "name": "coralreef124",
+           *         "chain": "eos"
+           *       },
+           *       "person": {
+           *         "did": "did:web:id.example.com",
+           *         "kycLevel": "basic",
+           *         "verifiedAt": "2025-03-14T09:26:53.000Z",
+           *         "country": "GH"
+           *       },
+           *       "chain": {
+           *         "id": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "url": "https://hooks.acme.example/bind-identity"
+           *       },
+           *       "sandboxWallet": true,
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "redirectTo": "redirect to"
+           *     }
+           */
+          "application/json": components["schemas"]["HostedBindView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1BindHostedChallenge: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "tok_3q2-7Jb0sXn1cYkVfWm9Pq"
+         *     }
+         */
+        "application/json": components["schemas"]["HostedBindInput"];
+      };
+    };
+    responses: {
+      /** @description The hosted bind page's challenge: the same as POST /v1/bind/challenge for the link's account and person, tied to the link. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "nonce": "n_5Yt2kQ8vRz",
+           *       "payloadToSign": "payload to sign",
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "identityRequest": {
+           *         "uri": "uri",
+           *         "scope": "scope",
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "transaction": {
+           *         "chainId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "expiresAt": "2025-03-14T09:26:53.000Z",
+           *         "action": {
+           *           "account": "",
+           *           "name": "bindproof",
+           *           "authorization": [
+           *             {
+           *               "actor": "actor",
+           *               "permission": "permission"
+           *             }
+           *           ],
+           *           "data": "data"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["BindChallenge"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1BindHostedConfirm: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "q3T0n6Yb0sXn1cYkVfWm9Pq4Lr8Zt2Hd5Jw7Ke1Mv0",
+         *       "nonce": "n_5Yt2kQ8vRz",
+         *       "signedTransaction": {
+         *         "transaction": "8f6e1c6a000000000000000000000100000000000000000000805a2b5d5ef50100000000a8ed3232000000",
+         *         "signatures": [
+         *           "SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw"
+         *         ]
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["HostedBindConfirmInput"];
+      };
+    };
+    responses: {
+      /** @description The hosted bind page's confirm: the wallet's proof for one of the link's challenges, checked and bound as POST /v1/bind/confirm does; a bound link answers its result again. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bound": true,
+           *       "accountDid": "did:antelope:eos:coralreef124",
+           *       "bindingVcHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *       "redirectTo": "redirect to"
+           *     }
+           */
+          "application/json": components["schemas"]["HostedBindConfirmed"];
+        };
+      };
+      400: components["responses"]["ValidationErrorOrInvalidSignature"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];

@@ -71,6 +71,7 @@ export async function createProofChallenge(
     expiresAt: Date;
     personId?: string;
     channel?: ContactChannel;
+    bindSessionId?: string;
   },
 ) {
   const { account, nonce, text, expiresAt } = input;
@@ -88,6 +89,7 @@ export async function createProofChallenge(
       channel: input.channel,
       payloadToSign: text,
       proofScope: scope,
+      bindSessionId: input.bindSessionId,
       expiresAt,
     },
   });

@@ -153,6 +153,23 @@ export const routeFixtures: Record<string, RouteFixture> = {
     params: async (ctx) => ({ id: (await binding(ctx)).id }),
     body: () => ({ reason: "fixture revocation" }),
   },
+  "GET /v1/bind/sessions/{id}": {
+    params: async (ctx) => {
+      const acc = await account(ctx);
+      const person = await ctx.db.person.create({ data: { orgId: ctx.orgId, kycStatus: "approved" } });
+      const row = await ctx.db.bindSession.create({
+        data: {
+          orgId: ctx.orgId,
+          accountId: acc.id,
+          personId: person.id,
+          tokenHash: randomBytes(32).toString("hex"),
+          createdBy: "system:fixture",
+          expiresAt: new Date(Date.now() + 3_600_000),
+        },
+      });
+      return { id: row.id };
+    },
+  },
   "GET /v1/accounts/{did}": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
   "GET /v1/accounts/{did}/contact": { params: async (ctx) => ({ did: (await account(ctx)).did }) },
   "POST /v1/aml/cases/{caseId}/approve-clear": {

@@ -6,12 +6,23 @@ import {
   BindConfirmInput,
   BindingParams,
   BindingRevoked,
+  BindSessionCreated,
+  BindSessionInput,
+  BindSessionParams,
+  BindSessionView,
+  HostedBindConfirmed,
+  HostedBindConfirmInput,
+  HostedBindInput,
+  HostedBindView,
   RevokeBindingInput,
   Unlocked,
   UnlockInput,
 } from "../../services/accounts";
 import { EXAMPLE_ACCOUNT_DID } from "../openapi-examples";
 import { route } from "../route";
+import type { PipelineState } from "../types";
+
+const hosted = (state: PipelineState) => ({ db: state.db, clientIp: state.clientIp, correlationId: state.correlationId, log: state.log });
 
 /** Wallet-signed binding of an approved person to an account, and unlock after it. */
 export const bindRoutes = [
@@ -45,6 +56,83 @@ export const bindRoutes = [
       },
     },
     handler: ({ ctx, body }) => bind.bindConfirm(ctx, body),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/bind/sessions",
+    auth: { scope: "bind_write" },
+    tag: "Bind",
+    summary:
+      "A link (valid one hour) to the hosted bind page, where the user reads what they agree to, connects their wallet with WharfKit and signs; the page then returns to redirectUrl.",
+    body: BindSessionInput,
+    response: BindSessionCreated,
+    successStatus: 201,
+    errors: ["NOT_FOUND", "CONFLICT"],
+    examples: {
+      request: {
+        accountDid: EXAMPLE_ACCOUNT_DID,
+        personDid: "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+        redirectUrl: "https://app.example.com/wallet/bound",
+      },
+    },
+    handler: ({ ctx, body }) => bind.createBindSession(ctx, body),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/bind/sessions/{id}",
+    auth: { scope: "bind_write" },
+    tag: "Bind",
+    summary:
+      "A bind session's status (open, bound, expired) and, once bound, the binding and its credential: what the redirect's handler reads.",
+    params: BindSessionParams,
+    response: BindSessionView,
+    errors: ["NOT_FOUND"],
+    handler: ({ ctx, params }) => bind.getBindSession(ctx, params.id),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/bind/hosted/view",
+    auth: "public",
+    tag: "Bind",
+    summary:
+      "The hosted bind page's details for the token in its link: the organization, the account, the person in words, and the chain to connect to.",
+    body: HostedBindInput,
+    response: HostedBindView,
+    errors: ["NOT_FOUND", "RATE_LIMITED"],
+    handler: ({ state, body }) => bind.viewHostedBind(hosted(state), body.token),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/bind/hosted/challenge",
+    auth: "public",
+    tag: "Bind",
+    summary: "The hosted bind page's challenge: the same as POST /v1/bind/challenge for the link's account and person, tied to the link.",
+    body: HostedBindInput,
+    response: BindChallenge,
+    errors: ["NOT_FOUND", "CONFLICT", "RATE_LIMITED"],
+    handler: ({ state, body }) => bind.hostedBindChallenge(hosted(state), body.token),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/bind/hosted/confirm",
+    auth: "public",
+    tag: "Bind",
+    summary:
+      "The hosted bind page's confirm: the wallet's proof for one of the link's challenges, checked and bound as POST /v1/bind/confirm does; a bound link answers its result again.",
+    body: HostedBindConfirmInput,
+    response: HostedBindConfirmed,
+    errors: ["NOT_FOUND", "CONFLICT", "INVALID_SIGNATURE", "FORBIDDEN", "PROVIDER_UNAVAILABLE", "RATE_LIMITED"],
+    examples: {
+      request: {
+        token: "q3T0n6Yb0sXn1cYkVfWm9Pq4Lr8Zt2Hd5Jw7Ke1Mv0",
+        nonce: "n_5Yt2kQ8vRz",
+        signedTransaction: {
+          transaction: "8f6e1c6a000000000000000000000100000000000000000000805a2b5d5ef50100000000a8ed3232000000",
+          signatures: ["SIG_K1_Jzz5CyQVX9LW6drhFqMD5TXurNJ49JiXpCiGzQySUo2vnjVrpCisHUpuGY1UBiiQWaTGNBeeVEr8KsFBnVTxRUqWBjfWuw"],
+        },
+      },
+    },
+    handler: ({ state, body }) => bind.hostedBindConfirm(hosted(state), body),
   }),
   route({
     method: "POST",

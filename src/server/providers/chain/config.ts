@@ -27,6 +27,8 @@ const ChainEnvSchema = z
     CHAIN_API_URL: z.url(),
     /** History API (legacy history_plugin or Hyperion's /v1 layer); defaults to CHAIN_API_URL. */
     CHAIN_HISTORY_API_URL: z.url().optional(),
+    /** The node URL end users' browsers and wallets talk to (the hosted bind page); defaults to CHAIN_API_URL. */
+    CHAIN_PUBLIC_API_URL: z.url().optional(),
     CHAIN_NAME: z.string().regex(/^[a-z0-9-]{1,32}$/, "must be a short lower-case chain name such as eos, wax, telos"),
     CHAIN_SPONSOR_ACCOUNT: name,
     CHAIN_SPONSOR_PERMISSION: name.default("active"),
@@ -55,6 +57,7 @@ const ChainEnvSchema = z
 export type ChainConfig = {
   apiUrl: string;
   historyApiUrl: string;
+  publicApiUrl: string;
   chain: string;
   sponsor: { actor: string; permission: string };
   sponsorKey: PrivateKey;
@@ -80,6 +83,7 @@ export function chainConfigFromEnv(source: Record<string, string | undefined> = 
   return {
     apiUrl: e.CHAIN_API_URL.replace(/\/+$/, ""),
     historyApiUrl: (e.CHAIN_HISTORY_API_URL ?? e.CHAIN_API_URL).replace(/\/+$/, ""),
+    publicApiUrl: (e.CHAIN_PUBLIC_API_URL ?? e.CHAIN_API_URL).replace(/\/+$/, ""),
     chain: e.CHAIN_NAME,
     sponsor: { actor: e.CHAIN_SPONSOR_ACCOUNT, permission: e.CHAIN_SPONSOR_PERMISSION },
     sponsorKey,

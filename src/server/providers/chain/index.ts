@@ -31,6 +31,17 @@ export function chainAdapter(db: DbOrTx): ChainAdapter {
   return createAntelopeChain(realConfig);
 }
 
+/**
+ * The node API end users' wallets and browsers use for this deployment's chain: the simulated
+ * chain's nodeos-compatible API under /v1/sandbox/chain, or CHAIN_PUBLIC_API_URL (else
+ * CHAIN_API_URL) for a real chain.
+ */
+export function walletNodeUrl(): string {
+  if (usesSimulatedChain()) return `${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/v1/sandbox/chain`;
+  realConfig ??= chainConfigFromEnv();
+  return realConfig.publicApiUrl;
+}
+
 /** Tests change CHAIN_* between cases; production code never calls this. */
 export function resetChainConfigCache(): void {
   realConfig = undefined;

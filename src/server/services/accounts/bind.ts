@@ -41,7 +41,7 @@ export function countryDecision(
   return { allowed: true };
 }
 
-async function loadSubjects(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
+export async function loadSubjects(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
   const account = await findAccount(ctx.db, ctx.org.id, input.accountDid);
   const personId = personIdFromDid(issuerDid(), input.personDid);
   const person = personId ? await ctx.db.person.findFirst({ where: { id: personId, orgId: ctx.org.id } }) : null;
@@ -57,14 +57,25 @@ function assertBindable(account: Account, person: Person, reinstating = false) {
     throw conflict("person_not_approved", "The person's KYC is not approved; binding needs an approved person.");
 }
 
-/**
- * POST /v1/bind/challenge: a single-use nonce, the text the account's wallet signs, and the same
- * challenge as an ESR identity request and as a proof transaction to sign (wallet-proof.ts).
- */
-export async function bindChallenge(ctx: ServiceContext, input: { accountDid: string; personDid: string }) {
-  const { account, person } = await loadSubjects(ctx, input);
+/** Whether this account can be bound (or re-bound after a key change) to this person now; throws the refusal if not. */
+export async function assertCanBind(ctx: ServiceContext, account: Account, person: Person): Promise<{ reinstating: boolean }> {
   const reinstating = !!(await keyChangedBinding(ctx.db, account, person));
   assertBindable(account, person, reinstating);
+  return { reinstating };
+}
+
+/**
+ * POST /v1/bind/challenge: a single-use nonce, the text the account's wallet signs, and the same
+ * challenge as an ESR identity request and as a proof transaction to sign (wallet-proof.ts). A
+ * hosted bind page's challenge names its session (bind-sessions.ts).
+ */
+export async function bindChallenge(
+  ctx: ServiceContext,
+  input: { accountDid: string; personDid: string },
+  opts: { bindSessionId?: string } = {},
+) {
+  const { account, person } = await loadSubjects(ctx, input);
+  const { reinstating } = await assertCanBind(ctx, account, person);
   const nonce = randomToken(24);
   const expiresAt = new Date(Date.now() + BIND_NONCE_TTL_SEC * 1000);
   const text = payloadToSign({
@@ -74,7 +85,15 @@ export async function bindChallenge(ctx: ServiceContext, input: { accountDid: st
     nonce,
     expiresAt,
   });
-  return createProofChallenge(ctx.db, { account, purpose: "bind", personId: person.id, nonce, text, expiresAt });
+  return createProofChallenge(ctx.db, {
+    account,
+    purpose: "bind",
+    personId: person.id,
+    nonce,
+    text,
+    expiresAt,
+    bindSessionId: opts.bindSessionId,
+  });
 }
 
 async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, person: Person): Promise<SignatureNonce> {

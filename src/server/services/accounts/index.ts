@@ -12,6 +12,17 @@ export {
 } from "./accounts.schema";
 export { bindChallenge, bindConfirm } from "./bind";
 export { BindChallenge, BindChallengeInput, BindConfirmed, BindConfirmInput, Unlocked, UnlockInput } from "./bind.schema";
+export { createBindSession, getBindSession, hostedBindChallenge, hostedBindConfirm, viewHostedBind } from "./bind-sessions";
+export {
+  BindSessionCreated,
+  BindSessionInput,
+  BindSessionParams,
+  BindSessionView,
+  HostedBindConfirmed,
+  HostedBindConfirmInput,
+  HostedBindInput,
+  HostedBindView,
+} from "./bind-sessions.schema";
 
 export { IssuerDidDocument, OrganizationDidDocument, OrgDidParams, PersonDidDocument, PersonDidParams } from "./did.schema";
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";

@@ -13,6 +13,7 @@ const SYSTEM_ACTORS: Record<string, string> = {
   "export-runner": "The export runner",
   screening: "Screening",
   billing: "Billing",
+  bind_page: "The account's wallet, on the hosted bind page",
   test: "The system",
 };
 
@@ -83,6 +84,7 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "identity.binding_suspended": `${actor} suspended the binding of account ${s}${typeof data.reason === "string" ? ` (${data.reason.replace(/_/g, " ")})` : ""}`,
     "identity.binding_reinstated": `${actor} reinstated the binding of account ${s}`,
     "identity.binding_suspension_lifted": `${actor} lifted one suspension of the binding of account ${s}`,
+    "bind.session_created": `${actor} sent a bind page link for account ${s}${person ? ` and ${person}` : ""}`,
     "bind.refused": `${actor} was refused binding account ${s}${typeof data.reason === "string" ? ` (${data.reason.replace(/_/g, " ")})` : ""}`,
     "aml.case_opened": `${actor} opened an AML case for ${s}`,
     "aml.clear_proposed": `${actor} proposed clearing the AML case for ${s}`,
