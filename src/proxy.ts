@@ -6,7 +6,27 @@ import { type NextRequest, NextResponse } from "next/server";
  * attributes, which React and Radix set for positioning and which a nonce cannot cover. /v1 never
  * reaches Next (our own pipeline serves it).
  */
+/**
+ * Where the hosted bind page's wallet code connects beyond this origin: the chain's node for the
+ * user's browser (CHAIN_PUBLIC_API_URL, else CHAIN_API_URL; the sandbox chain is same-origin) and
+ * Anchor's callback service, through which the Anchor app answers a browser session. Cloud Wallet
+ * signs in its own pop-up window and Wombat in its extension, so neither needs a connection here.
+ */
+function bindPageConnectSources(): string[] {
+  const sources = ["https://cb.anchor.link", "wss://cb.anchor.link"];
+  const node = process.env.CHAIN_PUBLIC_API_URL ?? process.env.CHAIN_API_URL;
+  if (node) {
+    try {
+      sources.push(new URL(node).origin);
+    } catch {
+      // A bad URL is refused at start-up by the chain settings; never widen the policy for it.
+    }
+  }
+  return sources;
+}
+
 export function proxy(request: NextRequest) {
+  const bindPage = request.nextUrl.pathname === "/bind";
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const production = process.env.BI_ENV === "production";
   const dev = process.env.NODE_ENV === "development";
@@ -16,7 +36,7 @@ export function proxy(request: NextRequest) {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self'",
-    "connect-src 'self'",
+    `connect-src 'self'${bindPage ? ` ${bindPageConnectSources().join(" ")}` : ""}`,
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
@@ -31,11 +51,12 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
   response.headers.set("X-Content-Type-Options", "nosniff");
-  response.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  // The bind page's token is in the fragment, which no Referer carries; no-referrer says so twice.
+  response.headers.set("Referrer-Policy", bindPage ? "no-referrer" : "strict-origin-when-cross-origin");
   response.headers.set("X-Frame-Options", "DENY");
   response.headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
   if (production) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-  if (request.nextUrl.pathname.startsWith("/console") || request.nextUrl.pathname.startsWith("/api/")) {
+  if (bindPage || request.nextUrl.pathname.startsWith("/console") || request.nextUrl.pathname.startsWith("/api/")) {
     response.headers.set("Cache-Control", "no-store");
   }
   return response;
