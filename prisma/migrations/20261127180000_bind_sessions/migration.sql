@@ -1,4 +1,4 @@
--- Hosted bind page (docs/api/binding.md, "Hosted bind page"): one row per session a tenant asks
+-- Hosted bind page (docs/api/guides/binding.md, "Hosted bind page"): one row per session a tenant asks
 -- for, and the session each challenge nonce was handed out by. New table and a nullable column:
 -- nothing existing is rewritten.
 

@@ -9,7 +9,7 @@ export const metadata: Metadata = {
 };
 
 /**
- * The hosted bind page (docs/api/binding.md, "Hosted bind page"). Its link carries the session's
+ * The hosted bind page (docs/api/guides/binding.md, "Hosted bind page"). Its link carries the session's
  * token after `#`, which browsers never send to a server, so everything the page shows is read by
  * the browser from the public bind endpoints once it has loaded.
  */

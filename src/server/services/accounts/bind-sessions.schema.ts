@@ -7,7 +7,7 @@ const did = z.string().min(1).max(300);
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
- * Why a bind session's redirect URL is refused, or null when it is fine (docs/api/binding.md,
+ * Why a bind session's redirect URL is refused, or null when it is fine (docs/api/guides/binding.md,
  * "Hosted bind page"): an absolute https URL with no credentials and no fragment; plain http only
  * to a loopback host outside production, for a tenant developing on their own machine.
  */

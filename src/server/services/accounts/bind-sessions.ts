@@ -13,7 +13,7 @@ import { chainAdapter, walletNodeUrl } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { assertCanBind, bindChallenge, bindConfirm, loadSubjects } from "./bind";
 
-/** How long a bind page link stays usable (docs/api/binding.md, "Hosted bind page"). */
+/** How long a bind page link stays usable (docs/api/guides/binding.md, "Hosted bind page"). */
 export const BIND_SESSION_TTL_SEC = 60 * 60;
 /** Challenges one link may ask for: a user retrying is a handful, a script filling the nonce table is not. */
 export const HOSTED_CHALLENGES_PER_SESSION = 30;
