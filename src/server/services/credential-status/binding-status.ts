@@ -4,7 +4,7 @@ import type { Tx } from "../../db/client";
 import { personDidOf } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
-import { setStatusBit } from "./lists";
+import { setOrganizationStatusBits, setStatusBit } from "./lists";
 
 // The binding's status machine: active ⇄ suspended (one reason or more: `sanctions_flag`,
 // `key_changed`), and revoked, which is final. Every change writes the binding row, the status bit
@@ -129,6 +129,28 @@ export async function revokeLocked(tx: Tx, b: Locked, reason: string, actor: Act
   );
   Object.assign(b, { status: "revoked" });
   return true;
+}
+
+/**
+ * Revokes every binding of an organization that is about to be erased (org/erase.ts), in the
+ * erasure's transaction: each credential it issued reads revoked in the status lists, which are
+ * shared by every organization and stay published after it is gone, and a suspension bit is
+ * cleared the way a lift clears it, since revoked is the final word on the credential. Bindings
+ * revoked earlier keep their reason; their suspension bit is cleared too. No webhook or audit
+ * entry: the erasure deletes the organization's outbox and audit log in the same transaction.
+ * Returns how many bindings were not revoked before.
+ */
+export async function revokeOrganizationBindings(tx: Tx, orgId: string, reason: string, by: string, at: Date): Promise<number> {
+  // Binding rows first, like every other status change (see the lock order above).
+  await tx.$queryRaw`
+    SELECT count(*)::int AS n FROM (SELECT 1 FROM account_bindings WHERE "orgId" = ${orgId}::uuid ORDER BY id FOR UPDATE) locked`;
+  const revoked = await tx.accountBinding.updateMany({
+    where: { orgId, status: { not: "revoked" } },
+    data: { status: "revoked", revokedAt: at, revocationReason: reason, revokedBy: by, statusChangedAt: at },
+  });
+  await setOrganizationStatusBits(tx, orgId, "revocation", true, at);
+  await setOrganizationStatusBits(tx, orgId, "suspension", false, at);
+  return revoked.count;
 }
 
 export type PersonStatusChange = { bindingId: string; accountDid: string; status: string };

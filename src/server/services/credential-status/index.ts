@@ -1,4 +1,11 @@
-export { applyComplianceStatus, liftLocked, lockBindings, revokeLocked, suspendLocked } from "./binding-status";
+export {
+  applyComplianceStatus,
+  liftLocked,
+  lockBindings,
+  revokeLocked,
+  revokeOrganizationBindings,
+  suspendLocked,
+} from "./binding-status";
 export { BitstringStatusListCredential, CredentialStatusEntry, StatusListParams } from "./credential-status.schema";
 export { allocateStatus, publishedStatusOf } from "./lists";
 export { publishedStatusList, STATUS_LIST_MAX_AGE_SEC } from "./publish";

@@ -82,6 +82,17 @@ export async function setStatusBit(tx: Tx, bindingId: string, purpose: StatusPur
   return changed.count > 0;
 }
 
+/**
+ * `setStatusBit` for every binding of one organization at once (its erasure, org/erase.ts): one
+ * statement however many bindings it has. Returns how many bits changed.
+ */
+export async function setOrganizationStatusBits(tx: Tx, orgId: string, purpose: StatusPurpose, value: boolean, at: Date): Promise<number> {
+  return tx.$executeRaw`
+    UPDATE credential_status_entries e SET set = ${value}, "changedAt" = ${at}
+    FROM account_bindings b
+    WHERE b.id = e."bindingId" AND b."orgId" = ${orgId}::uuid AND e.purpose = ${purpose}::"StatusPurpose" AND e.set = ${!value}`;
+}
+
 /** The published bits of some bindings, per binding: purpose, list URL, index and whether the bit is set. */
 export async function publishedStatusOf(db: DbOrTx, bindingIds: string[]) {
   const rows = bindingIds.length ? await db.credentialStatusEntry.findMany({ where: { bindingId: { in: bindingIds } } }) : [];

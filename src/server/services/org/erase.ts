@@ -1,10 +1,13 @@
 import { Prisma } from "@/generated/prisma/client.ts";
 import type { Db } from "../../db/client";
 import { AppError, notFound } from "../../errors";
+import { revokeOrganizationBindings } from "../credential-status";
 
 export type ErasureReceipt = {
   organizationId: string;
   erasedAt: string;
+  /** Bindings revoked by the erasure (those not revoked before): their credentials read revoked from now on. */
+  credentialsRevoked: number;
   /** Rows deleted per table (tables with none are left out). */
   rows: Record<string, number>;
 };
@@ -22,7 +25,10 @@ const KEYED_ROWS = [
  * table added later is covered without a change here), the counters and idempotency records keyed
  * by its id, then the organization itself. One transaction: it all goes, or nothing does. The
  * organization's name must be given back exactly, so a mistyped id cannot erase a tenant.
- * Global reference data (screening lists) and other organizations' rows are untouched.
+ * Before anything is deleted, every binding is revoked (revocation bit set, suspension bit
+ * cleared), so the credentials the organization issued read revoked in the shared status lists,
+ * which stay published (docs/decisions.md, "Credential status").
+ * Global reference data (screening lists, status lists) and other organizations' rows are untouched.
  */
 export async function eraseOrganization(db: Db, input: { organizationId: string; confirmName: string }): Promise<ErasureReceipt> {
   return db.$transaction(
@@ -32,6 +38,14 @@ export async function eraseOrganization(db: Db, input: { organizationId: string;
       if (!org) throw notFound("The organization");
       if (org.name !== input.confirmName)
         throw new AppError("VALIDATION_ERROR", "The name given does not match the organization's name; nothing was deleted.");
+      const at = new Date();
+      const credentialsRevoked = await revokeOrganizationBindings(
+        tx,
+        input.organizationId,
+        "organization deleted",
+        "system:org-delete",
+        at,
+      );
 
       const tables = await tx.$queryRaw<{ table_name: string }[]>`
         SELECT table_name::text FROM information_schema.columns
@@ -63,7 +77,7 @@ export async function eraseOrganization(db: Db, input: { organizationId: string;
         if (n) rows[table] = (rows[table] ?? 0) + n;
       }
       rows.organizations = await tx.$executeRaw`DELETE FROM organizations WHERE id = ${input.organizationId}::uuid`;
-      return { organizationId: input.organizationId, erasedAt: new Date().toISOString(), rows };
+      return { organizationId: input.organizationId, erasedAt: at.toISOString(), credentialsRevoked, rows };
     },
     { timeout: 10 * 60_000, maxWait: 30_000 },
   );
