@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { env } from "@/env";
 import type { StatusPurpose } from "@/generated/prisma/client.ts";
 import type { DbOrTx, Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 
 /** The spec's minimum list length (W3C Bitstring Status List v1.0, §6.1): 16 KB of bits. */
 export const STATUS_LIST_SIZE = 131_072;
@@ -88,7 +89,7 @@ export async function setStatusBit(tx: Tx, bindingId: string, purpose: StatusPur
  */
 export async function setOrganizationStatusBits(tx: Tx, orgId: string, purpose: StatusPurpose, value: boolean, at: Date): Promise<number> {
   return tx.$executeRaw`
-    UPDATE credential_status_entries e SET set = ${value}, "changedAt" = ${at}
+    UPDATE credential_status_entries e SET set = ${value}, "changedAt" = ${utcTimestamp(at)}
     FROM account_bindings b
     WHERE b.id = e."bindingId" AND b."orgId" = ${orgId}::uuid AND e.purpose = ${purpose}::"StatusPurpose" AND e.set = ${!value}`;
 }
