@@ -451,7 +451,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An account of this organization (DID or bare name): lifecycle, masked contacts, active bindings. */
+    /** An account of this organization (DID or bare name): lifecycle, masked contacts, its bindings that are not revoked (bindings) and those revoked, with when and why (revokedBindings). */
     get: operations["getV1AccountsByDid"];
     put?: never;
     post?: never;
@@ -2322,6 +2322,20 @@ export interface components {
         status: "active" | "suspended";
         suspendedFor: ("sanctions_flag" | "key_changed")[];
       }[];
+      /** @description The account's revoked bindings, oldest first (GET /v1/accounts/{did}); `bindings` holds only those not revoked */
+      revokedBindings?: {
+        bindingId: string;
+        personDid: string;
+        bindingVcHash: string;
+        /** Format: date-time */
+        createdAt: string;
+        /** @constant */
+        status: "revoked";
+        /** Format: date-time */
+        revokedAt: string;
+        /** @description The reason given when it was revoked; null only for a binding revoked before reasons were kept */
+        reason: string | null;
+      }[];
       /** Format: date-time */
       createdAt: string;
       transactionId: string;
@@ -2370,6 +2384,20 @@ export interface components {
          */
         status: "active" | "suspended";
         suspendedFor: ("sanctions_flag" | "key_changed")[];
+      }[];
+      /** @description The account's revoked bindings, oldest first (GET /v1/accounts/{did}); `bindings` holds only those not revoked */
+      revokedBindings?: {
+        bindingId: string;
+        personDid: string;
+        bindingVcHash: string;
+        /** Format: date-time */
+        createdAt: string;
+        /** @constant */
+        status: "revoked";
+        /** Format: date-time */
+        revokedAt: string;
+        /** @description The reason given when it was revoked; null only for a binding revoked before reasons were kept */
+        reason: string | null;
       }[];
       /** Format: date-time */
       createdAt: string;
@@ -5877,7 +5905,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description An account of this organization (DID or bare name): lifecycle, masked contacts, active bindings. */
+      /** @description An account of this organization (DID or bare name): lifecycle, masked contacts, its bindings that are not revoked (bindings) and those revoked, with when and why (revokedBindings). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5904,7 +5932,18 @@ export interface operations {
            *         "phoneVerified": false
            *       },
            *       "bindings": [],
-           *       "createdAt": "2025-03-14T09:26:53.000Z"
+           *       "createdAt": "2025-03-14T09:26:53.000Z",
+           *       "revokedBindings": [
+           *         {
+           *           "bindingId": "5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *           "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *           "bindingVcHash": "83719a1996a65cfcf0e2db13d464d4a9d7faf2f099c800641c97b01a04f7c728",
+           *           "createdAt": "2025-03-14T09:31:02.000Z",
+           *           "status": "revoked",
+           *           "revokedAt": "2026-03-09T14:02:11.000Z",
+           *           "reason": "The customer closed their account with us."
+           *         }
+           *       ]
            *     }
            */
           "application/json": components["schemas"]["AccountView"];
@@ -6036,6 +6075,17 @@ export interface operations {
            *               "suspendedFor": [
            *                 "sanctions_flag"
            *               ]
+           *             }
+           *           ],
+           *           "revokedBindings": [
+           *             {
+           *               "bindingId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *               "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *               "bindingVcHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
+           *               "createdAt": "2025-03-14T09:26:53.000Z",
+           *               "status": "revoked",
+           *               "revokedAt": "2025-03-14T09:26:53.000Z",
+           *               "reason": "Reviewed: the list entry has another date of birth."
            *             }
            *           ],
            *           "createdAt": "2025-03-14T09:26:53.000Z"

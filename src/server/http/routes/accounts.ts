@@ -66,11 +66,28 @@ export const accountRoutes = [
     path: "/v1/accounts/{did}",
     auth: { scope: "read" },
     tag: "Accounts",
-    summary: "An account of this organization (DID or bare name): lifecycle, masked contacts, active bindings.",
+    summary:
+      "An account of this organization (DID or bare name): lifecycle, masked contacts, its bindings that are not revoked (bindings) and those revoked, with when and why (revokedBindings).",
     params: AccountRef,
     response: AccountView,
     errors: ["NOT_FOUND"],
-    examples: { response: account },
+    examples: {
+      response: {
+        ...account,
+        lifecycle: "provisional",
+        revokedBindings: [
+          {
+            bindingId: "5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+            personDid: "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+            bindingVcHash: "83719a1996a65cfcf0e2db13d464d4a9d7faf2f099c800641c97b01a04f7c728",
+            createdAt: "2025-03-14T09:31:02.000Z",
+            status: "revoked",
+            revokedAt: "2026-03-09T14:02:11.000Z",
+            reason: "The customer closed their account with us.",
+          },
+        ],
+      },
+    },
     handler: ({ ctx, params }) => accounts.getAccount(ctx, params.did),
   }),
   route({

@@ -48,6 +48,23 @@ export const AccountView = z.object({
       suspendedFor: z.array(z.enum(["sanctions_flag", "key_changed"])),
     }),
   ),
+  revokedBindings: z
+    .array(
+      z.object({
+        bindingId: z.string(),
+        personDid: z.string(),
+        bindingVcHash: z.string(),
+        createdAt: z.iso.datetime(),
+        status: z.literal("revoked"),
+        revokedAt: z.iso.datetime(),
+        reason: z
+          .string()
+          .nullable()
+          .describe("The reason given when it was revoked; null only for a binding revoked before reasons were kept"),
+      }),
+    )
+    .optional()
+    .describe("The account's revoked bindings, oldest first (GET /v1/accounts/{did}); `bindings` holds only those not revoked"),
   createdAt: z.iso.datetime(),
 });
 

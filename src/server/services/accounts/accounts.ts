@@ -57,13 +57,30 @@ export async function nameAvailable(ctx: ServiceContext, name: string) {
     : { name, available: true, message: "This name is available now; nothing is reserved and create checks again." };
 }
 
+/** A revoked binding as GET /v1/accounts/{did} lists it: when and why it ended (the reason its revoke answered). */
+const revokedBindingView = (issuer: string, b: AccountBinding & { revokedAt: Date }) => ({
+  bindingId: b.id,
+  personDid: personDidOf(issuer, b.personId),
+  bindingVcHash: b.bindingVcHash,
+  createdAt: b.createdAt.toISOString(),
+  status: "revoked" as const,
+  revokedAt: b.revokedAt.toISOString(),
+  reason: b.revocationReason,
+});
+
+/**
+ * GET /v1/accounts/{did}: `bindings` holds the account's bindings that are not revoked (as the
+ * interface contract says), `revokedBindings` the revoked ones, so a tenant sees the whole history.
+ */
 export async function getAccount(ctx: ServiceContext, ref: string) {
   const account = await findAccount(ctx.db, ctx.org.id, ref);
   const bindings = await ctx.db.accountBinding.findMany({
-    where: { orgId: ctx.org.id, accountId: account.id, revokedAt: null },
-    orderBy: { createdAt: "asc" },
+    where: { orgId: ctx.org.id, accountId: account.id },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
-  return accountView(account, bindings);
+  const issuer = issuerDid();
+  const revoked = bindings.filter((b): b is AccountBinding & { revokedAt: Date } => b.revokedAt !== null);
+  return { ...accountView(account, bindings), revokedBindings: revoked.map((b) => revokedBindingView(issuer, b)) };
 }
 
 export async function listAccounts(ctx: ServiceContext, q: { limit: number; lifecycle?: VisibleLifecycle; before?: string }) {

@@ -79,6 +79,7 @@ describe("POST /v1/bindings/{id}/revoke", () => {
     const account = await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`);
     const binding = account.body.bindings[0];
     expect(binding).toMatchObject({ personDid, status: "active", suspendedFor: [] });
+    expect(account.body.revokedBindings).toEqual([]);
     const listPath = new URL(credential.credentialStatus.find((e: any) => e.statusPurpose === "revocation").statusListCredential).pathname;
     const etagBefore = (await fetch(url + listPath)).headers.get("etag");
 
@@ -90,7 +91,22 @@ describe("POST /v1/bindings/{id}/revoke", () => {
     expect(await relyingPartyCheck(url, credential)).toEqual({ verified: true, revocation: true, suspension: false });
     expect((await fetch(url + listPath, { headers: { "if-none-match": etagBefore! } })).status).toBe(200);
     const after = await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`);
+    // `bindings` keeps only bindings that are not revoked (the contract); the revoked one is listed apart, with when and why.
     expect(after.body).toMatchObject({ lifecycle: "provisional", bindings: [] });
+    expect(after.body.revokedBindings).toEqual([
+      {
+        bindingId: binding.bindingId,
+        personDid,
+        bindingVcHash: binding.bindingVcHash,
+        createdAt: binding.createdAt,
+        status: "revoked",
+        revokedAt: res.body.revokedAt,
+        reason: "Customer closed their account",
+      },
+    ]);
+    // Another organization's key still cannot read the account at all.
+    const stranger = await createTestOrg({ plan: "institutional" });
+    expect((await client(url, stranger.apiKey).get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).status).toBe(404);
     const events = await db.outboxEvent.findMany({ where: { orgId: org.orgId, event: "identity.unbound" } });
     expect(events.map((e) => e.payload)).toEqual([
       { accountDid, personDid, bindingVcHash: binding.bindingVcHash, reason: "Customer closed their account" },
