@@ -27,6 +27,9 @@ function bindPageConnectSources(): string[] {
 
 export function proxy(request: NextRequest) {
   const bindPage = request.nextUrl.pathname === "/bind";
+  // Pages whose address carries a secret (the bind token, a checkout session id) send no Referer.
+  const secretInUrl =
+    bindPage || request.nextUrl.pathname === "/billing/return" || request.nextUrl.pathname.startsWith("/billing/sandbox-checkout/");
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const production = process.env.BI_ENV === "production";
   const dev = process.env.NODE_ENV === "development";
@@ -51,12 +54,11 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
   response.headers.set("X-Content-Type-Options", "nosniff");
-  // The bind page's token is in the fragment, which no Referer carries; no-referrer says so twice.
-  response.headers.set("Referrer-Policy", bindPage ? "no-referrer" : "strict-origin-when-cross-origin");
+  response.headers.set("Referrer-Policy", secretInUrl ? "no-referrer" : "strict-origin-when-cross-origin");
   response.headers.set("X-Frame-Options", "DENY");
   response.headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
   if (production) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
-  if (bindPage || request.nextUrl.pathname.startsWith("/console") || request.nextUrl.pathname.startsWith("/api/")) {
+  if (secretInUrl || request.nextUrl.pathname.startsWith("/console") || request.nextUrl.pathname.startsWith("/api/")) {
     response.headers.set("Cache-Control", "no-store");
   }
   return response;

@@ -1580,7 +1580,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The API key and console password of a paid signup, once, to the holder of the emailProofToken the checkout spent (the session id travels in URLs, so alone it unlocks nothing): any other proof is 403 checkout_proof_mismatch and spends nothing; the second reveal is 409 already_revealed. */
+    /** The API key and console password of a paid signup, once. The session id (a 192-bit secret) is enough within 15 minutes of payment; after that the emailProofToken the checkout spent is needed (403 reveal_window_passed). A proof that is sent must be this checkout's (403 checkout_proof_mismatch, nothing spent); the second reveal is 409 already_revealed; 5 attempts per session an hour. */
     post: operations["postV1BillingCheckoutReveal"];
     delete?: never;
     options?: never;
@@ -1614,7 +1614,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201). The memo is public on chain, so the key is in the answer only with the emailProofToken the signup spent; without it the key waits, sealed, for POST /v1/billing/checkout/reveal with the proof (revealAvailable), and a different proof is 403 before anything settles. 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED. */
+    /** Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201) with the API key and console password in the answer, once. The memo on chain is not the session id, which only the buyer holds. An emailProofToken is optional; when sent it must be the one the signup spent (403 before anything settles). 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED. */
     post: operations["postV1BillingChainConfirm"];
     delete?: never;
     options?: never;
@@ -3648,7 +3648,6 @@ export interface components {
     };
     CheckoutResult:
       | {
-          /** Format: uuid */
           sessionId: string;
           /** @constant */
           status: "provisioned";
@@ -3663,7 +3662,6 @@ export interface components {
           warning: string;
         }
       | {
-          /** Format: uuid */
           sessionId: string;
           /** @constant */
           status: "awaiting_payment";
@@ -3680,7 +3678,6 @@ export interface components {
           } | null;
         }
       | {
-          /** Format: uuid */
           sessionId: string;
           /** @constant */
           status: "sales_lead";
@@ -3698,7 +3695,6 @@ export interface components {
       message?: string;
     };
     CheckoutSettled: {
-      /** Format: uuid */
       sessionId: string;
       /** @constant */
       status: "provisioned";
@@ -3714,7 +3710,6 @@ export interface components {
       sessionId: string;
     };
     CheckoutRevealed: {
-      /** Format: uuid */
       sessionId: string;
       /** Format: uuid */
       organizationId: string;
@@ -3724,11 +3719,10 @@ export interface components {
     };
     RevealInput: {
       sessionId: string;
-      /** @description The emailProofToken this checkout spent: the session id travels in URLs, so it alone never unlocks the key */
-      emailProofToken: string;
+      /** @description The emailProofToken this checkout spent: optional within 15 minutes of payment (the session id is then enough), required after; when sent it must be this checkout's (403 otherwise) */
+      emailProofToken?: string;
     };
     CheckoutStatus: {
-      /** Format: uuid */
       sessionId: string;
       /** @enum {string} */
       status: "awaiting_email" | "awaiting_payment" | "provisioned" | "sales_lead" | "expired";
@@ -3743,7 +3737,6 @@ export interface components {
       expiresAt: string;
     };
     ChainConfirmed: {
-      /** Format: uuid */
       sessionId: string;
       /** @constant */
       status: "provisioned";
@@ -3753,9 +3746,9 @@ export interface components {
       organizationId: string;
       upgraded: boolean;
       transactionId: string;
-      /** @description Signup confirmed without the email proof: POST /v1/billing/checkout/reveal with it returns the key once */
+      /** @description True only if the key is still sealed for POST /v1/billing/checkout/reveal (never after a signup's confirm, which answers it) */
       revealAvailable: boolean;
-      /** @description Signup confirmed with its email proof only; shown once, in this answer */
+      /** @description A signup's key, shown once, in this answer; absent for an upgrade */
       apiKey?: string;
       consolePassword?: string;
       warning?: string;
@@ -3765,7 +3758,7 @@ export interface components {
       transactionId: string;
       /** @description The payer; when set the transfer must come from it */
       account?: string;
-      /** @description The emailProofToken this signup spent: with it the key is in this answer; without it the key waits for POST /v1/billing/checkout/reveal with the proof; a different one is 403 */
+      /** @description Optional: the emailProofToken this signup spent; when sent it must be this checkout's (403 otherwise). The key is in this answer either way */
       emailProofToken?: string;
     };
     WebhookReceived: {
@@ -3804,7 +3797,6 @@ export interface components {
       };
     };
     UpgradeStarted: {
-      /** Format: uuid */
       sessionId: string;
       /** @constant */
       status: "awaiting_payment";
@@ -5750,6 +5742,8 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["BitstringStatusListCredential"];
+          "application/vc": components["schemas"]["BitstringStatusListCredential"];
+          "application/vc+ld+json": components["schemas"]["BitstringStatusListCredential"];
         };
       };
       400: components["responses"]["ValidationError"];
@@ -11180,15 +11174,14 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "sessionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
-         *       "emailProofToken": "tok_3q2-7Jb0sXn1cYkVfWm9Pq"
+         *       "sessionId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10"
          *     }
          */
         "application/json": components["schemas"]["RevealInput"];
       };
     };
     responses: {
-      /** @description The API key and console password of a paid signup, once, to the holder of the emailProofToken the checkout spent (the session id travels in URLs, so alone it unlocks nothing): any other proof is 403 checkout_proof_mismatch and spends nothing; the second reveal is 409 already_revealed. */
+      /** @description The API key and console password of a paid signup, once. The session id (a 192-bit secret) is enough within 15 minutes of payment; after that the emailProofToken the checkout spent is needed (403 reveal_window_passed). A proof that is sent must be this checkout's (403 checkout_proof_mismatch, nothing spent); the second reveal is 409 already_revealed; 5 attempts per session an hour. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -11281,7 +11274,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201). The memo is public on chain, so the key is in the answer only with the emailProofToken the signup spent; without it the key waits, sealed, for POST /v1/billing/checkout/reveal with the proof (revealAvailable), and a different proof is 403 before anything settles. 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED. */
+      /** @description Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201) with the API key and console password in the answer, once. The memo on chain is not the session id, which only the buyer holds. An emailProofToken is optional; when sent it must be the one the signup spent (403 before anything settles). 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED. */
       201: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

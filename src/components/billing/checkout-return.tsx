@@ -24,7 +24,30 @@ function Secret({ label, value }: { label: string; value: string }) {
   );
 }
 
-export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; canceled: boolean }) {
+/** Where this tab keeps the session id once it is out of the address bar (a reload still finds it). */
+const RETURN_SESSION_KEY = "bi-checkout-return-session";
+
+/**
+ * The session id is the buyer's secret (docs/security.md, "Checkout keys without the email
+ * proof"): it is taken out of the address bar at once, so it is not in the history, a bookmark
+ * or a screenshot, and this tab keeps it for a reload. The page sends no Referer (src/proxy.ts).
+ */
+function useReturnSession(fromUrl: string, canceled: boolean): string | undefined {
+  const [sessionId, setSessionId] = useState<string | undefined>(fromUrl || undefined);
+  useEffect(() => {
+    try {
+      if (fromUrl) sessionStorage.setItem(RETURN_SESSION_KEY, fromUrl);
+      else setSessionId(sessionStorage.getItem(RETURN_SESSION_KEY) ?? "");
+    } catch {
+      if (!fromUrl) setSessionId("");
+    }
+    if (fromUrl) window.history.replaceState(null, "", canceled ? "/billing/return?canceled=1" : "/billing/return");
+  }, [fromUrl, canceled]);
+  return sessionId;
+}
+
+export function CheckoutReturn({ sessionId: fromUrl, canceled }: { sessionId: string; canceled: boolean }) {
+  const sessionId = useReturnSession(fromUrl, canceled);
   const [status, setStatus] = useState<CheckoutStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [revealed, setRevealed] = useState<Revealed | null>(null);
@@ -39,6 +62,7 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   }, [sessionId]);
 
   useEffect(() => {
+    if (sessionId === undefined) return;
     if (!sessionId) return setError("This page needs a checkout session.");
     let tries = 0;
     let timer: ReturnType<typeof setTimeout>;
@@ -56,11 +80,12 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
   }, [sessionId, canceled]);
 
   async function reveal() {
-    if (!proof || revealing.current) return;
+    if (!sessionId || proof === undefined || revealing.current) return;
     revealing.current = true;
     setBusy(true);
     try {
-      setRevealed(await billingCall<Revealed>("/v1/billing/checkout/reveal", { sessionId, emailProofToken: proof }));
+      // The proof this tab kept, when it has one; without it the session id is enough in the minutes after payment.
+      setRevealed(await billingCall<Revealed>("/v1/billing/checkout/reveal", { sessionId, ...(proof ? { emailProofToken: proof } : {}) }));
       forgetCheckoutProof(sessionId);
     } catch (e) {
       setError((e as Error).message);
@@ -108,7 +133,7 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
     <section className="mt-6 rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <p data-testid="checkout-status">{body}</p>
       <p className="mt-1 text-sm text-slate-500">{status.emailMasked}</p>
-      {status.status === "provisioned" && status.revealAvailable && proof ? (
+      {status.status === "provisioned" && status.revealAvailable && proof !== undefined ? (
         <button
           type="button"
           onClick={reveal}
@@ -119,9 +144,8 @@ export function CheckoutReturn({ sessionId, canceled }: { sessionId: string; can
         </button>
       ) : null}
       {status.status === "provisioned" && status.revealAvailable && proof === null ? (
-        <p data-testid="checkout-proof-missing" className="mt-6 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
-          Your API key and console password can only be shown in the browser tab that started this checkout: only it holds the email proof
-          that unlocks them. Open this page there; if that tab was closed, contact support or start a new checkout.
+        <p data-testid="checkout-proof-missing" className="mt-4 text-sm text-slate-600">
+          Show them within 15 minutes of your payment. After that, only the browser tab that started this checkout can show them.
         </p>
       ) : null}
     </section>

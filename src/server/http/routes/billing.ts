@@ -122,7 +122,7 @@ export const billingRoutes = [
     auth: "public",
     tag,
     summary:
-      "The API key and console password of a paid signup, once, to the holder of the emailProofToken the checkout spent (the session id travels in URLs, so alone it unlocks nothing): any other proof is 403 checkout_proof_mismatch and spends nothing; the second reveal is 409 already_revealed.",
+      "The API key and console password of a paid signup, once. The session id (a 192-bit secret) is enough within 15 minutes of payment; after that the emailProofToken the checkout spent is needed (403 reveal_window_passed). A proof that is sent must be this checkout's (403 checkout_proof_mismatch, nothing spent); the second reveal is 409 already_revealed; 5 attempts per session an hour.",
     body: RevealInput,
     response: CheckoutRevealed,
     errors: ["NOT_FOUND", "FORBIDDEN", "CONFLICT", ...limited],
@@ -145,7 +145,7 @@ export const billingRoutes = [
     auth: "public",
     tag,
     summary:
-      "Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201). The memo is public on chain, so the key is in the answer only with the emailProofToken the signup spent; without it the key waits, sealed, for POST /v1/billing/checkout/reveal with the proof (revealAvailable), and a different proof is 403 before anything settles. 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED.",
+      "Verifies a transfer of the amount to the treasury with the checkout's memo, then provisions (201) with the API key and console password in the answer, once. The memo on chain is not the session id, which only the buyer holds. An emailProofToken is optional; when sent it must be the one the signup spent (403 before anything settles). 425 while reversible; 409 already provisioned or transaction used; 400 PAYMENT_NOT_VERIFIED.",
     body: ChainConfirmInput,
     response: ChainConfirmed,
     successStatus: 201,

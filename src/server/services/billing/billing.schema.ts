@@ -51,7 +51,7 @@ const chainPayment = z
 
 export const CheckoutResult = z.union([
   z.object({
-    sessionId: z.uuid(),
+    sessionId: z.string(),
     status: z.literal("provisioned"),
     plan: z.literal("builder"),
     organizationId: z.uuid(),
@@ -59,21 +59,23 @@ export const CheckoutResult = z.union([
     consolePassword: z.string().describe("Shown once"),
     warning: z.string(),
   }),
-  z.object({ sessionId: z.uuid(), status: z.literal("awaiting_payment"), plan: z.literal("growth"), checkoutUrl: z.url(), chainPayment }),
-  z.object({ sessionId: z.uuid(), status: z.literal("sales_lead"), plan: z.literal("institutional") }),
+  z.object({ sessionId: z.string(), status: z.literal("awaiting_payment"), plan: z.literal("growth"), checkoutUrl: z.url(), chainPayment }),
+  z.object({ sessionId: z.string(), status: z.literal("sales_lead"), plan: z.literal("institutional") }),
 ]);
 
 export const SessionInput = z.object({ sessionId });
 export const SessionParams = z.object({ sessionId });
 export const RevealInput = z.object({
   sessionId,
-  emailProofToken: emailProofToken.describe(
-    "The emailProofToken this checkout spent: the session id travels in URLs, so it alone never unlocks the key",
-  ),
+  emailProofToken: emailProofToken
+    .optional()
+    .describe(
+      "The emailProofToken this checkout spent: optional within 15 minutes of payment (the session id is then enough), required after; when sent it must be this checkout's (403 otherwise)",
+    ),
 });
 
 export const CheckoutSettled = z.object({
-  sessionId: z.uuid(),
+  sessionId: z.string(),
   status: z.literal("provisioned"),
   plan: z.literal("growth"),
   organizationId: z.uuid(),
@@ -82,7 +84,7 @@ export const CheckoutSettled = z.object({
 });
 
 export const CheckoutRevealed = z.object({
-  sessionId: z.uuid(),
+  sessionId: z.string(),
   organizationId: z.uuid(),
   apiKey: z.string(),
   consolePassword: z.string(),
@@ -90,7 +92,7 @@ export const CheckoutRevealed = z.object({
 });
 
 export const CheckoutStatus = z.object({
-  sessionId: z.uuid(),
+  sessionId: z.string(),
   status: z.enum(["awaiting_email", "awaiting_payment", "provisioned", "sales_lead", "expired"]),
   plan: planId,
   purpose: z.enum(["signup", "upgrade"]),
@@ -111,11 +113,11 @@ export const ChainConfirmInput = z.object({
   emailProofToken: emailProofToken
     .optional()
     .describe(
-      "The emailProofToken this signup spent: with it the key is in this answer; without it the key waits for POST /v1/billing/checkout/reveal with the proof; a different one is 403",
+      "Optional: the emailProofToken this signup spent; when sent it must be this checkout's (403 otherwise). The key is in this answer either way",
     ),
 });
 export const ChainConfirmed = z.object({
-  sessionId: z.uuid(),
+  sessionId: z.string(),
   status: z.literal("provisioned"),
   plan: z.literal("growth"),
   organizationId: z.uuid(),
@@ -123,8 +125,10 @@ export const ChainConfirmed = z.object({
   transactionId: z.string(),
   revealAvailable: z
     .boolean()
-    .describe("Signup confirmed without the email proof: POST /v1/billing/checkout/reveal with it returns the key once"),
-  apiKey: z.string().optional().describe("Signup confirmed with its email proof only; shown once, in this answer"),
+    .describe(
+      "True only if the key is still sealed for POST /v1/billing/checkout/reveal (never after a signup's confirm, which answers it)",
+    ),
+  apiKey: z.string().optional().describe("A signup's key, shown once, in this answer; absent for an upgrade"),
   consolePassword: z.string().optional(),
   warning: z.string().optional(),
 });
@@ -166,7 +170,7 @@ export const Usage = z.object({
 });
 
 export const UpgradeStarted = z.object({
-  sessionId: z.uuid(),
+  sessionId: z.string(),
   status: z.literal("awaiting_payment"),
   plan: z.literal("growth"),
   checkoutUrl: z.url(),

@@ -61,44 +61,42 @@ describe("Growth paid by on-chain transfer", () => {
     expect(reveal.body.error.details.reason).toBe("already_revealed");
   });
 
-  it("without the email proof provisions but keeps the key sealed for the proof holder's reveal", async () => {
+  it("with the contract's fields only (no email proof) provisions and answers the key once; the memo on chain is not the session id", async () => {
     const { url, db } = await testServer();
     const tenant = await createTestOrg();
     const co = await growthCheckout(url);
+    // The session id is a 192-bit secret that never goes on chain: the memo is another value.
+    expect(co.sessionId).toMatch(/^cs_[A-Za-z0-9_-]{32}$/);
+    expect(co.chainPayment.memo).not.toContain(co.sessionId);
     const txId = await pay(url, tenant.apiKey, co.chainPayment.treasury, co.chainPayment.memo);
     await sleep(2100);
 
-    // The memo is public on chain: whoever watches the treasury can confirm, and learns no key.
-    const watcher = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
-    expect(watcher.status, watcher.text).toBe(201);
-    expect(watcher.body).toMatchObject({
+    const ok = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body).toMatchObject({
       status: "provisioned",
       plan: "growth",
       upgraded: false,
       transactionId: txId,
-      revealAvailable: true,
+      revealAvailable: false,
+      apiKey: expect.stringMatching(/^bi_test_/),
+      consolePassword: expect.any(String),
     });
-    expect(watcher.body.apiKey).toBeUndefined();
-    expect(watcher.body.consolePassword).toBeUndefined();
-    expect(watcher.text).not.toMatch(/bi_test_/);
-
-    const session = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
-    expect(session).toMatchObject({ status: "provisioned", transactionId: txId, orgId: watcher.body.organizationId, revealedAt: null });
-    expect(session.revealPayloadEnc).toMatch(/^v1\./);
-    expect((await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`)).body.revealAvailable).toBe(true);
-
-    const stranger = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: "ept_watcher" });
-    expect(stranger.status).toBe(403);
-    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
-    expect(reveal.status, reveal.text).toBe(200);
-    expect(reveal.body.organizationId).toBe(watcher.body.organizationId);
-    const me = await client(url, reveal.body.apiKey).get("/v1/tenant");
+    const me = await client(url, ok.body.apiKey).get("/v1/tenant");
     expect(me.status).toBe(200);
-    expect(me.body.organizationId).toBe(watcher.body.organizationId);
-    const actions = (await db.auditEntry.findMany({ where: { orgId: watcher.body.organizationId }, orderBy: { seq: "asc" } })).map(
-      (e) => e.action,
-    );
-    expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
+    expect(me.body.organizationId).toBe(ok.body.organizationId);
+
+    // Once: nothing is left sealed, and neither a second confirm nor a reveal shows it again.
+    const session = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
+    expect(session).toMatchObject({ status: "provisioned", transactionId: txId, revealPayloadEnc: null });
+    const again = await fromIp(url).post("/v1/billing/chain/confirm", { sessionId: co.sessionId, transactionId: txId });
+    expect([again.status, again.body.error.details.reason]).toEqual([409, "already_provisioned"]);
+    expect(again.text).not.toContain(ok.body.apiKey);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect([reveal.status, reveal.body.error.details.reason]).toEqual([409, "already_revealed"]);
+    const entries = await db.auditEntry.findMany({ where: { orgId: ok.body.organizationId }, orderBy: { seq: "asc" } });
+    expect(entries.map((e) => e.action)).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
+    expect(entries[2]!.data).toMatchObject({ via: "chain_confirm", withEmailProof: false });
   });
 
   it("refuses a wrong email proof with 403 and settles nothing", async () => {

@@ -5,7 +5,7 @@ import { AppError, conflict, notFound } from "../../errors";
 import { chainAdapter, createSimulatedChain, usesSimulatedChain } from "../../providers/chain";
 import { appendAudit } from "../audit";
 import { limitPublicCall, type PublicContext } from "./public";
-import { afterSettled, assertCheckoutProof, findSession, KEY_WARNING, settleCheckout } from "./settle";
+import { afterSettled, assertCheckoutProof, auditKeysHandedOut, findSession, KEY_WARNING, settleCheckout } from "./settle";
 
 const notVerified = (reason: string, message: string) => new AppError("PAYMENT_NOT_VERIFIED", message, { reason });
 
@@ -23,9 +23,10 @@ function covers(paid: string, due: string): boolean {
 /**
  * POST /v1/billing/chain/confirm: verifies, through the chain adapter, a token transfer to the
  * treasury carrying this checkout's memo (from `account` when given), waits for finality (425
- * until irreversible), then provisions in one transaction. The memo is public on chain, so anyone
- * watching the treasury can confirm: the key is in this answer only for the holder of the
- * checkout's email proof; confirmed without it, the key is sealed for the proof holder's reveal.
+ * until irreversible), then provisions in one transaction and answers the key once, as the
+ * contract says. The memo is public on chain but the session id is not: it is a 192-bit secret
+ * only the buyer holds (docs/security.md, "Checkout keys without the email proof"). An email proof,
+ * when sent, must be this checkout's.
  */
 export async function confirmChainPayment(
   pub: PublicContext,
@@ -66,9 +67,12 @@ export async function confirmChainPayment(
     );
   }
 
-  const settled = await pub.db.$transaction((tx) =>
-    settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: proof !== undefined }),
-  );
+  const settled = await pub.db.$transaction(async (tx) => {
+    const out = await settleCheckout(tx, session.id, { via: "chain", transactionId: txId }, { handOut: true });
+    if (out.secrets)
+      await auditKeysHandedOut(tx, pub, session.id, out.organizationId, { via: "chain_confirm", withProof: proof !== undefined });
+    return out;
+  });
   afterSettled(settled);
   return {
     sessionId: settled.session.id,

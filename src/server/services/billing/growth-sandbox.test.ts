@@ -56,22 +56,41 @@ describe("Growth checkout settled in the sandbox", () => {
     expect(actions).toEqual(["organization.created", "billing.checkout_settled", "billing.keys_revealed"]);
   });
 
-  it("refuses the session id without the checkout's own email proof, and spends or erases nothing", async () => {
+  it("reveals with the session id alone, as the contract asks, in the 15 minutes after payment, and audits it", async () => {
+    const { url, db } = await testServer();
+    const co = await growthCheckout(url);
+    const done = await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId });
+    expect(done.status).toBe(200);
+    const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(reveal.status, reveal.text).toBe(200);
+    expect(reveal.body).toMatchObject({
+      sessionId: co.sessionId,
+      organizationId: done.body.organizationId,
+      apiKey: expect.stringMatching(/^bi_test_/),
+    });
+    expect((await client(url, reveal.body.apiKey).get("/v1/tenant")).status).toBe(200);
+    const again = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect([again.status, again.body.error.details.reason]).toEqual([409, "already_revealed"]);
+    const entry = await db.auditEntry.findFirstOrThrow({ where: { orgId: done.body.organizationId, action: "billing.keys_revealed" } });
+    expect(entry.data).toMatchObject({ via: "reveal", withEmailProof: false });
+  });
+
+  it("after the window needs the checkout's own email proof; a wrong proof is 403 and spends or erases nothing", async () => {
     const { url, db } = await testServer();
     const co = await growthCheckout(url);
     const other = await growthCheckout(url);
     expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
+    await db.checkoutSession.update({ where: { id: co.sessionId }, data: { provisionedAt: new Date(Date.now() - 16 * 60_000) } });
     const sealed = (await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!;
 
-    // The session id travels in URLs (the return page, Stripe's success_url); alone it is not enough.
     const bare = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
-    expect(bare.status).toBe(400);
-    expect(bare.body.error.code).toBe("VALIDATION_ERROR");
+    expect(bare.status).toBe(403);
+    expect(bare.body.error.details.reason).toBe("reveal_window_passed");
+    expect(bare.body.error.message).toMatch(/emailProofToken/);
     for (const emailProofToken of ["ept_guessed-by-someone", other.emailProofToken, co.emailProofToken.slice(0, -1)]) {
       const refused = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken });
       expect(refused.status, emailProofToken).toBe(403);
       expect(refused.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "checkout_proof_mismatch" } });
-      expect(refused.body.error.message).toMatch(/email proof that started/);
       expect(refused.text).not.toMatch(/bi_test_/);
     }
 
@@ -79,25 +98,41 @@ describe("Growth checkout settled in the sandbox", () => {
     expect(after.revealPayloadEnc).toBe(sealed.revealPayloadEnc);
     expect(after.revealedAt).toBeNull();
     expect(await db.auditEntry.count({ where: { orgId: sealed.orgId!, action: "billing.keys_revealed" } })).toBe(0);
-    const poll = await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`);
-    expect(poll.body.revealAvailable).toBe(true);
+    expect((await fromIp(url).get(`/v1/billing/checkout/${co.sessionId}`)).body.revealAvailable).toBe(true);
 
     const reveal = await fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken });
     expect(reveal.status, reveal.text).toBe(200);
     expect((await client(url, reveal.body.apiKey).get("/v1/tenant")).body.organizationId).toBe(sealed.orgId);
   });
 
-  it("reveals to exactly one of 10 parallel callers", async () => {
+  it("takes 5 reveal attempts per session an hour, from any address", async () => {
+    const { url, db } = await testServer();
+    const co = await growthCheckout(url);
+    expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await fromIp(url, `198.51.100.${i + 10}`).post("/v1/billing/checkout/reveal", {
+        sessionId: co.sessionId,
+        emailProofToken: `ept_${i}`,
+      });
+      expect(wrong.status).toBe(403);
+    }
+    const sixth = await fromIp(url, "198.51.100.99").post("/v1/billing/checkout/reveal", { sessionId: co.sessionId });
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await db.checkoutSession.findUnique({ where: { id: co.sessionId } }))!.revealedAt).toBeNull();
+  });
+
+  it("reveals to exactly one of 5 parallel callers (the session's hourly attempts)", async () => {
     const { url } = await testServer();
     const co = await growthCheckout(url);
     expect((await fromIp(url).post("/v1/billing/checkout/complete", { sessionId: co.sessionId })).status).toBe(200);
     const all = await Promise.all(
-      Array.from({ length: 10 }, () =>
+      Array.from({ length: 5 }, () =>
         fromIp(url).post("/v1/billing/checkout/reveal", { sessionId: co.sessionId, emailProofToken: co.emailProofToken }),
       ),
     );
     expect(all.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(all.filter((r) => r.status === 409)).toHaveLength(9);
+    expect(all.filter((r) => r.status === 409)).toHaveLength(4);
   });
 
   it("shows an unpaid checkout as expired after its day, and still settles a payment that arrives late", async () => {

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { randomToken } from "../../crypto/hash";
 import type { Db } from "../../db/client";
 import { AppError, rateLimited } from "../../errors";
 import { normalizeEmail } from "../../platform/contact-address";
@@ -15,7 +16,18 @@ export const BILLING = {
   pollsPerMinutePerIp: 60,
   /** An unpaid checkout shows as expired after a day (a late payment still provisions). */
   checkoutTtlSec: 24 * 60 * 60,
+  /** A signup's key is revealed with the session id alone only this long after settlement (docs/security.md, "Checkout keys without the email proof"). */
+  revealWindowSec: 15 * 60,
+  /** Reveal attempts one checkout session takes per hour, whoever sends them. */
+  revealsPerSessionHour: 5,
 } as const;
+
+/**
+ * A new checkout session id: 192 random bits, the one secret a buyer holds when they reveal their
+ * key without the email proof. It never goes on chain (the memo is a separate value) and never
+ * into our logs (routes log their template, not the path).
+ */
+export const newCheckoutId = () => `cs_${randomToken(24)}`;
 
 /** Counts one public billing call for the client address; the 11th in a minute is 429 with Retry-After. */
 export async function limitPublicCall(pub: PublicContext, kind: "call" | "poll" = "call"): Promise<void> {

@@ -2,14 +2,14 @@ import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import { constantTimeEqual, sha256Hex } from "../../crypto/hash";
 import { open, seal } from "../../crypto/secret-box";
 import { Prisma, type Tx } from "../../db/client";
-import { conflict, forbidden, notFound } from "../../errors";
+import { conflict, forbidden, notFound, rateLimited } from "../../errors";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
-import { isUuid } from "../../platform/ids";
+import { hitWindow } from "../../platform/rate-limit";
 import { appendAudit } from "../audit";
 import { provisionOrganization } from "../org";
 import type { PublicContext } from "./public";
-import { limitPublicCall } from "./public";
+import { BILLING, limitPublicCall } from "./public";
 
 export const SIGNUP_ACTOR = { type: "system", label: "billing" } as const;
 export const KEY_WARNING = "Store the API key and console password now: they are shown once and cannot be recovered.";
@@ -32,7 +32,7 @@ export type Settled = {
 const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
 
 export async function findSession(db: PublicContext["db"] | Tx, sessionId: string): Promise<CheckoutSession> {
-  const session = isUuid(sessionId) ? await db.checkoutSession.findUnique({ where: { id: sessionId } }) : null;
+  const session = await db.checkoutSession.findUnique({ where: { id: sessionId } });
   if (!session) throw notFound("Checkout session");
   return session;
 }
@@ -64,7 +64,6 @@ export async function assertCheckoutProof(db: PublicContext["db"] | Tx, session:
  * transaction id is unique across checkouts, so one transfer pays once.
  */
 export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, opts: { handOut: boolean }): Promise<Settled> {
-  if (!isUuid(sessionId)) throw notFound("Checkout session");
   const now = new Date();
   let moved: { count: number };
   try {
@@ -157,36 +156,59 @@ export async function completeSandboxCheckout(pub: PublicContext, input: { sessi
   return settledView(settled);
 }
 
+/** The audit entry of a signup's key leaving the service (reveal or chain confirm), in the caller's transaction. */
+export async function auditKeysHandedOut(
+  tx: Tx,
+  pub: PublicContext,
+  sessionId: string,
+  orgId: string,
+  how: { via: "reveal" | "chain_confirm"; withProof: boolean },
+) {
+  await appendAudit(
+    tx,
+    { orgId, actor: SIGNUP_ACTOR },
+    {
+      action: "billing.keys_revealed",
+      subjectType: "checkout_session",
+      subject: sessionId,
+      data: { clientIp: pub.clientIp, via: how.via, withEmailProof: how.withProof },
+    },
+  );
+}
+
 /**
- * POST /v1/billing/checkout/reveal: the API key and console password, once, to the holder of the
- * email proof that started the checkout. The sealed payload is read and erased under a row lock,
- * so two concurrent reveals cannot both see it; a wrong proof is refused before it is read.
+ * POST /v1/billing/checkout/reveal: the API key and console password, once. The session id alone
+ * is enough within BILLING.revealWindowSec of settlement (the contract's request); with the email
+ * proof that started the checkout, at any time until the one reveal (docs/security.md, "Checkout
+ * keys without the email proof"). The sealed payload is read and erased under a row lock, so two
+ * concurrent reveals cannot both see it; a wrong proof is refused before it is read.
  */
-export async function revealCheckout(pub: PublicContext, input: { sessionId: string; emailProofToken: string }) {
+export async function revealCheckout(pub: PublicContext, input: { sessionId: string; emailProofToken?: string }) {
   await limitPublicCall(pub);
+  const perSession = await hitWindow(pub.db, `billing-reveal:session:${input.sessionId}`, BILLING.revealsPerSessionHour, 3600, pub.now());
+  if (perSession.exceeded)
+    throw rateLimited(perSession.resetSec, "Too many reveal attempts for this checkout; retry after the window resets.");
   return pub.db.$transaction(async (tx) => {
     const session = await findSession(tx, input.sessionId);
-    await tx.$queryRaw`SELECT id FROM checkout_sessions WHERE id = ${session.id}::uuid FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM checkout_sessions WHERE id = ${session.id} FOR UPDATE`;
     const row = await tx.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
     // An upgrade has no proof and never any keys to show; saying so tells no more than the status poll.
     if (row.purpose === "upgrade")
       throw conflict("nothing_to_reveal", "An upgrade keeps the organization's keys; there is nothing to reveal.");
-    await assertCheckoutProof(tx, row, input.emailProofToken);
+    if (input.emailProofToken !== undefined) await assertCheckoutProof(tx, row, input.emailProofToken);
     if (row.status !== "provisioned") throw conflict("not_provisioned", `This checkout is ${row.status}; there is nothing to reveal.`);
     if (!row.revealPayloadEnc || !row.orgId)
       throw conflict("already_revealed", "The keys of this checkout were already revealed; they are shown once.");
+    const settledAt = row.provisionedAt ?? row.updatedAt;
+    if (input.emailProofToken === undefined && pub.now().getTime() - settledAt.getTime() > BILLING.revealWindowSec * 1000) {
+      throw forbidden(
+        "reveal_window_passed",
+        `Without the email proof the keys are shown only in the ${BILLING.revealWindowSec / 60} minutes after payment; send the emailProofToken that started this checkout.`,
+      );
+    }
     const secrets = JSON.parse(open(row.revealPayloadEnc)) as { apiKey: string; consolePassword: string };
     await tx.checkoutSession.update({ where: { id: row.id }, data: { revealPayloadEnc: null, revealedAt: new Date() } });
-    await appendAudit(
-      tx,
-      { orgId: row.orgId, actor: SIGNUP_ACTOR },
-      {
-        action: "billing.keys_revealed",
-        subjectType: "checkout_session",
-        subject: row.id,
-        data: { clientIp: pub.clientIp },
-      },
-    );
+    await auditKeysHandedOut(tx, pub, row.id, row.orgId, { via: "reveal", withProof: input.emailProofToken !== undefined });
     return { sessionId: row.id, organizationId: row.orgId, ...secrets, warning: KEY_WARNING };
   });
 }

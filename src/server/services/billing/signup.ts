@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { Plan } from "@/generated/prisma/enums.ts";
 import { randomToken } from "../../crypto/hash";
@@ -8,7 +7,7 @@ import { paymentSettings, payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
 import { confirmChallenge, issueProofToken, OTP, spendProofToken, startChallenge, usableProofToken } from "../contacts";
 import { provisionOrganization } from "../org";
-import { BILLING, limitPublicCall, type PublicContext, workEmail } from "./public";
+import { BILLING, limitPublicCall, newCheckoutId, type PublicContext, workEmail } from "./public";
 import { KEY_WARNING, SIGNUP_ACTOR } from "./settle";
 
 /** POST /v1/billing/email/otp/start: a code to a work address (sends capped per address and per IP, docs/api/contract-decisions.md §4). */
@@ -85,7 +84,7 @@ export async function checkout(pub: PublicContext, input: CheckoutInput) {
   // The provider is called before anything is written, so a provider failure leaves the proof
   // unspent for a retry; an abandoned provider session just expires there.
   const proof = await usableProofToken(pub.db, SIGNUP_PROOF, input.emailProofToken);
-  const sessionId = randomUUID();
+  const sessionId = newCheckoutId();
   const card = await payments().createCheckout({ checkoutId: sessionId, email: proof.address, ...returnUrls(sessionId) });
   const chain = chainTerms();
   await pub.db.$transaction(async (tx) => {
@@ -121,6 +120,7 @@ async function checkoutInstant(pub: PublicContext, input: CheckoutInput) {
     );
     const session = await tx.checkoutSession.create({
       data: {
+        id: newCheckoutId(),
         email: spent.address,
         plan: "builder",
         organizationName: input.organizationName,
@@ -161,6 +161,7 @@ async function checkoutSalesLead(pub: PublicContext, input: CheckoutInput) {
     const spent = await spendProofToken(tx, SIGNUP_PROOF, input.emailProofToken);
     const created = await tx.checkoutSession.create({
       data: {
+        id: newCheckoutId(),
         email: spent.address,
         plan: "institutional",
         organizationName: input.organizationName,

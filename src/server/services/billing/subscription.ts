@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
@@ -9,7 +8,7 @@ import { peekWindow } from "../../platform/rate-limit";
 import { startOfUtcMonth, verificationsUsed } from "../../platform/verification-allowance";
 import { payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
-import { BILLING } from "./public";
+import { BILLING, newCheckoutId } from "./public";
 import { chainTerms, returnUrls } from "./signup";
 
 /**
@@ -77,7 +76,7 @@ export async function upgrade(ctx: ServiceContext) {
   if (pending)
     await ctx.db.checkoutSession.updateMany({ where: { id: pending.id, status: "awaiting_payment" }, data: { status: "expired" } });
 
-  const sessionId = randomUUID();
+  const sessionId = newCheckoutId();
   const card = await payments().createCheckout({
     checkoutId: sessionId,
     email: org.contactEmail ?? "",
