@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { bindingKeyWatchJob } from "../../jobs/binding-key-watch";
+import { listenOperatorMetrics } from "../../metrics";
 import { simulatedUpdateAuth } from "../../providers/chain/simulated-updateauth";
 import { walletKey, walletSign } from "../../testing/factories";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
 import { boundAccount } from "../../testing/kyc-flow";
-import { stillSatisfied } from "./key-watch";
+import { stillSatisfied, watchBindingKeys } from "./key-watch";
 
 afterEach(() => {
   delete process.env.CHAIN_WATCH_INTERVAL_MS;
@@ -79,6 +80,56 @@ describe("the binding key watch", () => {
       "reinstated",
     ]);
     expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "identity.binding_reinstated" } })).toBe(1);
+  }, 60_000);
+
+  it("goes round every binding, the one checked longest ago first: one that sorts after the first batch is read and suspended", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    for (let i = 0; i < 3; i++) await boundAccount(url, api);
+    // The binding that sorts last by id is never in a first batch by id, however small the batch.
+    const rows = await db.accountBinding.findMany({ where: { orgId: org.orgId }, orderBy: { id: "asc" }, include: { account: true } });
+    const last = rows.at(-1)!;
+    await simulatedUpdateAuth(db, last.account.name, { ownerKeys: [walletKey().publicKey] });
+    const watchedWhere = { status: { not: "revoked" as const }, signingKey: { not: null }, NOT: { suspendedFor: { has: "key_changed" } } };
+    const watched = await db.accountBinding.count({ where: watchedWhere });
+    expect(watched).toBeGreaterThanOrEqual(3);
+    const [clock] = await db.$queryRaw<{ started: Date }[]>`SELECT (now() AT TIME ZONE 'UTC') AS started`;
+    const started = clock!.started;
+
+    // A batch of one: every watched binding is read within as many passes as there are, each once.
+    const passes = [];
+    for (let i = 0; i < watched; i++) passes.push(await watchBindingKeys(db, { limit: 1 }));
+    expect(passes.map((p) => p.checked)).toEqual(Array(watched).fill(1));
+    expect(passes.reduce((n, p) => n + p.suspended, 0)).toBe(1);
+    expect(await db.accountBinding.findUniqueOrThrow({ where: { id: last.id } })).toMatchObject({
+      status: "suspended",
+      suspendedFor: ["key_changed"],
+    });
+    expect(await db.accountBinding.count({ where: { ...watchedWhere, keysCheckedAt: { lt: started } } })).toBe(0);
+
+    // The operator sees the coverage: bindings read by the last pass, and how long ago the oldest check was.
+    const scrape = async () => {
+      const operator = await listenOperatorMetrics(0, "127.0.0.1");
+      const text = await (await fetch(`${operator.url}/metrics`)).text();
+      await operator.close();
+      return {
+        lastPass: Number(/^bi_binding_key_watch_last_pass_checked (\S+)$/m.exec(text)?.[1]),
+        oldestAge: Number(/^bi_binding_key_watch_oldest_check_age_seconds (\S+)$/m.exec(text)?.[1]),
+      };
+    };
+    const stale = rows[0]!;
+    await db.$executeRaw`UPDATE account_bindings SET "keysCheckedAt" = (now() AT TIME ZONE 'UTC') - interval '2 days' WHERE id = ${stale.id}::uuid`;
+    const before = await scrape();
+    expect(before.lastPass).toBe(1);
+    expect(before.oldestAge).toBeGreaterThanOrEqual(2 * 86_400);
+    expect(before.oldestAge).toBeLessThan(3 * 86_400);
+    // The next pass reads that binding first, and the oldest check is then one of this test's.
+    await watchBindingKeys(db, { limit: 1 });
+    expect((await db.accountBinding.findUniqueOrThrow({ where: { id: stale.id } })).keysCheckedAt.getTime()).toBeGreaterThanOrEqual(
+      started.getTime(),
+    );
+    expect((await scrape()).oldestAge).toBeLessThan(2 * 86_400);
   }, 60_000);
 
   it("asks every permission the signing keys satisfied to stay satisfied by them, thresholds and delegations included", async () => {
