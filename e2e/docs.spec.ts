@@ -28,7 +28,7 @@ test("the reference lists every operation of /v1/openapi.json, grouped by topic,
     await expect(page.getByRole("navigation", { name: "Guides" }).getByRole("link", { name: new RegExp(`^${name}`) })).toBeVisible();
   }
 
-  await page.getByLabel("Search operations").first().fill("bind/confirm");
+  await page.getByLabel("Search operations").first().fill("bind/confirm unbroadcast");
   await expect(page.locator("article[data-path]")).toHaveCount(1);
   await expect(page.locator("article[data-path]")).toHaveAttribute("data-path", "/v1/bind/confirm");
   await page.getByLabel("Search operations").first().fill("no such operation anywhere");
