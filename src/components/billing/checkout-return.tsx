@@ -145,7 +145,8 @@ export function CheckoutReturn({ sessionId: fromUrl, canceled }: { sessionId: st
       ) : null}
       {status.status === "provisioned" && status.revealAvailable && proof === null ? (
         <p data-testid="checkout-proof-missing" className="mt-4 text-sm text-slate-600">
-          Show them within 15 minutes of your payment. After that, only the browser tab that started this checkout can show them.
+          Your API key and console password can be shown within 15 minutes of your payment. After that, only the browser tab that started
+          this checkout can show them.
         </p>
       ) : null}
     </section>
