@@ -1,3 +1,5 @@
+import { refusedTextAt } from "../../platform/input-text";
+
 /** One person of a list, as parsed from a file, before normalisation. */
 export type ParsedEntry = {
   externalId: string;
@@ -34,3 +36,13 @@ export class ListFormatError extends Error {
 }
 
 export const DATE_PATTERN = /^\d{4}(-\d{2}(-\d{2})?)?$/;
+
+/**
+ * Refuses a line holding text PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates; see
+ * platform/input-text.ts) in what it would import: a format error naming the file and line, like
+ * any other, never the value, rather than a failed insert.
+ */
+export function refuseUnstorableText(value: unknown, file: string, line: number): void {
+  if (refusedTextAt(value, "line"))
+    throw new ListFormatError(file, line, "contains a character that cannot be stored (NUL or an unpaired surrogate)");
+}

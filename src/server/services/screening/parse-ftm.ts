@@ -1,5 +1,5 @@
 import { isCountryCode } from "../../platform/countries";
-import { DATE_PATTERN, ListFormatError, type ParsedEntry } from "./list-types";
+import { DATE_PATTERN, ListFormatError, type ParsedEntry, refuseUnstorableText } from "./list-types";
 
 type FtmEntity = { id?: unknown; schema?: unknown; properties?: Record<string, unknown> };
 
@@ -15,6 +15,8 @@ const strings = (v: unknown): string[] | null =>
 export function parseFtmLine(raw: string, lineNo: number, file: string, seen: Set<string>): ParsedEntry | "skip" | null {
   const line = raw.trim();
   if (!line) return null;
+  // A raw NUL is not JSON either; say what is wrong with the line rather than "not a JSON object".
+  refuseUnstorableText(line, file, lineNo);
   let entity: FtmEntity;
   try {
     entity = JSON.parse(line) as FtmEntity;
@@ -42,7 +44,7 @@ export function parseFtmLine(raw: string, lineNo: number, file: string, seen: Se
   const countries = [...field("country"), ...field("nationality"), ...field("citizenship")]
     .map((c) => c.toUpperCase())
     .filter(isCountryCode);
-  return {
+  const entry: ParsedEntry = {
     externalId: entity.id,
     schema: "Person",
     name: names[0]!,
@@ -52,6 +54,9 @@ export function parseFtmLine(raw: string, lineNo: number, file: string, seen: Se
     topics: [...new Set(field("topics"))],
     programme: [...field("programId"), ...field("program")][0] ?? null,
   };
+  // JSON escapes (\u0000, half a surrogate pair) decode to text PostgreSQL cannot store.
+  refuseUnstorableText(entry, file, lineNo);
+  return entry;
 }
 
 /** A whole FtM file held in memory (tests, small lists); large files stream through import-ftm.ts. */

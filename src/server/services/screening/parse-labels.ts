@@ -1,5 +1,5 @@
 import { parse } from "csv-parse/sync";
-import { ListFormatError, type ParsedLabel } from "./list-types";
+import { ListFormatError, type ParsedLabel, refuseUnstorableText } from "./list-types";
 
 const HEADER = ["chain_account", "labels", "score"];
 const ACCOUNT = /^[a-z1-5.]{1,12}$/;
@@ -16,6 +16,7 @@ export function parseLabels(text: string, file: string): { labels: ParsedLabel[]
     const line = typeof (e as { lines?: unknown }).lines === "number" ? (e as { lines: number }).lines : 0;
     throw new ListFormatError(file, line, "not valid CSV (quotes or delimiters)");
   }
+  for (const { info, record } of records) refuseUnstorableText(record, file, info.lines);
   const [head, ...body] = records;
   if (!head || head.record.join(",").toLowerCase() !== HEADER.join(","))
     throw new ListFormatError(file, head?.info.lines ?? 1, `the header must be ${HEADER.join(",")}`);

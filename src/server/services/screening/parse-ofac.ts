@@ -1,6 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { COUNTRY_CODES } from "../../platform/countries";
-import { ListFormatError, type ParsedEntry } from "./list-types";
+import { ListFormatError, type ParsedEntry, refuseUnstorableText } from "./list-types";
 
 // OFAC's SDN list in its legacy CSV files: no header rows, "-0-" for an empty field, a lone
 // Ctrl-Z (0x1A) as the last line. SDN.CSV has 12 columns, ALT.CSV 5; the files are told apart by
@@ -38,9 +38,13 @@ function rows(file: OfacFile): Row[] {
       records
         // biome-ignore lint/suspicious/noControlCharactersInRegex: OFAC's legacy files end with a DOS end-of-file byte (0x1A)
         .filter((r) => !(r.record.length === 1 && r.record[0]!.trim().replace(/\x1a/g, "") === ""))
-        .map((r) => ({ line: r.info.lines, cells: r.record }))
+        .map((r) => {
+          refuseUnstorableText(r.record, file.name, r.info.lines);
+          return { line: r.info.lines, cells: r.record };
+        })
     );
   } catch (e) {
+    if (e instanceof ListFormatError) throw e;
     const line = typeof (e as { lines?: unknown }).lines === "number" ? (e as { lines: number }).lines : 0;
     throw new ListFormatError(file.name, line, "not valid CSV (quotes or delimiters)");
   }

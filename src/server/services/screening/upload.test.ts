@@ -83,6 +83,64 @@ describe("an organization's own list", () => {
     expect(await org.db.auditEntry.count({ where: { orgId: org.orgId, action: "screening.list_imported" } })).toBe(0);
   });
 
+  it("refuses a NUL or an unpaired surrogate in a list as a format error naming the file and line, never the value", async () => {
+    const org = await createTestOrg();
+    const ctx = await ctxOf(org);
+    const list = uniqueList();
+    const ftmLine = (name: string) =>
+      `{"id":"own-${randomBytes(3).toString("hex")}","schema":"Person","properties":{"name":[${JSON.stringify(name)}]}}`;
+    const utf8 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+    const cases: Array<{ format: "ofac" | "ftm" | "labels"; name: string; text: string; line: number; latin1?: boolean }> = [
+      // A NUL byte in the file itself (UTF-8 and single-byte files alike).
+      {
+        format: "ofac",
+        name: "SDN.CSV",
+        text: `${sdnRow(9301, "GOODROW, Alma", "-0-")}\r\n${sdnRow(9302, "SECRET\u0000NAME, Pat", "-0-")}\r\n`,
+        line: 2,
+      },
+      { format: "labels", name: "labels.csv", text: "chain_account,labels,score\nabc,scam,90\nabd,SECRET\u0000LABEL,80\n", line: 3 },
+      // Not UTF-8 (0xE9 alone), so read as Windows-1252.
+      {
+        format: "labels",
+        name: "labels.csv",
+        text: "chain_account,labels,score\nabc,caf\u00e9,90\nabd,SECRET\u0000LABEL,80\n",
+        line: 3,
+        latin1: true,
+      },
+      { format: "ftm", name: "own.json", text: `${ftmLine("Alma Goodrow")}\n${ftmLine("SECRET_NAME").replace("_", "\u0000")}\n`, line: 2 },
+      // JSON escapes that decode to a NUL or to half a surrogate pair.
+      {
+        format: "ftm",
+        name: "own.json",
+        text: `${ftmLine("Alma Goodrow")}\n${ftmLine("Alma Goodrow").replace("Alma Goodrow", "SECRET\\u0000NAME")}\n`,
+        line: 2,
+      },
+      {
+        format: "ftm",
+        name: "own.json",
+        text: `${ftmLine("Alma Goodrow")}\n\n${ftmLine("Alma Goodrow").replace("Alma Goodrow", "SECRET\\ud800NAME")}\n`,
+        line: 3,
+      },
+      { format: "ftm", name: "own.json", text: `${ftmLine("Alma Goodrow").replace("Alma Goodrow", "Pat \\udc00SECRET")}\n`, line: 1 },
+    ];
+    for (const c of cases) {
+      const err = await rejection(
+        uploadOrgList(ctx, { format: c.format, list, files: [{ name: c.name, contentBase64: c.latin1 ? b64(c.text) : utf8(c.text) }] }),
+      );
+      const where = `${c.format} ${c.name}:${c.line}`;
+      expect(err.code, where).toBe("VALIDATION_ERROR");
+      expect((err.details as { issues: { path: string; message: string }[] }).issues, where).toEqual([
+        {
+          path: "body.files",
+          message: `${c.name}, line ${c.line}: contains a character that cannot be stored (NUL or an unpaired surrogate)`,
+        },
+      ]);
+      expect(JSON.stringify(err.details)).not.toContain("SECRET");
+    }
+    expect(await org.db.screeningListVersion.count({ where: { list } })).toBe(0);
+    expect(await org.db.auditEntry.count({ where: { orgId: org.orgId, action: "screening.list_imported" } })).toBe(0);
+  });
+
   it("refuses files over 10 MB together, before parsing anything", async () => {
     const org = await createTestOrg();
     const ctx = await ctxOf(org);
