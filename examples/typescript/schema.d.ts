@@ -400,7 +400,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. */
+    /** A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
     get: operations["getCredentialsStatusByListId"];
     put?: never;
     post?: never;
@@ -5706,7 +5706,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. */
+      /** @description A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

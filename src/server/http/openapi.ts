@@ -266,7 +266,10 @@ function operation(r: RouteDef, build: Build): Json {
   if (r.produces) success.content = { [r.produces]: { schema: { type: "string" } } };
   else if (r.response) {
     const schema = toSchema(r.response, "output", build);
-    success.content = { "application/json": { schema, example: exampleOf(r, "response", schema, build.components) } };
+    const content: Json = { "application/json": { schema, example: exampleOf(r, "response", schema, build.components) } };
+    // Other media types of the same answer, chosen by Accept (the status lists' application/vc).
+    for (const type of r.alsoProduces ?? []) content[type] = { schema };
+    success.content = content;
   }
   const op: Json = {
     operationId: operationId(r),

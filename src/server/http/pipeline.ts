@@ -9,6 +9,7 @@ import { type BatchedWindows, batchedWindows } from "../platform/rate-limit-batc
 import { apiKeyAuth, authCacheEnabled, requireScope } from "./middleware/api-key";
 import { clientIp } from "./middleware/client-ip";
 import { correlationId } from "./middleware/correlation-id";
+import { cors } from "./middleware/cors";
 import { idempotency } from "./middleware/idempotency";
 import { ipAllowlist } from "./middleware/ip-allowlist";
 import { requestMetrics } from "./middleware/metrics";
@@ -66,7 +67,8 @@ async function invoke(state: PipelineState): Promise<HttpResponse> {
 }
 
 /**
- * The /v1 pipeline, in order: correlation id and error envelope; metrics; client IP; route;
+ * The /v1 pipeline, in order: correlation id and error envelope; metrics; client IP; CORS for the
+ * routes open to other origins (their preflights are answered here); route;
  * per-IP backstop; API key; IP allowlist; request signature checked; scope; signature spent and
  * plan quota counted; input validation; idempotency; the route's one service call.
  */
@@ -94,6 +96,7 @@ export function createPipeline(routes: RouteDef[], db: Db, opts: PipelineOptions
           .map((s) => s.trim())
           .filter(Boolean),
       ),
+      cors(routes),
       routeMatch(routes),
       ipBackstop(IP_BACKSTOP_PER_MINUTE * factor, windows),
       apiKeyAuth(authCache),

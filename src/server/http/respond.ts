@@ -32,3 +32,34 @@ export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
     return v === "*" || v === etag || v === `W/${etag}`;
   });
 }
+
+/**
+ * The offered media type an Accept header prefers (RFC 9110 §12.5.1): the highest q-value, then
+ * the most specific range that matched it (the exact type, then its type with any subtype, then
+ * any type), then the order of `offers`, whose first is the default. No Accept header gives the
+ * default; a header that accepts none of the offers gives null.
+ */
+export function preferredMediaType(accept: string | null, offers: string[]): string | null {
+  if (!accept?.trim()) return offers[0] ?? null;
+  const ranges = accept.split(",").flatMap((part) => {
+    const [range, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    if (!range || !/^[^/\s]+\/[^/\s]+$/.test(range)) return [];
+    const qParam = params.find((p) => /^q\s*=/.test(p));
+    const q = qParam ? Number(qParam.slice(qParam.indexOf("=") + 1).trim()) : 1;
+    return Number.isFinite(q) && q >= 0 && q <= 1 ? [{ range, q }] : [];
+  });
+  let best: { offer: string; q: number; specificity: number } | null = null;
+  for (const offer of offers) {
+    const [type] = offer.split("/");
+    // The most specific range that matches the offer decides its q-value (RFC 9110 §12.5.1).
+    const matched = ranges
+      .map((r) => ({ ...r, specificity: r.range === offer ? 2 : r.range === `${type}/*` ? 1 : r.range === "*/*" ? 0 : -1 }))
+      .filter((r) => r.specificity >= 0)
+      .sort((a, b) => b.specificity - a.specificity)[0];
+    if (!matched || matched.q === 0) continue;
+    if (!best || matched.q > best.q || (matched.q === best.q && matched.specificity > best.specificity)) {
+      best = { offer, q: matched.q, specificity: matched.specificity };
+    }
+  }
+  return best?.offer ?? null;
+}

@@ -32,6 +32,8 @@ export function route<
   foreignProtocol?: string;
   errors?: ErrorCode[];
   produces?: string;
+  alsoProduces?: string[];
+  cors?: boolean;
   /** Shown in the OpenAPI document; typed by the route's schemas, and parsed by them in tests/openapi.test.ts. */
   examples?: { request?: InputOf<B>; response?: InputOf<R> };
   handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<unknown>;

@@ -80,6 +80,16 @@ export type RouteDef = {
   errors?: ErrorCode[];
   /** Response media type when not JSON (e.g. the metrics exposition). */
   produces?: string;
+  /**
+   * Other media types of the same JSON answer, chosen by the request's Accept header (the status
+   * lists answer `application/vc` too); the OpenAPI document lists them beside application/json.
+   */
+  alsoProduces?: string[];
+  /**
+   * Open to every origin (public, anonymous documents read by browser verifiers: DID documents,
+   * status lists): `Access-Control-Allow-Origin: *` and answered preflights (middleware/cors.ts).
+   */
+  cors?: boolean;
   /** The OpenAPI document's examples of the request body and the JSON answer (see openapi.ts `exampleOf`). */
   examples?: { request?: unknown; response?: unknown };
   // biome-ignore lint/suspicious/noExplicitAny: one table holds routes of every input type; route() checks each handler against its own schemas

@@ -1,12 +1,29 @@
 import * as did from "../../services/accounts";
 import * as status from "../../services/credential-status";
-import { etagMatches } from "../respond";
+import { etagMatches, preferredMediaType } from "../respond";
 import { reply, route } from "../route";
 
 const ISSUER = "did:web:id.example.com";
 const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const SUBJECT = "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10";
 const LIST = "3f1d6c2e-8a0b-4c3e-9d51-6b7a2e4f9c10";
+
+/**
+ * How long a verifier may reuse a DID document: a person's shows their bindings' status, so as
+ * short as a status list's minute (a change reaches verifiers within it), and the issuer's changes
+ * only when its key rotates, when the previous key stays listed.
+ */
+const DID_DOCUMENT_MAX_AGE_SEC = 60;
+const didCache = { "cache-control": `public, max-age=${DID_DOCUMENT_MAX_AGE_SEC}` };
+
+/**
+ * The media types a status list is served as, chosen by Accept: JSON by default, the VC 2.0
+ * media type of a credential secured with an embedded proof (`application/vc`), and its earlier
+ * name `application/vc+ld+json`. The bytes are the same; the ETag names the type, since a strong
+ * ETag identifies one representation.
+ */
+const STATUS_LIST_MEDIA_TYPES = ["application/json", "application/vc", "application/vc+ld+json"];
+const ETAG_SUFFIX: Record<string, string> = { "application/vc": ".vc", "application/vc+ld+json": ".vcld" };
 
 /** W3C did:web documents, unversioned paths (served by our pipeline, so the dot folder works). */
 export const didRoutes = [
@@ -25,7 +42,8 @@ export const didRoutes = [
         assertionMethod: [`${ISSUER}#${KEY}`],
       },
     },
-    handler: async () => did.issuerDidDocument(),
+    cors: true,
+    handler: async () => reply(200, did.issuerDidDocument(), didCache),
   }),
   route({
     method: "GET",
@@ -46,7 +64,8 @@ export const didRoutes = [
         bindings: [{ credentialId: "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90", status: "active" }],
       },
     },
-    handler: ({ params, state }) => did.personDidDocument(state.db, params.personId),
+    cors: true,
+    handler: async ({ params, state }) => reply(200, await did.personDidDocument(state.db, params.personId), didCache),
   }),
   route({
     method: "GET",
@@ -65,7 +84,8 @@ export const didRoutes = [
         kybStatus: "not_started",
       },
     },
-    handler: ({ params, state }) => did.orgDidDocument(state.db, params.orgId),
+    cors: true,
+    handler: async ({ params, state }) => reply(200, await did.orgDidDocument(state.db, params.orgId), didCache),
   }),
   route({
     method: "GET",
@@ -73,7 +93,7 @@ export const didRoutes = [
     auth: "public",
     tag: "Resolution",
     summary:
-      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed.",
+      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS).",
     params: status.StatusListParams,
     response: status.BitstringStatusListCredential,
     errors: ["NOT_FOUND"],
@@ -100,10 +120,21 @@ export const didRoutes = [
         },
       },
     },
+    cors: true,
+    alsoProduces: STATUS_LIST_MEDIA_TYPES.slice(1),
     handler: async ({ params, state }) => {
       const published = await status.publishedStatusList(state.db, params.listId);
-      const headers = { etag: published.etag, "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}` };
-      if (etagMatches(state.req.headers.get("if-none-match"), published.etag)) return reply(304, undefined, headers);
+      // A header that accepts none of them still gets JSON, as before negotiation existed.
+      const mediaType = preferredMediaType(state.req.headers.get("accept"), STATUS_LIST_MEDIA_TYPES) ?? "application/json";
+      const suffix = ETAG_SUFFIX[mediaType];
+      const etag = suffix ? `${published.etag.slice(0, -1)}${suffix}"` : published.etag;
+      const headers: Record<string, string> = {
+        etag,
+        vary: "Accept",
+        "cache-control": `public, max-age=${status.STATUS_LIST_MAX_AGE_SEC}`,
+      };
+      if (etagMatches(state.req.headers.get("if-none-match"), etag)) return reply(304, undefined, headers);
+      if (suffix) headers["content-type"] = mediaType;
       return reply(200, published.credential, headers);
     },
   }),

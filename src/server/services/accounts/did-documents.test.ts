@@ -36,6 +36,20 @@ describe("DID documents", () => {
     expect(junk.status).toBe(404);
   });
 
+  it("lets verifiers cache each document for a minute, and never an error", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg();
+    const person = await db.person.create({ data: { orgId: org.orgId, kycStatus: "approved" } });
+    for (const path of ["/.well-known/did.json", `/people/${person.id}/did.json`, `/orgs/${org.orgId}/did.json`]) {
+      const res = await fetch(url + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("cache-control"), path).toBe("public, max-age=60");
+    }
+    const unknown = await fetch(`${url}/orgs/00000000-0000-4000-8000-000000000000/did.json`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("cache-control")).toBeNull();
+  });
+
   it("serves a person's document with the KYC status only", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg();

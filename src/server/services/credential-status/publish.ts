@@ -26,8 +26,6 @@ export function encodeList(size: number, setIndices: number[]): string {
 type Published = { cacheKey: string; credential: JsonObject; etag: string };
 const cache = new Map<string, Published>();
 
-const seconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
-
 function sign(list: { id: string; purpose: StatusPurpose; size: number }, setIndices: number[], changedAt: Date): JsonObject {
   const key = issuerSigningKey();
   const url = statusListUrl(list.id);
@@ -36,7 +34,9 @@ function sign(list: { id: string; purpose: StatusPurpose; size: number }, setInd
     id: url,
     type: ["VerifiableCredential", "BitstringStatusListCredential"],
     issuer: issuerDid(),
-    validFrom: seconds(changedAt),
+    // Milliseconds, as the change is stored: two changes within one second publish two lists a
+    // verifier can order (and a cache holding the earlier one can tell it is older).
+    validFrom: changedAt.toISOString(),
     credentialSubject: {
       id: `${url}#list`,
       type: "BitstringStatusList",
@@ -49,9 +49,10 @@ function sign(list: { id: string; purpose: StatusPurpose; size: number }, setInd
 
 /**
  * The signed BitstringStatusListCredential of one list as the entries stand now. It is signed
- * again only when a bit changed (or the issuer key did) and kept otherwise; `validFrom` and the
- * proof's `created` are the time of the last change and Ed25519 signatures are deterministic, so
- * every instance serves the same bytes for the same state and the ETag holds across instances.
+ * again only when a bit changed (or the issuer key did) and kept otherwise; `validFrom` (to the
+ * millisecond) and the proof's `created` (to the second, as every proof of ours) are the time of
+ * the last change and Ed25519 signatures are deterministic, so every instance serves the same
+ * bytes for the same state and the ETag holds across instances.
  */
 export async function publishedStatusList(db: DbOrTx, listId: string): Promise<{ credential: JsonObject; etag: string }> {
   const list = isUuid(listId) ? await db.statusList.findUnique({ where: { id: listId } }) : null;
