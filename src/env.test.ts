@@ -13,6 +13,7 @@ function problemsOf(source: Record<string, string>): string {
 
 const prod = {
   BI_ENV: "production",
+  BI_PUBLIC_URL: "https://id.example.com",
   DATABASE_URL: "postgresql://x@db/y",
   BI_ENCRYPTION_KEY: `k1:${Buffer.alloc(32).toString("base64")}`,
   BI_HASH_KEY: Buffer.alloc(32, 1).toString("base64"),
@@ -25,6 +26,16 @@ describe("the environment", () => {
     const e = parseEnv({});
     expect(e).toMatchObject({ BI_ENV: "sandbox", BI_DEV_CODES: true, PORT: 3000, WEBHOOK_MAX_ATTEMPTS: 8 });
     expect(e.DATABASE_URL).toBeUndefined();
+  });
+
+  it("takes the public address from PORT when BI_PUBLIC_URL is unset (or empty), and requires it in production", () => {
+    expect(parseEnv({ PORT: "4123" }).BI_PUBLIC_URL).toBe("http://localhost:4123");
+    expect(parseEnv({ PORT: "4123", BI_PUBLIC_URL: "" }).BI_PUBLIC_URL).toBe("http://localhost:4123");
+    expect(parseEnv({}).BI_PUBLIC_URL).toBe("http://localhost:3000");
+    expect(parseEnv({ PORT: "4123", BI_PUBLIC_URL: "https://id.example.com" }).BI_PUBLIC_URL).toBe("https://id.example.com");
+    const { BI_PUBLIC_URL: _set, ...withoutUrl } = prod;
+    expect(problemsOf(withoutUrl)).toMatch(/BI_PUBLIC_URL: is required in production/);
+    expect(problemsOf(prod)).toBe("");
   });
 
   it("refuses dev codes and private webhook URLs in production, naming the variables but never their values", () => {

@@ -37,8 +37,12 @@ const EnvSchema = z
       .transform(Number)
       .optional(),
     BI_METRICS_HOST: z.string().default("127.0.0.1"),
-    /** Public origin of this deployment; its host names the issuer (did:web:<host>). */
-    BI_PUBLIC_URL: z.url().default("http://localhost:3000"),
+    /**
+     * Public origin of this deployment; its host names the issuer (did:web:<host>). Unset outside
+     * production, it is http://localhost:<PORT>, the address this process listens on; production
+     * refuses to start without it.
+     */
+    BI_PUBLIC_URL: z.union([z.literal(""), z.url()]).optional(),
     BI_DEV_CODES: z.enum(["true", "false", "1", "0", ""]).optional(),
     TRUSTED_PROXIES: z.string().default(""),
     /** base64 of 32 bytes; may list several "id:key" pairs, the first encrypts. */
@@ -73,11 +77,14 @@ const EnvSchema = z
   })
   .transform((e) => ({
     ...e,
+    BI_PUBLIC_URL: e.BI_PUBLIC_URL || `http://localhost:${e.PORT}`,
+    /** True when BI_PUBLIC_URL was not set and is this process's own port on localhost. */
+    publicUrlFromPort: !e.BI_PUBLIC_URL,
     // On by default only in non-hosted local development (a sandbox on a loopback origin): the
     // contract allows dev codes nowhere else, and a hosted sandbox's codes go by email only.
     BI_DEV_CODES:
       e.BI_DEV_CODES === undefined || e.BI_DEV_CODES === ""
-        ? e.BI_ENV === "sandbox" && isLoopbackHost(new URL(e.BI_PUBLIC_URL).host)
+        ? e.BI_ENV === "sandbox" && isLoopbackHost(new URL(e.BI_PUBLIC_URL || "http://localhost").host)
         : e.BI_DEV_CODES === "true" || e.BI_DEV_CODES === "1",
   }))
   .superRefine((e, ctx) => {
@@ -87,6 +94,12 @@ const EnvSchema = z
     if (badProxies.length)
       ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
     if (e.BI_ENV !== "production") return;
+    if (e.publicUrlFromPort)
+      ctx.addIssue({
+        code: "custom",
+        path: ["BI_PUBLIC_URL"],
+        message: "is required in production (the issuer DID and every link are made from it)",
+      });
     if (e.BI_DEV_CODES) ctx.addIssue({ code: "custom", path: ["BI_DEV_CODES"], message: "is refused when BI_ENV=production" });
     if (e.BI_FAULT_POINT) ctx.addIssue({ code: "custom", path: ["BI_FAULT_POINT"], message: "is refused when BI_ENV=production" });
     // The socket provisions and erases organizations for whoever shares the OS user: local use only.
