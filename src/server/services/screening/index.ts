@@ -9,6 +9,7 @@ export {
   ListUploadInput,
   ListVersionsQuery,
   ListVersionsView,
+  UPLOAD_MAX_BYTES,
 } from "./list-versions.schema";
 export { getMonitoringRun, getMonitoringSetting, listMonitoringRuns, setMonitoringSetting } from "./monitoring";
 export {

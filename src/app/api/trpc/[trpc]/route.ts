@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { NextRequest } from "next/server";
+import { limitConsoleBody } from "@/server/api/body-limit";
 import { refuseNonJsonPost } from "@/server/api/json-only";
 import { appRouter } from "@/server/api/root";
 import { IDEMPOTENCY_HEADER } from "@/server/api/trpc";
@@ -14,7 +15,8 @@ function handler(req: NextRequest) {
   if (refused) return refused;
   return fetchRequestHandler({
     endpoint: "/api/trpc",
-    req,
+    // At most CONSOLE_MAX_BODY_BYTES: more is 413 in the console's error envelope.
+    req: limitConsoleBody(req),
     router: appRouter,
     createContext: async () => ({
       svc: await consoleContextFrom(req.cookies, req.headers),
