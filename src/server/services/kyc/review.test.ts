@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox";
+import { SANDBOX_IDENTITIES, sandboxCallback, signSandboxBody } from "@/server/providers/kyc/sandbox";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
-import { applicantOf } from "@/server/testing/kyc-flow";
+import { applicantOf, approvedPerson } from "@/server/testing/kyc-flow";
 import { orgFootprint } from "@/server/testing/security-suite";
 
 // Provider callbacks: the signed reviews a KYC provider sends (review.ts, handleProviderCallback).
@@ -78,5 +78,50 @@ describe("provider callbacks", () => {
     });
     expect(res.status).toBe(200);
     expect((await db.person.findUniqueOrThrow({ where: { id: personId } })).kycStatus).toBe("pending");
+  });
+
+  it("gives each sandbox applicant their own applicant id hash, and the fixture lists still match the PEP and sanctions persons", async () => {
+    const { url, api } = await setup();
+    const kycOf = async (personDid: string) => (await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`)).body;
+    const screen = async (body: Record<string, unknown>) => {
+      const res = await api.post("/v1/aml/screen-applicant", body);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+
+    // Two approved persons: the same invented identity, two hashes; each hash names its own person.
+    const [a, b] = [await approvedPerson(url, api), await approvedPerson(url, api)];
+    const [ha, hb] = [(await kycOf(a.personDid)).applicantIdHash, (await kycOf(b.personDid)).applicantIdHash];
+    expect(ha).toMatch(/^[0-9a-f]{64}$/);
+    expect(hb).toMatch(/^[0-9a-f]{64}$/);
+    expect(ha).not.toBe(hb);
+    expect((await screen({ applicantIdHash: ha })).personDid).toBe(a.personDid);
+    expect((await screen({ applicantIdHash: hb })).personDid).toBe(b.personDid);
+
+    // Two PEP persons: their own hashes, and each screened at approval against the PEP fixture list.
+    const peps = [await approvedPerson(url, api, "pep"), await approvedPerson(url, api, "pep")];
+    const pepHashes = await Promise.all(peps.map(async (p) => (await kycOf(p.personDid)).applicantIdHash));
+    expect(new Set([ha, hb, ...pepHashes]).size).toBe(4);
+    for (const [i, p] of peps.entries()) {
+      const stored = await screen({ applicantIdHash: pepHashes[i] });
+      expect(stored.personDid).toBe(p.personDid);
+      expect(stored.flags).toMatchObject({ pepFlag: true });
+      expect(stored.screening).toMatchObject({ pep: true });
+      expect(stored.screening.matches.map((m: { name: string }) => m.name)).toContain(SANDBOX_IDENTITIES.pep.fullName);
+    }
+
+    // The sanctions person: rejected with the flag; screening their hash with their identity hits the sanctions fixture list.
+    const started = await api.post("/v1/kyc/start", {});
+    const hosted = await call(url, "POST", `/v1/sandbox/kyc/hosted/${applicantOf(started.body.verificationUrl)}`, {
+      body: { outcome: "sanctions" },
+    });
+    expect(hosted.status, hosted.text).toBe(200);
+    const sanctioned = await kycOf(started.body.personDid);
+    expect(sanctioned).toMatchObject({ status: "rejected", sanctionsFlag: true });
+    const { fullName, birthDate, country } = SANDBOX_IDENTITIES.sanctions;
+    const fresh = await screen({ applicantIdHash: sanctioned.applicantIdHash, fullName, birthDate, country });
+    expect(fresh.personDid).toBe(started.body.personDid);
+    expect(fresh.screening).toMatchObject({ sanctions: true });
+    expect(fresh.severity).toBe("critical");
   });
 });

@@ -18,13 +18,25 @@ import { applyKybReview } from "./kyb";
 /**
  * The applicant id hash of contract's `screen-applicant`: an HMAC (keyed per deployment, so names
  * and birth dates cannot be guessed back from a dump) of the normalised identity attributes.
+ *
+ * The sandbox's test persons share invented identities (every `approved` applicant is Alex Example
+ * Sample, born 1990-01-01), so a sandbox review passes the person's id as `sandboxPersonId` and it
+ * is hashed too: each sandbox applicant has a hash of their own, and screening or denylisting one
+ * never reaches another, while the identity screened stays the fixture lists' (docs/decisions.md,
+ * "Sandbox test persons"). Real providers' reviews hash the identity alone, as before.
  */
-export function applicantIdHash(identity: IdentityAttributes): string | null {
+export function applicantIdHash(identity: IdentityAttributes, sandboxPersonId?: string | null): string | null {
   if (!identity.fullName) return null;
   const name = identity.fullName.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
   return hmacSha256Hex(
     deriveKey("applicant-id"),
-    jcs({ v: 1, name, birthDate: identity.birthDate ?? null, country: identity.country?.toUpperCase() ?? null }),
+    jcs({
+      v: 1,
+      name,
+      birthDate: identity.birthDate ?? null,
+      country: identity.country?.toUpperCase() ?? null,
+      ...(sandboxPersonId ? { sandboxPerson: sandboxPersonId } : {}),
+    }),
   );
 }
 
@@ -80,7 +92,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
       kycLevel: session.level,
       providerApplicantId: review.applicantId,
       country,
-      applicantIdHash: applicantIdHash({ ...review.identity, country }) ?? person.applicantIdHash,
+      applicantIdHash:
+        applicantIdHash({ ...review.identity, country }, review.provider === "sandbox" ? person.id : null) ?? person.applicantIdHash,
       ...(target === "approved" || target === "rejected"
         ? { reviewedAt: review.reviewedAt ? new Date(review.reviewedAt) : new Date() }
         : {}),
