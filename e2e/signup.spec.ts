@@ -73,6 +73,8 @@ test("Builder from the landing page: a bad code is refused in the server's words
   // A reload keeps the step (the challenge is in this tab's sessionStorage).
   await page.reload();
   await expect(page.getByRole("heading", { name: "Enter the code we emailed you" })).toBeVisible();
+  // The sandbox code is still shown after the reload.
+  await expect(page.getByTestId("dev-code")).toContainText(`Sandbox code: ${devCode}`);
   await page.getByLabel("6-digit code").fill(devCode);
   await page.getByRole("button", { name: "Confirm the code" }).click();
 
@@ -86,9 +88,19 @@ test("Builder from the landing page: a bad code is refused in the server's words
   await page.getByLabel("Organization name").fill(org);
   await shoot(page, "signup-plan");
 
+  // On a phone, from the bottom of the long plan step.
+  await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("button", { name: "Create my organization" }).dblclick();
   await expect(page.getByRole("heading", { name: "Your organization is ready" })).toBeVisible();
   expect(checkouts.n).toBe(1);
+  // The result opens at its top with focus on it, the warning and key in view below the sticky header.
+  await expect(page.getByRole("heading", { name: "Your organization is ready" })).toBeFocused();
+  const warning = page.getByText("Store them now: they will not be shown again.");
+  await expect(warning).toBeInViewport();
+  await expect(page.getByTestId("api-key")).toBeInViewport();
+  const headerBottom = (await page.getByRole("banner").boundingBox())!;
+  expect((await warning.boundingBox())!.y).toBeGreaterThanOrEqual(headerBottom.y + headerBottom.height);
+  await page.setViewportSize({ width: 1280, height: 720 });
   await expect(page.getByText("Store them now: they will not be shown again.")).toBeVisible();
   const shown = (await page.getByTestId("api-key").textContent())!;
   const password = (await page.getByTestId("console-password").textContent())!;

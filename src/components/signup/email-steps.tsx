@@ -124,6 +124,7 @@ export function CodeStep({
           emailMasked: out.emailMasked,
           challengeId: undefined,
           codeExpiresAt: undefined,
+          devCode: undefined,
         });
       } catch (err) {
         setError(errorText(err));

@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect, useRef } from "react";
 import { CopyRow } from "./signup-ui";
 
 export type Secrets = { apiKey: string; consolePassword: string; organizationId: string };
@@ -24,10 +25,17 @@ function SignInHelp({ organizationId }: { organizationId: string }) {
  * the stored signup already says "revealed", so a reload shows {@link ShownOnce} instead.
  */
 export function KeyReveal({ secrets }: { secrets: Secrets }) {
+  // The plan step was long: on a phone the page would stay scrolled past the secrets. Land on the
+  // result's heading, below the sticky site header (scroll-mt), with focus for screen readers.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: "start" });
+    heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <section aria-labelledby="reveal-title" className="space-y-5">
       <div>
-        <h2 id="reveal-title" className="text-xl font-semibold tracking-tight">
+        <h2 id="reveal-title" ref={heading} tabIndex={-1} className="scroll-mt-20 text-xl font-semibold tracking-tight outline-none">
           Your organization is ready
         </h2>
         <p className="mt-1 text-sm text-slate-600">

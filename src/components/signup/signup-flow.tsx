@@ -76,7 +76,6 @@ function Check() {
 export function SignupFlow({ initialPlan, planFromUrl }: { initialPlan: PlanId; planFromUrl: boolean }) {
   const [state, setState] = useState<SignupState | null>(null);
   const stateRef = useRef<SignupState | null>(null);
-  const [devCode, setDevCode] = useState<string | null>(null);
   const [secrets, setSecrets] = useState<Secrets | null>(null);
 
   // Storage exists only in the browser: read it after hydration.
@@ -104,8 +103,10 @@ export function SignupFlow({ initialPlan, planFromUrl }: { initialPlan: PlanId; 
     saveState(next);
     setState(next);
     setSecrets(null);
-    setDevCode(null);
   }, []);
+
+  // The sandbox code lives in the stored state, so the hint survives a reload of the code step.
+  const setDevCode = useCallback((code: string | null) => update({ devCode: code ?? undefined }), [update]);
 
   const onRevealed = useCallback(
     (s: Secrets) => {
@@ -144,7 +145,7 @@ export function SignupFlow({ initialPlan, planFromUrl }: { initialPlan: PlanId; 
       body = <EmailStep state={state} update={update} onDevCode={setDevCode} />;
       break;
     case "code":
-      body = <CodeStep state={state} update={update} devCode={devCode} onDevCode={setDevCode} />;
+      body = <CodeStep state={state} update={update} devCode={state.devCode ?? null} onDevCode={setDevCode} />;
       break;
     case "plan":
       body = (

@@ -20,6 +20,8 @@ export type SignupState = {
   emailMasked?: string;
   challengeId?: string;
   codeExpiresAt?: string;
+  /** A local sandbox's code, shown beside the field (never sent by a production service); kept so a reload still shows it. */
+  devCode?: string;
   emailProofToken?: string;
   proofExpiresAt?: number;
   plan: PlanId;

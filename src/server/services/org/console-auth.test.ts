@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { resetEnvCache } from "@/env";
 import { getDb } from "../../db/client";
 import { listOutbox } from "../../providers/messaging/dev-outbox";
 import { createTestOrg, type TestOrg } from "../../testing/harness";
@@ -39,6 +40,26 @@ async function bootstrapOwner(org: TestOrg) {
 const ownerCtx = async (org: TestOrg) => (await bootstrapOwner(org)).ctx;
 
 describe("console sign-in", () => {
+  it("shows a local sandbox the emailed code in the answer, and nothing of it when dev codes are off", async () => {
+    const org = await createTestOrg();
+    const { ctx } = await bootstrapOwner(org);
+    const email = `dev-code-${randomUUID()}@example.com`;
+    await addMember(ctx, { email, role: "viewer" });
+    const db = await getDb();
+    const creds = { organizationId: org.orgId, email, password: org.consolePassword };
+    const started = await startConsoleSignIn(db, creds, IP);
+    expect((started as { devCode?: string }).devCode).toBe(await latestCode(email));
+    process.env.BI_DEV_CODES = "false";
+    resetEnvCache();
+    try {
+      const quiet = await startConsoleSignIn(db, creds, IP);
+      expect(quiet).not.toHaveProperty("devCode");
+    } finally {
+      delete process.env.BI_DEV_CODES;
+      resetEnvCache();
+    }
+  });
+
   it("while there are no members, any address with the right password is owner, without a code", async () => {
     const org = await createTestOrg();
     const db = await getDb();

@@ -90,7 +90,7 @@ async function checkPassword(db: Db, creds: SignInCredentials, clientIp: string)
 export async function startConsoleSignIn(db: Db, creds: SignInCredentials, clientIp: string) {
   const who = await checkPassword(db, creds, clientIp);
   if (who.bootstrap) return { codeRequired: false as const };
-  const { challenge } = await startChallenge(db, {
+  const { challenge, devCode } = await startChallenge(db, {
     orgId: who.org.id,
     purpose: "console_login",
     channel: "email",
@@ -101,7 +101,8 @@ export async function startConsoleSignIn(db: Db, creds: SignInCredentials, clien
       text: `Your sign-in code for the ${who.org.name} console is ${code}.\nIt is valid for 10 minutes. If you did not try to sign in, tell your organization's owner.`,
     }),
   });
-  return { codeRequired: true as const, challengeId: challenge.id };
+  // Dev codes are on only for a local sandbox (src/env.ts, BI_DEV_CODES), never in production.
+  return { codeRequired: true as const, challengeId: challenge.id, ...(devCode ? { devCode } : {}) };
 }
 
 /** Step two (next-auth's authorize): the password again, plus the code when a member signs in. */

@@ -144,6 +144,19 @@ describe("registration", () => {
     },
   );
 
+  it("names the sandbox switch when it would admit the receiver (never for link-local)", async () => {
+    const api = client(url, (await createTestOrg()).apiKey);
+    const hint = "WEBHOOK_ALLOW_PRIVATE_URLS=true";
+    for (const target of ["http://hooks.example.com/x", "https://127.0.0.1/x", "https://10.0.0.5/x"]) {
+      const res = await api.post("/v1/admin/webhooks", { url: target, events: ["*"] });
+      expect(res.status, target).toBe(400);
+      expect(res.body.error.message, target).toContain(hint);
+    }
+    const linkLocal = await api.post("/v1/admin/webhooks", { url: "https://169.254.169.254/x", events: ["*"] });
+    expect(linkLocal.status).toBe(400);
+    expect(linkLocal.body.error.message).not.toContain(hint);
+  });
+
   it("refuses a host name that does not resolve", async () => {
     setWebhookResolver(async () => {
       throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });

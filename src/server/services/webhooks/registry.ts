@@ -64,8 +64,15 @@ export const deliveryView = (d: WebhookDelivery) => ({
  */
 async function assertReceiverUrl(raw: string): Promise<string> {
   const allowPrivate = env().WEBHOOK_ALLOW_PRIVATE_URLS;
+  // Outside production, a refusal that the sandbox switch would lift says so (README, WEBHOOK_ALLOW_PRIVATE_URLS).
+  const refused = (reason: string) =>
+    urlRefused(
+      !allowPrivate && env().BI_ENV !== "production" && /must use https|\((loopback|private|uniqueLocal)\)/.test(reason)
+        ? `${reason} (for a receiver on your own machine or network, run a sandbox service with WEBHOOK_ALLOW_PRIVATE_URLS=true)`
+        : reason,
+    );
   const verdict = checkWebhookUrl(raw, { allowPrivate });
-  if (!verdict.ok) throw urlRefused(verdict.reason);
+  if (!verdict.ok) throw refused(verdict.reason);
   if (!verdict.literal) {
     let timer: NodeJS.Timeout | undefined;
     try {

@@ -9,6 +9,12 @@ export function CodeStep({ s, step }: { s: SignIn; step: Extract<Step, { kind: "
       <p className="text-sm text-slate-600">
         We emailed a 6-digit code to <strong>{s.form.email.trim()}</strong>. It is valid for 10 minutes.
       </p>
+      {step.devCode ? (
+        <p data-testid="dev-code" className="rounded-md border border-sky-200 bg-sky-50 p-3 text-sm text-sky-900">
+          <span className="font-semibold">Sandbox code: {step.devCode}.</span> This server runs for local development, so it shows the code
+          here as well as in the email (<code>npm run outbox</code>). A hosted service only emails it.
+        </p>
+      ) : null}
       <StepField
         s={s}
         id="emailCode"

@@ -18,7 +18,7 @@ export type Step =
   | { kind: "password" }
   | { kind: "organization"; ticket: string; organizations: Organization[] }
   | { kind: "shared" }
-  | { kind: "code"; challengeId: string };
+  | { kind: "code"; challengeId: string; devCode?: string };
 
 const FAILED = "Sign-in failed. Check your email, password and authenticator code, or try your passkey again.";
 const SHARED_FAILED = "Sign-in failed. Check the organization ID, email, password and code.";
@@ -133,14 +133,14 @@ export function useSignIn() {
       return;
     void guarded(async () => {
       const shared = { organizationId: form.organizationId.trim(), email: form.email.trim(), password: form.sharedPassword };
-      let body: { codeRequired: boolean; challengeId?: string };
+      let body: { codeRequired: boolean; challengeId?: string; devCode?: string };
       try {
         body = await authStep("/api/auth/console-code", shared);
       } catch (err) {
         setError(err instanceof AuthStepError && err.status === 429 ? err.message : SHARED_FAILED);
         return;
       }
-      if (body.codeRequired && body.challengeId) go({ kind: "code", challengeId: body.challengeId });
+      if (body.codeRequired && body.challengeId) go({ kind: "code", challengeId: body.challengeId, devCode: body.devCode });
       else await finish("console", { ...shared, challengeId: "", code: "" }, SHARED_FAILED);
     });
   }
