@@ -965,7 +965,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. A second revoke is 409 already_revoked. */
+    /** Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. Needs the compliance_export scope, not bind_write. A second revoke is 409 already_revoked. */
     post: operations["postV1BindingsByIdRevoke"];
     delete?: never;
     options?: never;
@@ -7982,7 +7982,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. A second revoke is 409 already_revoked. */
+      /** @description Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. Needs the compliance_export scope, not bind_write. A second revoke is 409 already_revoked. */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

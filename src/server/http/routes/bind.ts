@@ -148,10 +148,11 @@ export const bindRoutes = [
   route({
     method: "POST",
     path: "/v1/bindings/{id}/revoke",
-    auth: { scope: "bind_write" },
+    // A compliance decision, as in the console (compliance officer): not the wallet backend's bind_write (docs/decisions.md, "Credential status").
+    auth: { scope: "compliance_export" },
     tag: "Bind",
     summary:
-      "Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. A second revoke is 409 already_revoked.",
+      "Ends a binding for good: the credential's revocation bit is set in the same transaction, the account goes back to provisional (an unlocked account stays unlocked), identity.unbound is sent. Needs the compliance_export scope, not bind_write. A second revoke is 409 already_revoked.",
     params: BindingParams,
     body: RevokeBindingInput,
     response: BindingRevoked,

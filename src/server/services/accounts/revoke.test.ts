@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { extraKey } from "../../testing/aml";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
 import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
@@ -132,6 +133,27 @@ describe("POST /v1/bindings/{id}/revoke", () => {
     expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "identity.unbound" } })).toBe(1);
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "identity.unbound" } })).toBe(1);
     expect(await db.credentialStatusEntry.count({ where: { bindingId: binding.bindingId, set: true } })).toBe(1);
+  });
+
+  it("needs the compliance_export scope: a wallet-bind backend's bind_write key is refused and the binding stays active", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const { accountDid } = await boundAccount(url, client(url, org.apiKey));
+    const [binding] = (await client(url, org.apiKey).get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).body.bindings;
+    const walletBackend = client(url, (await extraKey(db, org.orgId, "wallet backend", ["read", "bind_write", "unlock_write"])).raw);
+    const refused = await walletBackend.post(`/v1/bindings/${binding.bindingId}/revoke`, { reason: "not my call" });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ reason: "missing_scope" });
+    expect(await db.accountBinding.findUniqueOrThrow({ where: { id: binding.bindingId } })).toMatchObject({
+      status: "active",
+      revokedAt: null,
+    });
+    expect(await db.outboxEvent.count({ where: { orgId: org.orgId, event: "identity.unbound" } })).toBe(0);
+
+    const compliance = client(url, (await extraKey(db, org.orgId, "compliance", ["compliance_export"])).raw);
+    const revoked = await compliance.post(`/v1/bindings/${binding.bindingId}/revoke`, { reason: "Compliance ended it" });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body).toMatchObject({ bindingId: binding.bindingId, status: "revoked" });
   });
 
   it("another organization's binding is 404, and so is an id that is not a uuid", async () => {
