@@ -2,7 +2,8 @@ import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } fr
 
 /**
  * A software WebAuthn authenticator for tests: one P-256 (ES256) discoverable credential, "none"
- * attestation, user present and verified. It builds the same bytes a platform authenticator and
+ * attestation, user present and verified (or, when a call says `userVerified: false`, present only:
+ * an authenticator that skipped its PIN or biometric check). It builds the same bytes a platform authenticator and
  * the browser would (authenticator data, CBOR attestation object, client data JSON), so the
  * server verifies them exactly as it would a real passkey.
  */
@@ -57,15 +58,15 @@ export class SoftAuthenticator {
     return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }), "utf8");
   }
 
-  private authData(extra?: Buffer) {
-    const flags = 0x01 | 0x04 | (extra ? 0x40 : 0); // user present, user verified, attested credential data
+  private authData(userVerified: boolean, extra?: Buffer) {
+    const flags = 0x01 | (userVerified ? 0x04 : 0) | (extra ? 0x40 : 0); // user present, user verified, attested credential data
     const count = Buffer.alloc(4);
     count.writeUInt32BE(this.counter);
     return Buffer.concat([sha256(this.rpID), Buffer.from([flags]), count, ...(extra ? [extra] : [])]);
   }
 
   /** The answer to navigator.credentials.create() for registration options (as JSON). */
-  register(options: { challenge: string; user: { id: string } }, origin?: string) {
+  register(options: { challenge: string; user: { id: string } }, origin?: string, { userVerified = true } = {}) {
     this.userHandle = options.user.id;
     const coseKey = new Map<number, Cbor>([
       [1, 2],
@@ -81,7 +82,7 @@ export class SoftAuthenticator {
       new Map<string, Cbor>([
         ["fmt", "none"],
         ["attStmt", new Map()],
-        ["authData", this.authData(attested)],
+        ["authData", this.authData(userVerified, attested)],
       ]),
     );
     return {
@@ -98,9 +99,9 @@ export class SoftAuthenticator {
   }
 
   /** The answer to navigator.credentials.get() for authentication options (as JSON). */
-  authenticate(options: { challenge: string }, origin?: string) {
+  authenticate(options: { challenge: string }, origin?: string, { userVerified = true } = {}) {
     this.counter++;
-    const authenticatorData = this.authData();
+    const authenticatorData = this.authData(userVerified);
     const clientDataJSON = this.clientData("webauthn.get", options.challenge, origin);
     const signature = sign("sha256", Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.privateKey);
     return {

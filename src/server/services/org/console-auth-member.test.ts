@@ -160,6 +160,55 @@ describe("passkeys", () => {
   });
 });
 
+describe("passkeys need user verification", () => {
+  it("registration asks for it and refuses a passkey made without it; the invitation stays usable", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const { ctx } = await owner(org);
+    const email = addr("uv-reg");
+    await addMember(ctx, { email, role: "compliance_officer" });
+    const token = await invitationToken(email);
+    const ip = "192.0.2.101";
+    const authenticator = new SoftAuthenticator(origin());
+    const unverified = await invitationPasskeyOptions(db, token, ip);
+    expect(unverified.options.authenticatorSelection?.userVerification).toBe("required");
+    const response = authenticator.register(unverified.options, undefined, { userVerified: false }) as never;
+    const refused = await appErrorOf(acceptInvitationWithPasskey(db, { token, challengeId: unverified.challengeId, response }, ip));
+    expect([refused.code, refused.details]).toEqual(["VALIDATION_ERROR", { reason: "passkey_not_verified" }]);
+    expect(await db.consolePasskey.count({ where: { orgId: org.orgId } })).toBe(0);
+    expect(await viewInvitation(db, token, ip)).toMatchObject({ email });
+
+    const verified = await invitationPasskeyOptions(db, token, ip);
+    const ok = authenticator.register(verified.options) as never;
+    expect(await acceptInvitationWithPasskey(db, { token, challengeId: verified.challengeId, response: ok }, ip)).toMatchObject({
+      accepted: true,
+      method: "passkey",
+    });
+    expect(await db.consolePasskey.count({ where: { orgId: org.orgId, credentialId: authenticator.id } })).toBe(1);
+  });
+
+  it("sign-in asks for it and refuses an assertion without it: no session opens and the counter stays", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const { ctx } = await owner(org);
+    const email = addr("uv-sign-in");
+    await addMember(ctx, { email, role: "compliance_officer" });
+    const authenticator = await acceptWithPasskey(email);
+    const ip = "192.0.2.102";
+    const { challengeId, options } = await passkeySignInOptions(db, ip);
+    expect(options.userVerification).toBe("required");
+    const response = authenticator.authenticate(options, undefined, { userVerified: false }) as never;
+    const refused = await appErrorOf(completePasskeySignIn(db, { challengeId, response }, { ...meta, clientIp: ip }));
+    expect([refused.code, refused.details]).toEqual(["UNAUTHORIZED", { reason: "sign_in_failed" }]);
+    expect(await db.consoleSession.count({ where: { orgId: org.orgId, email } })).toBe(0);
+    expect((await db.consolePasskey.findFirstOrThrow({ where: { credentialId: authenticator.id } })).counter).toBe(0n);
+
+    const claims = await signInWithPasskey(authenticator, ip);
+    expect(claims).toMatchObject({ orgId: org.orgId, email, role: "compliance_officer" });
+    expect(await db.consoleSession.count({ where: { orgId: org.orgId, email, method: "passkey" } })).toBe(1);
+  });
+});
+
 describe("password and authenticator code", () => {
   it("accepts a code from the current step or one either side, and no older", () => {
     const secret = new Secret({ size: 20 }).base32;

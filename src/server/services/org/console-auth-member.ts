@@ -128,7 +128,8 @@ export async function completeTicketSignIn(db: Db, input: { ticket: string; orga
 export async function passkeySignInOptions(db: Db, clientIp: string) {
   await refuseWhileLimited(db, ipBucket(clientIp), CREDENTIAL_FAILURES.perClientIp);
   const { generateAuthenticationOptions } = await webauthn();
-  const options = await generateAuthenticationOptions({ rpID: relyingParty().rpID, userVerification: "preferred" });
+  // User verification required (docs/security.md, "Console credentials"): the passkey is the member's only factor.
+  const options = await generateAuthenticationOptions({ rpID: relyingParty().rpID, userVerification: "required" });
   const stored = await storeChallenge(db, "authenticate", options.challenge, null);
   return { challengeId: stored.id, options };
 }
@@ -165,7 +166,7 @@ export async function completePasskeySignIn(
         counter: Number(passkey.counter),
         transports: passkey.transports,
       },
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
     if (!result.verified) throw await failed();
     await db.consolePasskey.update({

@@ -130,7 +130,11 @@ export async function viewInvitation(db: Db, token: string, clientIp: string) {
   };
 }
 
-/** WebAuthn registration options for the invitee: a discoverable credential, user verification preferred. */
+/**
+ * WebAuthn registration options for the invitee: a discoverable credential, user verification
+ * required (the passkey is the member's only factor, so it must prove who holds it, not only that
+ * someone touched it).
+ */
 export async function invitationPasskeyOptions(db: Db, token: string, clientIp: string) {
   const inv = await findInvitation(db, token, clientIp);
   const rp = relyingParty();
@@ -142,7 +146,7 @@ export async function invitationPasskeyOptions(db: Db, token: string, clientIp: 
     userDisplayName: `${inv.member.email} (${inv.member.org.name})`,
     userID: new TextEncoder().encode(inv.member.id),
     attestationType: "none",
-    authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "preferred" },
+    authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
   });
   const stored = await storeChallenge(db, "register", options.challenge, inv.id);
   return { challengeId: stored.id, options };
@@ -181,7 +185,7 @@ export async function acceptInvitationWithPasskey(
       expectedChallenge: challenge.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.rpID,
-      requireUserVerification: false,
+      requireUserVerification: true,
     });
   } catch {
     throw await failed("The passkey could not be verified. Try again.");
