@@ -106,7 +106,10 @@ test("Builder from the landing page: a bad code is refused in the server's words
   const password = (await page.getByTestId("console-password").textContent())!;
   expect(shown).toMatch(/^bi_test_/);
   const organizationId = (await page.getByTestId("organization-id").textContent())!;
-  await expect(page.getByRole("main").getByRole("link", { name: "Sign in to the console" })).toHaveAttribute("href", "/console/sign-in");
+  await expect(page.getByRole("main").getByRole("link", { name: "Sign in to the console" })).toHaveAttribute(
+    "href",
+    `/console/sign-in?organization=${organizationId}`,
+  );
 
   // The page's copy button puts the key on the clipboard; that key answers /v1/tenant.
   await page.getByRole("button", { name: "Copy API key" }).click();
@@ -128,6 +131,15 @@ test("Builder from the landing page: a bad code is refused in the server's words
   expect(stored).not.toContain(shown);
   expect(stored).not.toContain(password);
   expect(stored).not.toContain("ept_");
+
+  // The first sign-in of the new organization: the link goes straight to its console password, the ID filled in.
+  await page.getByRole("main").getByRole("link", { name: "Sign in to the console" }).click();
+  await page.getByLabel("Work email").fill(email);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByLabel("Organization ID")).toHaveValue(organizationId);
+  await page.getByLabel("Console password").fill(password);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
 });
 
 test("Growth paid on chain in the sandbox: terms with QR codes, a wrong transaction in words, 425 waited out, the key revealed once", async ({

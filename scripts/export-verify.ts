@@ -1,12 +1,18 @@
 // npm run export:verify -- export.json [--did-document did.json]
-// Checks a signed audit export away from the service, as a regulator would: the issuer's key comes
-// from the given DID document, or is resolved over did:web from the proof's verification method;
-// then the checkpoint signature, every entry's hash (the recipe in docs/decisions.md, "Audit and
-// exports"), the links between entries and the checkpoint's description of them.
+// Checks a signed export away from the service, as a regulator would: the issuer's key comes from
+// the given DID document, or is resolved over did:web from the proof's verification method. An
+// audit export (bi-audit-export/1): the checkpoint signature, every entry's hash (the recipe in
+// docs/decisions.md, "Audit and exports"), the links between entries and the checkpoint's
+// description of them. An AML case export (bi-aml-case-export/1): the checkpoint signature, the
+// timeline's digest and event count, and that the checkpoint names this case.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { didWebUrl } from "../src/server/crypto/did-web";
+import { verifyCaseExport } from "../src/server/services/aml";
 import { verifyExportArtifact } from "../src/server/services/audit";
+
+const AUDIT_FORMAT = "bi-audit-export/1";
+const CASE_FORMAT = "bi-aml-case-export/1";
 
 const parse = () => parseArgs({ options: { "did-document": { type: "string" } }, allowPositionals: true });
 
@@ -28,11 +34,16 @@ async function main() {
   const [file, ...extra] = args.positionals;
   if (!file || extra.length) usage();
   const artifact = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    format?: unknown;
     proof?: { verificationMethod?: unknown };
     organizationId?: string;
     from?: string;
     to?: string;
+    caseId?: string;
   };
+  if (artifact.format !== AUDIT_FORMAT && artifact.format !== CASE_FORMAT) {
+    return fail(`the file is neither an audit export (${AUDIT_FORMAT}) nor an AML case export (${CASE_FORMAT})`);
+  }
   const method = artifact.proof?.verificationMethod;
   if (typeof method !== "string" || !method.includes("#")) throw new Error("the export's proof names no verification method");
   const did = method.slice(0, method.indexOf("#"));
@@ -41,7 +52,12 @@ async function main() {
   if (docPath) doc = JSON.parse(fs.readFileSync(docPath, "utf8"));
   else {
     const url = didWebUrl(did);
-    const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    let res: Response;
+    try {
+      res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      throw new Error(`resolving ${did}: ${url} could not be reached (${unreachable(err)})`);
+    }
     if (!res.ok) throw new Error(`resolving ${did} at ${url} answered ${res.status}`);
     doc = (await res.json()) as DidDocument;
   }
@@ -49,6 +65,21 @@ async function main() {
   const vm = doc.verificationMethod?.find((m) => m.id === method);
   const asserted = doc.assertionMethod?.some((m) => (typeof m === "string" ? m : m.id) === method);
   if (!vm?.publicKeyMultibase || !asserted) return fail(`the DID document does not list ${method} as an assertion method`);
+  if (artifact.format === CASE_FORMAT) {
+    const checked = verifyCaseExport(artifact, vm.publicKeyMultibase);
+    if (!checked.valid) return fail(checked.reason);
+    console.log(
+      JSON.stringify({
+        valid: true,
+        format: CASE_FORMAT,
+        organizationId: artifact.organizationId,
+        caseId: artifact.caseId,
+        events: checked.events,
+        verificationMethod: method,
+      }),
+    );
+    return;
+  }
   const outcome = verifyExportArtifact(artifact, vm.publicKeyMultibase);
   if (!outcome.valid) return fail(outcome.reason, outcome.entryId);
   console.log(
@@ -61,6 +92,12 @@ async function main() {
       verificationMethod: method,
     }),
   );
+}
+
+/** Why a fetch failed, in the words of the network error under fetch's "fetch failed" (ECONNREFUSED, ENOTFOUND…). */
+function unreachable(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.cause?.message ?? e.message;
 }
 
 function fail(reason: string, entryId?: string): never {

@@ -13,7 +13,7 @@ function SignInHelp({ organizationId }: { organizationId: string }) {
         Sign in with the organization ID <code className="break-all font-mono text-xs">{organizationId}</code>, your work email and the
         console password. There you can add colleagues, mint and revoke API keys, and read the audit log.
       </p>
-      <a href="/console/sign-in" className="btn-primary mt-3">
+      <a href={`/console/sign-in?organization=${encodeURIComponent(organizationId)}`} className="btn-primary mt-3">
         Sign in to the console
       </a>
     </div>

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -19,9 +20,19 @@ async function vcVerify(args: string[]) {
     const { stdout } = await run("npx", ["tsx", "scripts/vc-verify.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" } });
     return { code: 0, out: JSON.parse(stdout.trim().split("\n").pop()!) };
   } catch (err) {
-    const e = err as { code: number; stdout: string };
-    return { code: e.code, out: JSON.parse(e.stdout.trim().split("\n").pop()!) };
+    const e = err as { code: number; stdout: string; stderr: string };
+    const out = e.stdout.trim() ? JSON.parse(e.stdout.trim().split("\n").pop()!) : null;
+    return { code: e.code, out, ...(e.stderr.trim() ? { err: e.stderr.trim() } : {}) };
   }
+}
+
+/** A loopback port nothing listens on (opened, then closed). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 describe("npm run vc:verify (offline)", () => {
@@ -137,6 +148,77 @@ describe("npm run vc:verify (status)", () => {
     expect(bad.code).toBe(1);
     expect(bad.out.reason).toMatch(/could not be checked: the status list .* does not verify/);
   }, 90_000);
+
+  it("takes several lists after one --status-list, and says how old a list file is when it is older than a minute", async () => {
+    const { url } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const { credential } = await boundAccount(url, client(url, org.apiKey));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vc-"));
+    const file = (name: string, value: unknown) => {
+      fs.writeFileSync(path.join(dir, name), JSON.stringify(value));
+      return path.join(dir, name);
+    };
+    const lists = await Promise.all(
+      credential.credentialStatus.map(async (e: any, i: number) =>
+        file(`list-${i}.json`, (await call(url, "GET", new URL(e.statusListCredential).pathname)).body),
+      ),
+    );
+    const vc = file("vc.json", credential);
+    const did = file("did.json", (await call(url, "GET", "/.well-known/did.json")).body);
+
+    // As the help text writes it: one flag, then the files; the credential may come before or after them.
+    for (const args of [
+      [vc, "--did-document", did, "--status-list", ...lists],
+      ["--status-list", ...lists, vc, "--did-document", did],
+    ]) {
+      const fresh = await vcVerify(args);
+      expect(fresh.code, args.join(" ")).toBe(0);
+      expect(fresh.out.status).toMatchObject({ checked: true, set: [] });
+      expect(fresh.out.status.entries.map((e: any) => e.file).sort()).toEqual([...lists].sort());
+      expect(fresh.out.warnings).toBeUndefined();
+      expect(fresh.out.status.warnings).toBeUndefined();
+    }
+
+    // Saved two hours ago: still read (the bits are the issuer's), and the verdict says how old it is.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const l of lists) fs.utimesSync(l, twoHoursAgo, twoHoursAgo);
+    const stale = await vcVerify([vc, "--did-document", did, "--status-list", ...lists]);
+    expect(stale.code).toBe(0);
+    expect(stale.out.verified).toBe(true);
+    expect(stale.out.warnings).toHaveLength(2);
+    for (const [i, l] of lists.entries()) {
+      const entry = stale.out.status.entries.find((e: any) => e.file === l);
+      expect(entry.ageSeconds).toBeGreaterThanOrEqual(7200);
+      expect(entry.ageSeconds).toBeLessThan(7300);
+      expect(Math.abs(Date.parse(entry.fetchedAt) - twoHoursAgo.getTime())).toBeLessThan(1000);
+      expect(stale.out.warnings.some((w: string) => w.includes(`read from ${l}, fetched 2 h 0 min ago`))).toBe(true);
+      expect(stale.out.warnings[i]).toMatch(/longer than the 60 s a list stands for the current status/);
+    }
+
+    // A list that is neither given nor reachable: the verdict names the URL it tried.
+    const [given, missing] = [lists[0]!, credential.credentialStatus[1].statusListCredential as string];
+    const lonely = await vcVerify([vc, "--did-document", did, "--status-list", given]);
+    expect(lonely.code).toBe(1);
+    expect(lonely.out.reason).toContain(`could not be checked: fetching the status list: ${missing} `);
+  }, 90_000);
+
+  it("names the URL it tried when the issuer cannot be reached", async () => {
+    const port = await closedPort();
+    const { credential } = issueAccountBindingCredential({
+      bindingId: crypto.randomUUID(),
+      personDid: `did:web:localhost%3A3000:people:${crypto.randomUUID()}`,
+      accountDid: "did:antelope:sandbox:unreachable1",
+      kycLevel: "basic-kyc",
+      issuedAt: new Date(),
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vc-"));
+    // Only the issuer is changed: resolving it comes before the signature check.
+    fs.writeFileSync(path.join(dir, "vc.json"), JSON.stringify({ ...credential, issuer: `did:web:127.0.0.1%3A${port}` }));
+    const res = await vcVerify([path.join(dir, "vc.json")]);
+    expect(res.code).toBe(1);
+    expect(res.err).toContain(`http://127.0.0.1:${port}/.well-known/did.json could not be reached (ECONNREFUSED)`);
+    expect(res.err).toContain(`did:web:127.0.0.1%3A${port}`);
+  }, 60_000);
 });
 
 describe("did:web resolution", () => {

@@ -2,7 +2,7 @@ import { personLabel } from "@/lib/person-label";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { findAccount, personDidOf } from "../../platform/account-ref";
-import { auditTrail } from "../audit";
+import { auditTrail, mayReadAmlDetail } from "../audit";
 import { publishedStatusOf } from "../credential-status";
 import { accountView } from "./accounts";
 
@@ -21,18 +21,21 @@ export async function getAccountDetail(ctx: ServiceContext, ref: string) {
       orderBy: { createdAt: "desc" },
       include: { person: { select: { id: true, kycStatus: true, country: true } } },
     }),
-    auditTrail(ctx.db, ctx.org.id, { subjects: [account.did] }),
+    auditTrail(ctx.db, ctx.org.id, { subjects: [account.did] }, 100, ctx.actor),
   ]);
   const published = await publishedStatusOf(
     ctx.db,
     bindings.map((b) => b.id),
   );
+  // Why a binding is held (a sanctions flag) is AML work: hidden below compliance officer.
+  const amlDetail = mayReadAmlDetail(ctx.actor);
   const view = accountView(
     account,
     bindings.map(({ person: _, ...b }) => b),
   );
   return {
     ...view,
+    bindings: amlDetail ? view.bindings : view.bindings.map((b) => ({ ...b, suspendedFor: [] })),
     lifecycleBeforeSuspend: account.lifecycleBeforeSuspend,
     updatedAt: account.updatedAt.toISOString(),
     allBindings: bindings.map((b) => {
@@ -46,9 +49,9 @@ export async function getAccountDetail(ctx: ServiceContext, ref: string) {
         createdAt: b.createdAt.toISOString(),
         revokedAt: b.revokedAt?.toISOString() ?? null,
         status: b.status,
-        suspendedFor: b.suspendedFor,
-        revocationReason: b.revocationReason,
-        revokedBy: b.revokedBy,
+        suspendedFor: amlDetail ? b.suspendedFor : [],
+        revocationReason: amlDetail ? b.revocationReason : null,
+        revokedBy: amlDetail ? b.revokedBy : null,
         /** What the status lists publish for its credential; empty for a credential issued before status lists. */
         published: published.get(b.id) ?? [],
         credential: b.credential as Record<string, unknown>,

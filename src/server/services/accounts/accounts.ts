@@ -4,7 +4,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { findAccount, personDidOf } from "../../platform/account-ref";
 import { maskEmail, maskPhone } from "../../platform/contact-address";
 import { chainAdapter, isValidAccountName } from "../../providers/chain";
-import { appendAudit } from "../audit";
+import { appendAudit, mayReadAmlDetail } from "../audit";
 
 /** Every lifecycle but `pending`, a create still waiting for the chain. */
 export type VisibleLifecycle = Exclude<Account["lifecycle"], "pending">;
@@ -80,7 +80,16 @@ export async function getAccount(ctx: ServiceContext, ref: string) {
   });
   const issuer = issuerDid();
   const revoked = bindings.filter((b): b is AccountBinding & { revokedAt: Date } => b.revokedAt !== null);
-  return { ...accountView(account, bindings), revokedBindings: revoked.map((b) => revokedBindingView(issuer, b)) };
+  const view = accountView(account, bindings);
+  // Why a binding was held or ended is AML work: a console member below compliance officer sees only that it was.
+  if (!mayReadAmlDetail(ctx.actor)) {
+    return {
+      ...view,
+      bindings: view.bindings.map((b) => ({ ...b, suspendedFor: [] })),
+      revokedBindings: revoked.map((b) => ({ ...revokedBindingView(issuer, b), reason: null })),
+    };
+  }
+  return { ...view, revokedBindings: revoked.map((b) => revokedBindingView(issuer, b)) };
 }
 
 export async function listAccounts(ctx: ServiceContext, q: { limit: number; lifecycle?: VisibleLifecycle; before?: string }) {

@@ -13,6 +13,7 @@ export {
 } from "./aml.schema";
 export { assignCase, reassignCase, takeNextCase, unassignCase } from "./assignment";
 export { getCaseDetail } from "./case-detail";
+export { verifyCaseExport } from "./case-export-verify";
 export { OPEN_STATUSES } from "./case-records";
 export { approveClear, confirmCase, listCases, proposeClear } from "./cases";
 export {

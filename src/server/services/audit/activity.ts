@@ -1,6 +1,7 @@
 import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { personIdOfDid, personShortLabel } from "@/lib/person-label";
-import type { ServiceContext } from "../../context";
+import { atLeast } from "@/lib/roles";
+import type { Actor, ServiceContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { isUuid } from "../../platform/ids";
 import { auditEntryView } from "./chain";
@@ -14,6 +15,7 @@ const SYSTEM_ACTORS: Record<string, string> = {
   screening: "Screening",
   billing: "Billing",
   bind_page: "The account's wallet, on the hosted bind page",
+  compliance: "Compliance",
   test: "The system",
 };
 
@@ -183,14 +185,43 @@ export async function describeAudit(db: DbOrTx, orgId: string, entries: AuditEnt
  * The newest entries (at most `limit`) that are about one of `subjects` or made by one of
  * `actors`, in words: the audit trail of a person, an account or an API key.
  */
-export async function auditTrail(db: DbOrTx, orgId: string, of: { subjects?: string[]; actors?: string[] }, limit = 100) {
+/** AML work and screening: for compliance officers and up (the AML queue's own bar). */
+const AML_ACTIONS = /^(aml|screening)\./;
+/** Entries whose `reason` can say why a binding or account was held: a sanctions flag, an AML hold. */
+const REASONED = new Set(["identity.binding_suspended", "identity.binding_suspension_lifted", "identity.unbound", "bind.refused"]);
+
+/**
+ * Whether this reader may see AML detail: an API key or the system, or a console member from
+ * compliance officer up. Below that, telling a viewer why a binding is held could tip off its
+ * subject (docs/security.md), so AML entries are left out and reasons removed.
+ */
+export function mayReadAmlDetail(reader: Actor): boolean {
+  return reader.type !== "member" || atLeast(reader.role, "compliance_officer");
+}
+
+function withoutAmlDetail(rows: AuditEntry[]): AuditEntry[] {
+  return rows
+    .filter((r) => !AML_ACTIONS.test(r.action))
+    .map((r) => {
+      if (!REASONED.has(r.action) || typeof r.data !== "object" || r.data === null || Array.isArray(r.data)) return r;
+      const { reason: _reason, suspendedFor: _for, ...rest } = r.data as Record<string, unknown>;
+      // "Screening suspended…" would say why as plainly as the reason: the actor becomes compliance.
+      return { ...r, actor: r.actor === "system:screening" ? "system:compliance" : r.actor, data: rest as AuditEntry["data"] };
+    });
+}
+
+/**
+ * The audit entries about some subjects or by some actors, newest first, in words. With `reader`,
+ * what that reader may not see of AML work is left out (`mayReadAmlDetail`).
+ */
+export async function auditTrail(db: DbOrTx, orgId: string, of: { subjects?: string[]; actors?: string[] }, limit = 100, reader?: Actor) {
   const or = [
     ...(of.subjects?.length ? [{ subject: { in: of.subjects } }] : []),
     ...(of.actors?.length ? [{ actor: { in: of.actors } }] : []),
   ];
   if (!or.length) return [];
   const rows = await db.auditEntry.findMany({ where: { orgId, OR: or }, orderBy: { seq: "desc" }, take: limit });
-  return describeAudit(db, orgId, rows);
+  return describeAudit(db, orgId, reader && !mayReadAmlDetail(reader) ? withoutAmlDetail(rows) : rows);
 }
 
 /** Newest entries of the caller's organization first, in words; page on with `before` = the last seq seen. */

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { flaggedPerson } from "@/server/testing/aml";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { runExportJobs } from "./exports";
 
@@ -70,6 +71,59 @@ describe("npm run export:verify (offline)", () => {
       const unknownKey = await verify(files.artifact, "--did-document", files.did);
       expect(unknownKey.code).toBe(1);
       expect(unknownKey.out.reason).toMatch(/does not list/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("npm run export:verify (AML case export)", () => {
+  it("accepts a signed AML case export, and refuses one whose timeline or checkpoint was changed", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const { caseId } = await flaggedPerson(db, org.orgId);
+    expect((await api.post(`/v1/aml/cases/${caseId}/comments`, { text: "Checked the list entry." })).status).toBe(201);
+    const exported = await api.post(`/v1/aml/cases/${caseId}/export`, {});
+    expect(exported.status, exported.text).toBe(200);
+    const bundle = exported.body;
+    const didDocument = (await client(url).get("/.well-known/did.json")).body;
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-case-verify-"));
+    try {
+      const write = (name: string, value: unknown) => {
+        fs.writeFileSync(path.join(dir, name), JSON.stringify(value));
+        return path.join(dir, name);
+      };
+      const did = write("did.json", didDocument);
+      expect(await verify(write("case.json", bundle), "--did-document", did)).toEqual({
+        code: 0,
+        out: {
+          valid: true,
+          format: "bi-aml-case-export/1",
+          organizationId: org.orgId,
+          caseId,
+          events: bundle.timeline.events.length,
+          verificationMethod: bundle.proof.verificationMethod,
+        },
+      });
+
+      const comment = structuredClone(bundle);
+      comment.timeline.events.find((e: { kind: string }) => e.kind === "comment").text = "Nothing to see.";
+      expect(await verify(write("comment.json", comment), "--did-document", did)).toEqual({
+        code: 1,
+        out: { valid: false, reason: "the timeline digest does not match the timeline" },
+      });
+      const recount = structuredClone(bundle);
+      recount.checkpoint.events = 1;
+      expect(await verify(write("recount.json", recount), "--did-document", did)).toEqual({
+        code: 1,
+        out: { valid: false, reason: "the checkpoint signature does not verify" },
+      });
+      const unknown = { ...bundle, format: "bi-something/1" };
+      const refused = await verify(write("unknown.json", unknown), "--did-document", did);
+      expect(refused.code).toBe(1);
+      expect(refused.out.reason).toMatch(/neither an audit export \(bi-audit-export\/1\) nor an AML case export/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -28,6 +28,23 @@ function signatureOk(message: string, signatureMultibase: string, publicKey: Uin
 }
 
 /**
+ * The proof of a signed checkpoint (audit exports, AML case exports): the proof names the key
+ * whose Multikey is given, and its Ed25519 signature verifies over the JCS form of the checkpoint
+ * exactly as received. The reason it fails, or null. Pure.
+ */
+export function checkpointProofProblem(
+  checkpoint: unknown,
+  proof: { verificationMethod: string; signatureMultibase: string },
+  publicKeyMultibase: string,
+): string | null {
+  const publicKey = ed25519PublicKey(publicKeyMultibase);
+  if (!publicKey) return "the public key is not an Ed25519 Multikey";
+  if (!proof.verificationMethod.endsWith(`#${publicKeyMultibase}`)) return "the proof names a different verification method";
+  if (!signatureOk(jcs(checkpoint), proof.signatureMultibase, publicKey)) return "the checkpoint signature does not verify";
+  return null;
+}
+
+/**
  * Checks an export artifact away from the service, with nothing but the issuer's public key (the
  * `publicKeyMultibase` of the verification method in /.well-known/did.json): every entry hash is
  * recomputed, every link inside the range and every time inside [from, to) is checked, the
@@ -41,10 +58,8 @@ export function verifyExportArtifact(input: unknown, publicKeyMultibase: string)
   const cp = a.checkpoint;
   // Signature and digest cover the artifact as received: parsing drops unknown keys, which must not escape them.
   const raw = input as { checkpoint: unknown; entries: unknown };
-  const publicKey = ed25519PublicKey(publicKeyMultibase);
-  if (!publicKey) return fail("the public key is not an Ed25519 Multikey");
-  if (!a.proof.verificationMethod.endsWith(`#${publicKeyMultibase}`)) return fail("the proof names a different verification method");
-  if (!signatureOk(jcs(raw.checkpoint), a.proof.signatureMultibase, publicKey)) return fail("the checkpoint signature does not verify");
+  const proofProblem = checkpointProofProblem(raw.checkpoint, a.proof, publicKeyMultibase);
+  if (proofProblem) return fail(proofProblem);
 
   if (cp.organizationId !== a.organizationId || cp.from !== a.from || cp.to !== a.to) {
     return fail("the checkpoint describes another organization or range");

@@ -1,4 +1,4 @@
-export { actorNames, auditTrail, describeAudit, listAudit } from "./activity";
+export { actorNames, auditTrail, describeAudit, listAudit, mayReadAmlDetail } from "./activity";
 export {
   AuditActivityView,
   AuditEntryView,
@@ -14,6 +14,7 @@ export {
 } from "./audit.schema";
 export { appendAudit, auditEntryView } from "./chain";
 export { signCheckpoint } from "./checkpoint-proof";
+export { checkpointProofProblem } from "./export-verify";
 export { getExport, listExports, requestExport, runExportJobs, verifyExportArtifact } from "./exports";
 export { appendAuditGrouped, type GroupedWrite, groupCommitStats } from "./group-commit";
 export { verifyAudit, verifyChain } from "./verify";

@@ -44,7 +44,7 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
       orderBy: { createdAt: "desc" },
       include: { account: { select: { did: true, name: true, chain: true, lifecycle: true } } },
     }),
-    auditTrail(ctx.db, orgId, { subjects: [did] }),
+    auditTrail(ctx.db, orgId, { subjects: [did] }, 100, ctx.actor),
   ]);
   const names = await actorNames(
     ctx.db,

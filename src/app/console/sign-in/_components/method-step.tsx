@@ -15,13 +15,9 @@ export function MethodStep({ s }: { s: SignIn }) {
       </button>
       <FormAlert error={s.error} />
       <div className="border-t border-slate-100 pt-3 text-sm text-slate-600">
-        <p>New organization, or a member who has not set up their own sign-in yet?</p>
-        <button
-          type="button"
-          className="mt-1 text-indigo-700 underline-offset-2 hover:underline"
-          disabled={s.busy}
-          onClick={() => s.go({ kind: "shared" })}
-        >
+        <p className="font-medium text-slate-900">First sign-in of a new organization?</p>
+        <p className="mt-1">Use the console password shown at signup. Members who have not set up their own sign-in use it too.</p>
+        <button type="button" className="btn-secondary mt-2 w-full" disabled={s.busy} onClick={() => s.go({ kind: "shared" })}>
           Sign in with the organization's console password
         </button>
       </div>

@@ -50,7 +50,7 @@ export function useSignIn() {
     email: params.get("email") ?? "",
     password: "",
     code: "",
-    organizationId: "",
+    organizationId: params.get("organization") ?? "",
     sharedPassword: "",
     emailCode: "",
   });
@@ -78,7 +78,8 @@ export function useSignIn() {
   function onEmail(e: React.FormEvent) {
     e.preventDefault();
     if (!checks.require([["email", EMAIL.test(form.email.trim()), "Enter your work email address, like name@company.com."]])) return;
-    go({ kind: "method" });
+    // Sent here from a new organization's signup (?organization=…): its first sign-in is the console password.
+    go(params.get("organization") ? { kind: "shared" } : { kind: "method" });
   }
 
   const onPasskey = () =>

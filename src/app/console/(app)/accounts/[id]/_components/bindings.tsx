@@ -80,7 +80,11 @@ export function Bindings({ a }: { a: Account }) {
               <PublishedStatus b={b} />
             </p>
             {b.status === "suspended" && (
-              <p className="mt-1 text-xs text-amber-800">Suspended: {b.suspendedFor.map((r) => REASON_WORDS[r] ?? r).join(", ")}.</p>
+              <p className="mt-1 text-xs text-amber-800">
+                {b.suspendedFor.length
+                  ? `Suspended: ${b.suspendedFor.map((r) => REASON_WORDS[r] ?? r).join(", ")}.`
+                  : "Suspended. Why is shown to compliance officers."}
+              </p>
             )}
             {b.revocationReason && <p className="mt-1 text-xs text-red-800 [overflow-wrap:anywhere]">Revoked: “{b.revocationReason}”</p>}
           </li>
