@@ -11,7 +11,7 @@ import { completeConsoleSignIn, credentialStatus, resolveConsoleSession, startCo
 import { CREDENTIAL_FAILURES, relyingParty } from "./console-auth-challenges";
 import { completePasskeySignIn, completeTicketSignIn, passkeySignInOptions, startPasswordSignIn } from "./console-auth-member";
 import { endSignedOutSession, listOwnSessions, revokeOwnSession, signedInWithOwnCredentials } from "./console-auth-sessions";
-import { addMember, endMemberSessions, listMembersForConsole, removeMember } from "./members";
+import { addMember, endMemberSessions, listMembersForConsole, removeMember, startOwnCredentialsSetup } from "./members";
 import {
   acceptInvitationWithPasskey,
   acceptInvitationWithPassword,
@@ -315,6 +315,55 @@ describe("sessions", () => {
     // And the passkey no longer opens a session.
     expect((await appErrorOf(signInWithPasskey(authenticator))).code).toBe("UNAUTHORIZED");
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "member.sessions_ended", subject: email } })).toBe(1);
+  });
+
+  it("setting up own credentials ends that member's shared-password sessions, and nobody else's", async () => {
+    const org = await createTestOrg();
+    const db = await getDb();
+    const isOpen = async (claims: Parameters<typeof resolveConsoleSession>[1]) => (await resolveConsoleSession(db, claims, req)) !== null;
+    // The first owner, signed in with the shared password on two devices (bootstrap: no members yet).
+    const ownerEmail = addr("founder");
+    const laptop = await owner(org, ownerEmail);
+    const phone = await owner(org, ownerEmail);
+    const { url } = await startOwnCredentialsSetup(laptop.ctx);
+    const ownerToken = /\/console\/invite\/([A-Za-z0-9_-]+)$/.exec(url)![1]!;
+    // A member invited meanwhile signs in with the shared password and the emailed code.
+    const colleague = addr("colleague");
+    await addMember(laptop.ctx, { email: colleague, role: "operator" });
+    const colleagueToken = await invitationToken(colleague);
+    const creds = { organizationId: org.orgId, email: colleague, password: org.consolePassword };
+    const started = await startConsoleSignIn(db, creds, IP);
+    if (!started.codeRequired) throw new Error("a member's shared-password sign-in asks for a code");
+    const [mail] = await listOutbox(db, { to: colleague, limit: 1 });
+    const code = /\b(\d{6})\b/.exec(mail!.body)![1]!;
+    const colleagueShared = await completeConsoleSignIn(db, { ...creds, challengeId: started.challengeId, code }, IP);
+    expect(await isOpen(colleagueShared)).toBe(true);
+
+    // The owner finishes with a password and authenticator app: both shared-password sessions end at once.
+    const { secret } = await invitationTotpSecret(db, ownerToken, IP);
+    const password = "the founder's own password";
+    await acceptInvitationWithPassword(db, { token: ownerToken, password, code: codeAt(secret, Date.now() - 30_000) }, IP);
+    expect(await isOpen(laptop.claims)).toBe(false);
+    expect(await isOpen(phone.claims)).toBe(false);
+    const ended = await db.consoleSession.findMany({ where: { id: { in: [laptop.claims.sid, phone.claims.sid] } } });
+    expect(ended.map((s) => s.revokedAt)).toEqual([expect.any(Date), expect.any(Date)]);
+    const accepted = await db.auditEntry.findFirstOrThrow({
+      where: { orgId: org.orgId, action: "member.invitation_accepted", subject: ownerEmail },
+    });
+    expect(accepted.data).toEqual({ method: "password_totp", sharedPasswordSessionsEnded: 2 });
+    // The colleague's shared-password session is theirs, and stays.
+    expect(await isOpen(colleagueShared)).toBe(true);
+    // The owner signs in with what they set up.
+    const own = await startPasswordSignIn(db, { email: ownerEmail, password, code: codeAt(secret) }, IP);
+    const ownClaims = await completeTicketSignIn(db, { ticket: own.ticket }, meta);
+    expect(signedInWithOwnCredentials((await resolveConsoleSession(db, ownClaims, req))!)).toBe(true);
+
+    // The colleague sets up a passkey from their invitation: their shared-password session ends too.
+    const authenticator = new SoftAuthenticator(origin());
+    const { challengeId, options } = await invitationPasskeyOptions(db, colleagueToken, IP);
+    await acceptInvitationWithPasskey(db, { token: colleagueToken, challengeId, response: authenticator.register(options) as never }, IP);
+    expect(await isOpen(colleagueShared)).toBe(false);
+    expect(await isOpen(ownClaims)).toBe(true);
   });
 
   it("four-eyes approval needs a session opened with the member's own credentials", async () => {

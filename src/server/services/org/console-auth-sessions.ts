@@ -107,6 +107,17 @@ export async function revokeSessionsOf(tx: Tx, orgId: string, email: string, now
   return count;
 }
 
+/**
+ * Ends the sessions an address opened with the organization's shared password; the number ended.
+ * Called when the member finishes setting up credentials of their own (docs/security.md, "Console
+ * credentials"): the shared password no longer signs them in, so no session it opened stays.
+ */
+export async function revokeSharedPasswordSessionsOf(tx: Tx, orgId: string, email: string, now: Date) {
+  const method: SignInMethod = "org_password";
+  const { count } = await tx.consoleSession.updateMany({ where: { orgId, email, method, revokedAt: null }, data: { revokedAt: now } });
+  return count;
+}
+
 /** Signing out ends the session's row too, so a copy of the cookie stops working; audited like the sign-in. */
 export async function endSignedOutSession(db: Db, sessionId: unknown) {
   if (typeof sessionId !== "string" || !isUuid(sessionId)) return;

@@ -20,6 +20,7 @@ import {
   spendChallenge,
   storeChallenge,
 } from "./console-auth-challenges";
+import { revokeSharedPasswordSessionsOf } from "./console-auth-sessions";
 import { webauthn } from "./webauthn";
 
 /** An invitation link works once, for 72 hours. */
@@ -152,14 +153,24 @@ export async function invitationPasskeyOptions(db: Db, token: string, clientIp: 
   return { challengeId: stored.id, options };
 }
 
-/** Stores the member's first own credential and spends the invitation, in one transaction. */
+/**
+ * Stores the member's first own credential and spends the invitation, in one transaction. The
+ * sessions the member opened with the shared password end with it: from now on they sign in with
+ * what they just set up, which the shared password no longer replaces.
+ */
 async function acceptInTransaction(tx: Tx, inv: { id: string; memberId: string; orgId: string }, email: string, method: string) {
   const { count } = await tx.consoleInvitation.deleteMany({ where: { id: inv.id } });
   if (count !== 1) throw invitationInvalid();
+  const ended = await revokeSharedPasswordSessionsOf(tx, inv.orgId, email, new Date());
   await appendAudit(
     tx,
     { orgId: inv.orgId, actor: { type: "member", email, role: "invitee" } },
-    { action: "member.invitation_accepted", subjectType: "member", subject: email, data: { method } },
+    {
+      action: "member.invitation_accepted",
+      subjectType: "member",
+      subject: email,
+      data: { method, ...(ended > 0 ? { sharedPasswordSessionsEnded: ended } : {}) },
+    },
   );
 }
 
