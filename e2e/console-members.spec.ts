@@ -227,3 +227,56 @@ test("the first owner sets up a password and authenticator app directly, then si
   await expect(p.getByText("You are signed in with the organization's shared password.")).toHaveCount(0);
   await fresh.close();
 });
+
+test("after set-up, a member adds a passkey on the Security page and removes the password, never the last way in", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const org = await createOrg();
+  const owner = uniq("keeper");
+  const { page, credentials } = await withPasskeyDevice(browser);
+
+  // The new organization's first sign-in, then a password and authenticator app of the owner's own.
+  await startSignIn(page, owner, local("/console/sign-in"));
+  await page.getByRole("button", { name: "Sign in with the organization's console password" }).click();
+  await page.getByLabel("Organization ID").fill(org.organizationId);
+  await page.getByLabel("Console password").fill(org.consolePassword);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+  await page.goto(local("/console/security"));
+  await page.getByRole("button", { name: "Set up my own sign-in" }).click();
+  await page.getByRole("button", { name: "Use a password and authenticator app instead" }).click();
+  const secret = ((await page.getByTestId("totp-secret").textContent()) ?? "").replace(/\s/g, "");
+  await page.getByLabel("2. Choose a password").fill(OWN_PASSWORD);
+  await page.getByLabel("Repeat the password").fill(OWN_PASSWORD);
+  await awayFromStepEnd();
+  await page.getByLabel("3. The code your app shows now").fill(totpCode(secret, 1));
+  await page.getByRole("button", { name: "Save and finish" }).click();
+  await expect(page.getByText("Your sign-in is set up.")).toBeVisible();
+  await startSignIn(page, owner, local("/console/sign-in"));
+  await page.getByRole("button", { name: "Use password and authenticator code" }).click();
+  await page.getByLabel("Password", { exact: true }).fill(OWN_PASSWORD);
+  await page.getByLabel("Authenticator code").fill(totpCode(secret));
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
+
+  // The only way in cannot be removed; another can be added.
+  await page.goto(local("/console/security"));
+  const ways = page.getByRole("list", { name: "Your ways to sign in" });
+  await expect(ways.getByRole("listitem")).toHaveCount(1);
+  await expect(ways.getByRole("button", { name: "Remove" })).toBeDisabled();
+  await page.getByRole("button", { name: "Add a passkey or an authenticator app" }).click();
+  await expect(page.getByRole("heading", { name: "Set up your console sign-in" })).toBeVisible();
+  await page.getByRole("button", { name: "Set up a passkey" }).click();
+  await expect(page.getByText("Your sign-in is set up.")).toBeVisible();
+  expect(await credentials()).toHaveLength(1);
+
+  await page.goto(local("/console/security"));
+  await expect(ways.getByRole("listitem")).toHaveCount(2);
+  await expect(ways.getByText("Passkey")).toBeVisible();
+  await shoot(page, "console-security-credentials");
+  const password = ways.getByRole("listitem").filter({ hasText: "Password and authenticator app" });
+  await password.getByRole("button", { name: "Remove" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Remove password" }).dblclick();
+  await expect(ways.getByRole("listitem")).toHaveCount(1);
+  await expect(ways.getByText("Password and authenticator app")).toHaveCount(0);
+  await expect(ways.getByRole("button", { name: "Remove" })).toBeDisabled();
+});

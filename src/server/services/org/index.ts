@@ -34,6 +34,7 @@ export {
   viewInvitation,
 } from "./members-invitations";
 export { type Provisioned, type ProvisionInput, provisionOrganization } from "./organizations";
+export { listOwnCredentials, removeOwnCredential } from "./own-credentials";
 export {
   acceptDpa,
   disableSigning,

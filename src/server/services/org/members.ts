@@ -9,6 +9,7 @@ import { actingRole } from "./acting-person";
 import { revokeSessionsOf } from "./console-auth-sessions";
 import type { AddMemberInput, MemberRole, UpdateMemberInput } from "./members.schema";
 import { hasOwnCredentials, invitationUrl, issueInvitation, sendInvitation, voidInvitation } from "./members-invitations";
+import { assertOwnCredentialSession } from "./own-credentials";
 
 export const memberView = (m: ConsoleMember) => ({
   email: m.email,
@@ -199,7 +200,8 @@ export async function removeMember(ctx: ServiceContext, rawEmail: string) {
 }
 
 /**
- * A signed-in member without credentials of their own sets them up now: a fresh invitation whose
+ * A signed-in member sets up their own credentials now, or adds another (a second passkey, or a
+ * password with an authenticator app): a fresh invitation whose
  * link is handed straight back to them (no email round trip; they are already signed in). The
  * first owner of a new organization, signed in with the organization password alone, becomes its
  * owner member on the way.
@@ -212,7 +214,9 @@ export async function startOwnCredentialsSetup(ctx: ServiceContext) {
   return ctx.db.$transaction(async (tx) => {
     const member = await tx.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email } } });
     if (!member?.active) throw conflict("not_a_member", "You are not an active member of this organization.");
-    if (await hasOwnCredentials(tx, member)) throw conflict("credentials_set", "You have already set up your own sign-in.");
+    // Adding another passkey or replacing the password and app needs a session opened with them
+    // (own-credentials.ts): the shared password must never add a sign-in to a member who has one.
+    if (await hasOwnCredentials(tx, member)) assertOwnCredentialSession(ctx);
     return { url: invitationUrl(await issueInvitation(tx, ctx, member, "self")) };
   });
 }

@@ -58,38 +58,104 @@ export default function SecurityPage() {
 
 function OwnSignIn() {
   const trpc = useTRPC();
+  const qc = useQueryClient();
   const toast = useToast();
   const client = useTRPCClient();
   const status = useQuery(trpc.session.credentials.queryOptions());
+  const own = useQuery(trpc.session.ownCredentials.queryOptions());
   // Once it answered, the page is leaving for the setup link: the button stays disabled until it has.
   const setUp = useSubmission(client.session.setUpOwnCredentials, {
     onSuccess: ({ url }) => window.location.assign(url),
     onError: (err) => toast({ tone: "error", title: "Setup could not start", body: err.message }),
   });
+  const remove = useSubmission(client.session.removeCredential, {
+    onSuccess: () => {
+      toast({ tone: "ok", title: "Removed" });
+      void qc.invalidateQueries({ queryKey: trpc.session.credentials.queryKey() });
+      void qc.invalidateQueries({ queryKey: trpc.session.ownCredentials.queryKey() });
+    },
+    onError: (err) => toast({ tone: "error", title: "Not removed", body: err.message }),
+  });
   const leaving = setUp.isPending || setUp.data !== undefined;
   const s = status.data;
+  const list = own.data;
+  const held = list ? list.passkeys.length + (list.password ? 1 : 0) : 0;
+  // Changing an existing sign-in needs a session opened with it, never with the shared password.
+  const mayChange = !!s?.signedInWithOwnCredentials;
+  const lastOne = "This is your only way to sign in: add another before you remove it.";
   return (
     <section aria-labelledby="own-heading" className="card space-y-3">
       <h2 id="own-heading" className="text-lg font-semibold">
         Your sign-in
       </h2>
-      {status.isLoading && <LoadingRows rows={2} />}
+      {(status.isLoading || own.isLoading) && <LoadingRows rows={2} />}
       {status.error && <ErrorState error={status.error} onRetry={() => void status.refetch()} />}
-      {s && (
+      {s && list && (
         <>
-          <ul className="space-y-1 text-sm">
-            <li>
-              Passkeys: <strong>{s.passkeys}</strong>
-            </li>
-            <li>
-              Password and authenticator app: <strong>{s.password ? "set up" : "not set up"}</strong>
-            </li>
-            <li>
-              This session was opened with{" "}
-              <strong>{s.signedInWithOwnCredentials ? "your own sign-in" : "the organization's shared console password"}</strong>.
-            </li>
-          </ul>
-          {s.passkeys === 0 && !s.password && (
+          <p className="text-sm text-slate-600">
+            This session was opened with{" "}
+            <strong>{s.signedInWithOwnCredentials ? "your own sign-in" : "the organization's shared console password"}</strong>.
+          </p>
+          {held > 0 && (
+            <ul className="divide-y divide-slate-100 text-sm" aria-label="Your ways to sign in">
+              {list.passkeys.map((p, i) => (
+                <li key={p.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+                  <div className="min-w-0">
+                    <p className="font-medium">Passkey {list.passkeys.length > 1 ? i + 1 : ""}</p>
+                    <p className="text-slate-600">
+                      Added {fmtTime(p.createdAt)} · {p.lastUsedAt ? `last used ${fmtTime(p.lastUsedAt)}` : "not used yet"}
+                    </p>
+                  </div>
+                  {mayChange && (
+                    <Confirm
+                      trigger={
+                        <button
+                          type="button"
+                          className="btn-secondary shrink-0 self-start sm:self-auto"
+                          disabled={held <= 1}
+                          title={held <= 1 ? lastOne : undefined}
+                        >
+                          Remove
+                        </button>
+                      }
+                      title="Remove this passkey?"
+                      description={`Passkey added ${fmtTime(p.createdAt)} no longer signs you in. Your other ways to sign in stay.`}
+                      confirmLabel="Remove passkey"
+                      onConfirm={() => remove.submit({ passkeyId: p.id })}
+                    />
+                  )}
+                </li>
+              ))}
+              {list.password && (
+                <li className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+                  <div className="min-w-0">
+                    <p className="font-medium">Password and authenticator app</p>
+                    <p className="text-slate-600">Your own password, with a code from your authenticator app.</p>
+                  </div>
+                  {mayChange && (
+                    <Confirm
+                      trigger={
+                        <button
+                          type="button"
+                          className="btn-secondary shrink-0 self-start sm:self-auto"
+                          disabled={held <= 1}
+                          title={held <= 1 ? lastOne : undefined}
+                        >
+                          Remove
+                        </button>
+                      }
+                      title="Remove your password and authenticator app?"
+                      description="They no longer sign you in. Your passkeys stay."
+                      confirmLabel="Remove password"
+                      onConfirm={() => remove.submit({ password: true })}
+                    />
+                  )}
+                </li>
+              )}
+            </ul>
+          )}
+          {held > 0 && held <= 1 && mayChange && <p className="text-sm text-slate-600">{lastOne}</p>}
+          {held === 0 && (
             <div className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
               <p>
                 You still sign in with the organization's shared password. Set up a passkey or a password with an authenticator app of your
@@ -100,6 +166,14 @@ function OwnSignIn() {
                 {leaving ? "Opening…" : "Set up my own sign-in"}
               </button>
             </div>
+          )}
+          {held > 0 && mayChange && (
+            <button type="button" className="btn-secondary" disabled={leaving} onClick={() => setUp.submit()}>
+              {leaving ? "Opening…" : "Add a passkey or an authenticator app"}
+            </button>
+          )}
+          {held > 0 && !mayChange && (
+            <p className="text-sm text-slate-600">To add or remove a way to sign in, sign in with your own passkey or password.</p>
           )}
         </>
       )}
