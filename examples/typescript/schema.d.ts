@@ -956,6 +956,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/bindings/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A binding of this organization as it stands (status, why it is suspended, when it was revoked) with its AccountBinding credential, exactly as the bind answer gave it: the credential can be read again instead of kept. */
+    get: operations["getV1BindingsById"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/bindings/{id}/revoke": {
     parameters: {
       query?: never;
@@ -2952,6 +2969,50 @@ export interface components {
     };
     UnlockInput: {
       accountDid: string;
+    };
+    BindingView: {
+      bindingId: string;
+      accountDid: string;
+      personDid: string;
+      /** @description Hex SHA-256 of the credential in its JCS form, as in the bind answer */
+      bindingVcHash: string;
+      /**
+       * @description What the credential's status lists say
+       * @enum {string}
+       */
+      status: "active" | "suspended" | "revoked";
+      /** @description Only while suspended: the reasons that stand; each is lifted on its own */
+      suspendedFor?: ("sanctions_flag" | "key_changed")[];
+      /** Format: date-time */
+      createdAt: string;
+      revokedAt: string | null;
+      /** @description The AccountBinding credential issued at binding, exactly as the bind answer gave it */
+      credential: {
+        "@context": string[];
+        id: string;
+        type: string[];
+        issuer: string;
+        validFrom: string;
+        credentialSubject: {
+          id: string;
+          account: string;
+          kycLevel: string;
+        };
+        /** @description Where the credential's revocation and suspension bits are published (W3C Bitstring Status List) */
+        credentialStatus?: components["schemas"]["BitstringStatusListEntry"][];
+        proof: {
+          /** @constant */
+          type: "DataIntegrityProof";
+          /** @constant */
+          cryptosuite: "eddsa-jcs-2022";
+          created: string;
+          verificationMethod: string;
+          proofPurpose: string;
+          proofValue: string;
+        };
+      } & {
+        [key: string]: unknown;
+      };
     };
     BindingRevoked: {
       bindingId: string;
@@ -7948,6 +8009,86 @@ export interface operations {
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
+    };
+  };
+  getV1BindingsById: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A binding of this organization as it stands (status, why it is suspended, when it was revoked) with its AccountBinding credential, exactly as the bind answer gave it: the credential can be read again instead of kept. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bindingId": "5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *       "accountDid": "did:antelope:sandbox:alice1234",
+           *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *       "bindingVcHash": "83719a1996a65cfcf0e2db13d464d4a9d7faf2f099c800641c97b01a04f7c728",
+           *       "status": "active",
+           *       "createdAt": "2026-03-02T09:30:00.000Z",
+           *       "revokedAt": null,
+           *       "credential": {
+           *         "@context": [
+           *           "https://www.w3.org/ns/credentials/v2"
+           *         ],
+           *         "id": "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+           *         "type": [
+           *           "VerifiableCredential",
+           *           "AccountBindingCredential"
+           *         ],
+           *         "issuer": "did:web:id.example.com",
+           *         "validFrom": "2026-03-02T09:30:00Z",
+           *         "credentialSubject": {
+           *           "id": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *           "account": "did:antelope:sandbox:alice1234",
+           *           "kycLevel": "basic-kyc"
+           *         },
+           *         "proof": {
+           *           "type": "DataIntegrityProof",
+           *           "cryptosuite": "eddsa-jcs-2022",
+           *           "created": "2026-03-02T09:30:00Z",
+           *           "verificationMethod": "did:web:id.example.com#z6MkmjnMAQrkRMxg4GXyMSwBWdVTUY1dgsUhC1AJy3H1Rpoo",
+           *           "proofPurpose": "assertionMethod",
+           *           "proofValue": "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["BindingView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
     };
   };
   postV1BindingsByIdRevoke: {

@@ -149,6 +149,7 @@ export const routeFixtures: Record<string, RouteFixture> = {
   },
   "PATCH /v1/admin/members/{email}": { params: member, body: () => ({ role: "viewer" }) },
   "DELETE /v1/admin/members/{email}": { params: member },
+  "GET /v1/bindings/{id}": { params: async (ctx) => ({ id: (await binding(ctx)).id }) },
   "POST /v1/bindings/{id}/revoke": {
     params: async (ctx) => ({ id: (await binding(ctx)).id }),
     body: () => ({ reason: "fixture revocation" }),

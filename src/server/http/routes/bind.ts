@@ -146,6 +146,49 @@ export const bindRoutes = [
     handler: ({ ctx, body }) => bind.unlockAccount(ctx, body.accountDid),
   }),
   route({
+    method: "GET",
+    path: "/v1/bindings/{id}",
+    auth: { scope: "read" },
+    tag: "Bind",
+    summary:
+      "A binding of this organization as it stands (status, why it is suspended, when it was revoked) with its AccountBinding credential, exactly as the bind answer gave it: the credential can be read again instead of kept.",
+    params: BindingParams,
+    response: bind.BindingView,
+    errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        bindingId: "5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+        accountDid: "did:antelope:sandbox:alice1234",
+        personDid: "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+        bindingVcHash: "83719a1996a65cfcf0e2db13d464d4a9d7faf2f099c800641c97b01a04f7c728",
+        status: "active",
+        createdAt: "2026-03-02T09:30:00.000Z",
+        revokedAt: null,
+        credential: {
+          "@context": ["https://www.w3.org/ns/credentials/v2"],
+          id: "urn:uuid:5f0c2a8e-3b7d-4e21-9c4a-8d2f1e6b7a90",
+          type: ["VerifiableCredential", "AccountBindingCredential"],
+          issuer: "did:web:id.example.com",
+          validFrom: "2026-03-02T09:30:00Z",
+          credentialSubject: {
+            id: "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+            account: "did:antelope:sandbox:alice1234",
+            kycLevel: "basic-kyc",
+          },
+          proof: {
+            type: "DataIntegrityProof",
+            cryptosuite: "eddsa-jcs-2022",
+            created: "2026-03-02T09:30:00Z",
+            verificationMethod: "did:web:id.example.com#z6MkmjnMAQrkRMxg4GXyMSwBWdVTUY1dgsUhC1AJy3H1Rpoo",
+            proofPurpose: "assertionMethod",
+            proofValue: "z4AwKwzFcpmx1WHRgPVu6xN78G7VPGoSkw3HcbgBxkpUyzW2rTEvDDbairRyh4M1HGxxw2vivCCmgGxwf7iy5xxhk",
+          },
+        },
+      },
+    },
+    handler: ({ ctx, params }) => bind.getBinding(ctx, params.id),
+  }),
+  route({
     method: "POST",
     path: "/v1/bindings/{id}/revoke",
     // A compliance decision, as in the console (compliance officer): not the wallet backend's bind_write (docs/decisions.md, "Credential status").

@@ -23,7 +23,8 @@ export {
   HostedBindInput,
   HostedBindView,
 } from "./bind-sessions.schema";
-
+export { getBinding } from "./binding";
+export { BindingView } from "./binding.schema";
 export { IssuerDidDocument, OrganizationDidDocument, OrgDidParams, PersonDidDocument, PersonDidParams } from "./did.schema";
 export { issuerDidDocument, orgDidDocument, personDidDocument } from "./did-documents";
 export { createFreeAccount } from "./free-create";
