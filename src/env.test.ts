@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "./env";
+import { documentedKeys } from "./server/testing/keys";
 
 /** The message parseEnv throws for `source` ("" when it accepts it). */
 function problemsOf(source: Record<string, string>): string {
@@ -15,9 +16,7 @@ const prod = {
   BI_ENV: "production",
   BI_PUBLIC_URL: "https://id.example.com",
   DATABASE_URL: "postgresql://x@db/y",
-  BI_ENCRYPTION_KEY: `k1:${Buffer.alloc(32).toString("base64")}`,
-  BI_HASH_KEY: Buffer.alloc(32, 1).toString("base64"),
-  BI_ISSUER_SIGNING_KEY: "seed-value-123",
+  ...documentedKeys(),
   NEXTAUTH_SECRET: "x".repeat(32),
 };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { badPreviousKeys, decodeHashKey, decodeIssuerSeed, ISSUER_SEED_FORM, parseEncryptionKeys } from "./server/crypto/key-encoding";
 import { isValidCidr } from "./server/net/cidr";
 import { isLoopbackHost } from "./server/net/loopback";
 
@@ -21,6 +22,40 @@ const int = (fallback: number) =>
       }
       return n;
     });
+
+/** A key setting; empty means unset. Its form is checked below (keyProblems), with the other settings. */
+const optionalKey = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => v || undefined);
+
+/**
+ * Key settings checked at start-up by the rules of the code that reads them later, so a bad key
+ * stops the service with a message naming the variable (never its value) instead of failing on
+ * first use while health stays green.
+ */
+function keyProblems(e: {
+  BI_ENCRYPTION_KEY?: string;
+  BI_HASH_KEY?: string;
+  BI_ISSUER_SIGNING_KEY?: string;
+  BI_ISSUER_PREVIOUS_KEYS: string;
+}): [string, string][] {
+  const problems: [string, string][] = [];
+  if (e.BI_ENCRYPTION_KEY) {
+    try {
+      parseEncryptionKeys(e.BI_ENCRYPTION_KEY);
+    } catch (err) {
+      problems.push(["BI_ENCRYPTION_KEY", (err as Error).message]);
+    }
+  }
+  if (e.BI_HASH_KEY && !decodeHashKey(e.BI_HASH_KEY)) problems.push(["BI_HASH_KEY", "must be 32 bytes of base64"]);
+  if (e.BI_ISSUER_SIGNING_KEY && !decodeIssuerSeed(e.BI_ISSUER_SIGNING_KEY)) problems.push(["BI_ISSUER_SIGNING_KEY", ISSUER_SEED_FORM]);
+  const badPrevious = badPreviousKeys(e.BI_ISSUER_PREVIOUS_KEYS);
+  if (badPrevious)
+    problems.push(["BI_ISSUER_PREVIOUS_KEYS", `has ${badPrevious} entries that are not Ed25519 publicKeyMultibase values (z…)`]);
+  return problems;
+}
 
 const EnvSchema = z
   .object({
@@ -45,12 +80,12 @@ const EnvSchema = z
     BI_PUBLIC_URL: z.union([z.literal(""), z.url()]).optional(),
     BI_DEV_CODES: z.enum(["true", "false", "1", "0", ""]).optional(),
     TRUSTED_PROXIES: z.string().default(""),
-    /** base64 of 32 bytes; may list several "id:key" pairs, the first encrypts. */
-    BI_ENCRYPTION_KEY: z.string().optional(),
+    /** base64 of 32 bytes; may list several "id:key" pairs, the first encrypts. Empty is unset. */
+    BI_ENCRYPTION_KEY: optionalKey(),
     /** base64 of 32 bytes: the root of keyed hashes (identifiers), kept when the encryption key rotates. */
-    BI_HASH_KEY: z.string().optional(),
-    /** base64url Ed25519 seed of the issuer; previous public keys stay resolvable. */
-    BI_ISSUER_SIGNING_KEY: z.string().optional(),
+    BI_HASH_KEY: optionalKey(),
+    /** base64url Ed25519 seed of the issuer, padded or not; previous public keys stay resolvable. */
+    BI_ISSUER_SIGNING_KEY: optionalKey(),
     BI_ISSUER_PREVIOUS_KEYS: z.string().default(""),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     WEBHOOK_BACKOFF_BASE_MS: int(2000),
@@ -93,6 +128,7 @@ const EnvSchema = z
       .filter((s) => s && !isValidCidr(s));
     if (badProxies.length)
       ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
+    for (const [name, message] of keyProblems(e)) ctx.addIssue({ code: "custom", path: [name], message });
     if (e.BI_ENV !== "production") return;
     if (e.publicUrlFromPort)
       ctx.addIssue({

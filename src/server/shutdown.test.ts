@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "./db/client";
 import { createTestOrg } from "./testing/harness";
 import { startInstance, stopInstance, within } from "./testing/instance";
+import { documentedKeys } from "./testing/keys";
 
 /** Sends a request's head and the first half of its body now; `finish()` sends the rest and resolves to the raw answer. */
 function halfSentRequest(base: string, path: string, apiKey: string, body: string) {
@@ -87,9 +88,7 @@ describe("starting in production", () => {
     const failure = await startInstance({
       BI_ENV: "production",
       NEXTAUTH_SECRET: "x".repeat(40),
-      BI_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
-      BI_HASH_KEY: Buffer.alloc(32, 2).toString("base64"),
-      BI_ISSUER_SIGNING_KEY: Buffer.alloc(32, 3).toString("base64url"),
+      ...documentedKeys(),
       KYC_PROVIDERS: "sandbox",
       BI_DEV_CODES: "",
       WEBHOOK_ALLOW_PRIVATE_URLS: "",

@@ -1,14 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
+import { documentedKeys } from "../testing/keys";
 import { authOptions } from "./options";
 
 const PRODUCTION = {
   BI_ENV: "production",
   DATABASE_URL: "postgresql://x@db/y",
-  BI_ENCRYPTION_KEY: `k1:${randomBytes(32).toString("base64")}`,
-  BI_HASH_KEY: randomBytes(32).toString("base64"),
-  BI_ISSUER_SIGNING_KEY: "seed-value-123",
+  ...documentedKeys(),
   NEXTAUTH_SECRET: "x".repeat(32),
 };
 const saved = Object.fromEntries(Object.keys(PRODUCTION).map((k) => [k, process.env[k]]));

@@ -2,6 +2,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58, base64urlnopad } from "@scure/base";
 import { env } from "@/env";
 import { localSecretFile } from "./data-dir";
+import { decodeIssuerSeed, decodePublicKeyMultibase, ISSUER_SEED_FORM } from "./key-encoding";
 
 /**
  * The issuer's Ed25519 keys. The current key signs credentials and export checkpoints; previous
@@ -24,15 +25,11 @@ export function publicKeyMultibase(publicKey: Uint8Array): string {
   return `z${base58.encode(bytes)}`;
 }
 
-export function decodePublicKeyMultibase(multibase: string): Uint8Array {
-  if (!multibase.startsWith("z")) throw new Error("publicKeyMultibase must be base58btc ('z')");
-  const bytes = base58.decode(multibase.slice(1));
-  if (bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) throw new Error("not an Ed25519 Multikey");
-  return bytes.slice(2);
-}
+export { decodePublicKeyMultibase };
 
-function fromSeed(seed: Uint8Array): SigningKey {
-  if (seed.length !== 32) throw new Error("BI_ISSUER_SIGNING_KEY must be a base64url 32-byte Ed25519 seed");
+function fromSeed(encoded: string): SigningKey {
+  const seed = decodeIssuerSeed(encoded);
+  if (!seed) throw new Error(`BI_ISSUER_SIGNING_KEY ${ISSUER_SEED_FORM}`);
   const publicKey = ed25519.getPublicKey(seed);
   return { secretKey: seed, publicKey, publicKeyMultibase: publicKeyMultibase(publicKey) };
 }
@@ -41,11 +38,14 @@ let current: SigningKey | undefined;
 
 export function issuerSigningKey(): SigningKey {
   current ??= fromSeed(
-    base64urlnopad.decode(
-      env().BI_ISSUER_SIGNING_KEY ?? localSecretFile("issuer-ed25519.seed", () => base64urlnopad.encode(ed25519.utils.randomSecretKey())),
-    ),
+    env().BI_ISSUER_SIGNING_KEY ?? localSecretFile("issuer-ed25519.seed", () => base64urlnopad.encode(ed25519.utils.randomSecretKey())),
   );
   return current;
+}
+
+/** Tests change the issuer key between cases; production code never calls this. */
+export function resetIssuerKeyCache(): void {
+  current = undefined;
 }
 
 /** Every key a verifier may meet: the current one first, then previous ones. */

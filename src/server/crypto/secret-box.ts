@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { env } from "@/env";
 import { localSecretFile } from "./data-dir";
+import { decodeHashKey, type EncryptionKey, parseEncryptionKeys } from "./key-encoding";
 
 /**
  * AES-256-GCM for secrets we must read back (request-signing and webhook secrets, reveal
@@ -8,23 +9,17 @@ import { localSecretFile } from "./data-dir";
  * "keyId:base64key" pairs separated by commas; the first encrypts, all decrypt (rotation).
  * Without it (local use only) a key is generated under BI_DATA_DIR/keys.
  */
-type Key = { id: string; key: Buffer };
+let keys: EncryptionKey[] | undefined;
 
-let keys: Key[] | undefined;
-
-function parseKeys(spec: string): Key[] {
-  return spec
-    .split(",")
-    .filter(Boolean)
-    .map((part, i) => {
-      const [id, b64] = part.includes(":") ? (part.split(":", 2) as [string, string]) : [`k${i + 1}`, part];
-      const key = Buffer.from(b64, "base64");
-      if (key.length !== 32) throw new Error(`BI_ENCRYPTION_KEY entry ${id} must be 32 bytes of base64`);
-      return { id, key };
-    });
+function parseKeys(spec: string): EncryptionKey[] {
+  try {
+    return parseEncryptionKeys(spec);
+  } catch (err) {
+    throw new Error(`BI_ENCRYPTION_KEY ${(err as Error).message}`);
+  }
 }
 
-function loadKeys(): Key[] {
+function loadKeys(): EncryptionKey[] {
   keys ??= parseKeys(env().BI_ENCRYPTION_KEY ?? `local:${localSecretFile("encryption.key", () => randomBytes(32).toString("base64"))}`);
   return keys;
 }
@@ -57,8 +52,8 @@ let hashKey: Buffer | undefined;
 function loadHashKey(): Buffer {
   if (!hashKey) {
     const b64 = env().BI_HASH_KEY ?? localSecretFile("hash.key", () => randomBytes(32).toString("base64"));
-    const key = Buffer.from(b64, "base64");
-    if (key.length !== 32) throw new Error("BI_HASH_KEY must be 32 bytes of base64");
+    const key = decodeHashKey(b64);
+    if (!key) throw new Error("BI_HASH_KEY must be 32 bytes of base64");
     hashKey = key;
   }
   return hashKey;

@@ -2,6 +2,7 @@ import { PrivateKey } from "@wharfkit/antelope";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { getDb } from "../../db/client";
+import { documentedKeys } from "../../testing/keys";
 import { chainAdapter, resetChainConfigCache } from "./index";
 
 const CHAIN_VARS = {
@@ -38,9 +39,7 @@ describe("chainAdapter", () => {
   it("never simulates in production: a missing chain configuration is an error", async () => {
     Object.assign(process.env, {
       BI_ENV: "production",
-      BI_ENCRYPTION_KEY: "present",
-      BI_HASH_KEY: "present",
-      BI_ISSUER_SIGNING_KEY: "present",
+      ...documentedKeys(),
       NEXTAUTH_SECRET: "x".repeat(32),
     });
     resetEnvCache();

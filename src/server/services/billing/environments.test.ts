@@ -3,15 +3,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { fromIp, trustLoopbackProxy, workAddress } from "../../testing/billing";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { documentedKeys } from "../../testing/keys";
 import { issueProofToken } from "../contacts";
 
 trustLoopbackProxy();
 
 const PROD = {
   BI_ENV: "production",
-  BI_ENCRYPTION_KEY: `k1:${randomBytes(32).toString("base64")}`,
-  BI_HASH_KEY: randomBytes(32).toString("base64"),
-  BI_ISSUER_SIGNING_KEY: "present-for-env-validation",
+  ...documentedKeys(),
   NEXTAUTH_SECRET: randomBytes(32).toString("base64"),
 };
 const saved = Object.fromEntries(Object.keys(PROD).map((k) => [k, process.env[k]]));
