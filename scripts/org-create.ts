@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { env } from "../src/env";
-import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
+import { connectDb, disconnectDb, migrateOnStart } from "../src/server/db/client";
 import { callOperatorSocket } from "../src/server/operator-socket";
 import { type Provisioned, provisionOrganization } from "../src/server/services/org";
 
@@ -30,7 +30,7 @@ if (viaRunning) {
 } else {
   try {
     const conn = await connectDb();
-    await migrateDatabase();
+    await migrateOnStart();
     print(await provisionOrganization(conn.prisma, input.data, { type: "system", label: "org-create" }));
   } finally {
     await disconnectDb();

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { env } from "../src/env";
-import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
+import { connectDb, disconnectDb, migrateOnStart } from "../src/server/db/client";
 import { isAppError } from "../src/server/errors";
 import { callOperatorSocket } from "../src/server/operator-socket";
 import { type ErasureReceipt, eraseOrganization } from "../src/server/services/org";
@@ -23,7 +23,7 @@ try {
   if (!receipt) {
     try {
       const conn = await connectDb();
-      await migrateDatabase();
+      await migrateOnStart();
       receipt = await eraseOrganization(conn.prisma, request);
     } finally {
       await disconnectDb();

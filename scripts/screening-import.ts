@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { env } from "../src/env";
-import { connectDb, disconnectDb, migrateDatabase } from "../src/server/db/client";
+import { connectDb, disconnectDb, migrateOnStart } from "../src/server/db/client";
 import { callOperatorSocket } from "../src/server/operator-socket";
 import { importListFiles, ListFormatError } from "../src/server/services/screening";
 
@@ -32,7 +32,7 @@ if (!env().DATABASE_URL) {
 }
 
 try {
-  await migrateDatabase();
+  await migrateOnStart();
   const conn = await connectDb();
   const result = await importListFiles(conn.prisma, {
     format,

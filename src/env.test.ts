@@ -62,6 +62,15 @@ describe("the environment", () => {
       expect(message).toContain(v);
   });
 
+  it("reads the migration settings: their own address, on at start by default, a bounded wait for the lock", () => {
+    expect(parseEnv({})).toMatchObject({ BI_MIGRATE_ON_START: true, BI_MIGRATION_LOCK_WAIT_MS: 300_000 });
+    expect(parseEnv({ BI_MIGRATE_ON_START: "false" }).BI_MIGRATE_ON_START).toBe(false);
+    expect(problemsOf({ DATABASE_MIGRATION_URL: "postgresql://x@db/y" })).toContain("DATABASE_MIGRATION_URL: needs DATABASE_URL");
+    expect(
+      parseEnv({ DATABASE_URL: "postgresql://x@pooler/y", DATABASE_MIGRATION_URL: "postgresql://x@db/y" }).DATABASE_MIGRATION_URL,
+    ).toBe("postgresql://x@db/y");
+  });
+
   it("refuses TRUSTED_PROXIES entries that are not CIDRs, without echoing them", () => {
     const message = problemsOf({ TRUSTED_PROXIES: "10.0.0.0/8, 10/8, secret-host" });
     expect(message).toContain("TRUSTED_PROXIES");

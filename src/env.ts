@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { badPreviousKeys, decodeHashKey, decodeIssuerSeed, ISSUER_SEED_FORM, parseEncryptionKeys } from "./server/crypto/key-encoding";
+import { DEFAULT_MIGRATION_LOCK_WAIT_MS } from "./server/db/migrate";
 import { isValidCidr } from "./server/net/cidr";
 import { isLoopbackHost } from "./server/net/loopback";
 
@@ -62,6 +63,15 @@ const EnvSchema = z
     BI_ENV: z.enum(["sandbox", "production"]).default("sandbox"),
     NODE_ENV: z.string().optional(),
     DATABASE_URL: z.string().optional(),
+    /** Migrations go here when set (PostgreSQL itself, past a pooler), else to DATABASE_URL. */
+    DATABASE_MIGRATION_URL: z
+      .string()
+      .optional()
+      .transform((v) => v || undefined),
+    /** Apply pending migrations when an instance, a worker or an operator script starts; off when a migration job does. */
+    BI_MIGRATE_ON_START: bool(true),
+    /** How long a migrator waits for another migrator's lock before it fails naming the holder. */
+    BI_MIGRATION_LOCK_WAIT_MS: int(DEFAULT_MIGRATION_LOCK_WAIT_MS),
     BI_DATA_DIR: z.string().default(".data"),
     PORT: int(3000),
     HOST: z.string().default("0.0.0.0"),
@@ -129,6 +139,12 @@ const EnvSchema = z
     if (badProxies.length)
       ctx.addIssue({ code: "custom", path: ["TRUSTED_PROXIES"], message: `has ${badProxies.length} entries that are not CIDRs` });
     for (const [name, message] of keyProblems(e)) ctx.addIssue({ code: "custom", path: [name], message });
+    if (e.DATABASE_MIGRATION_URL && !e.DATABASE_URL)
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATABASE_MIGRATION_URL"],
+        message: "needs DATABASE_URL (the embedded database is migrated in place)",
+      });
     if (e.BI_ENV !== "production") return;
     if (e.publicUrlFromPort)
       ctx.addIssue({

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { env } from "@/env";
 import { CLIENT_IP_HEADER } from "./auth/client-ip";
-import { connectDb, migrateDatabase } from "./db/client";
+import { connectDb, migrateOnStart } from "./db/client";
 import { resolveClientIp } from "./http/middleware/client-ip";
 import { nodeHandler } from "./http/node-adapter";
 import { isPipelinePath } from "./http/paths";
@@ -63,8 +63,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const e = env();
   assertConfigured();
   const conn = await connectDb();
-  const applied = await migrateDatabase();
-  if (applied.length) logger().info({ applied }, "migrations applied");
+  const applied = await migrateOnStart();
+  if (applied === null) logger().info("migrations left to the migration job (BI_MIGRATE_ON_START=false); /v1/ready waits for them");
+  else if (applied.length) logger().info({ applied }, "migrations applied");
   let draining = false;
   const api = nodeHandler(createPipeline(routes, conn.prisma, { draining: () => draining }));
 

@@ -1,5 +1,5 @@
 import { env } from "@/env";
-import { connectDb, disconnectDb, migrateDatabase } from "./db/client";
+import { connectDb, disconnectDb, migrateOnStart } from "./db/client";
 import { startJobs } from "./jobs";
 import { flushLogs, logger } from "./log";
 import { withDeadline } from "./shutdown";
@@ -8,7 +8,7 @@ import { withDeadline } from "./shutdown";
 // process, for deployments that scale them apart from the HTTP instances (then run those with
 // BI_RUN_JOBS=false). Jobs claim work with row locks, so any number of workers may run.
 const conn = await connectDb();
-await migrateDatabase();
+await migrateOnStart();
 const stop = startJobs(conn.prisma);
 logger().info({ database: conn.kind }, "worker started");
 let stopping = false;

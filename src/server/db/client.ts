@@ -125,25 +125,44 @@ async function openEmbedded(dir: string): Promise<Connection> {
   };
 }
 
-/** Runs migrations on a dedicated connection (a script needs one session for BEGIN/COMMIT). */
+/**
+ * Runs migrations on a dedicated connection (a script needs one session for BEGIN/COMMIT): to
+ * DATABASE_MIGRATION_URL when set (PostgreSQL itself, past any pooler), else DATABASE_URL.
+ */
 export async function migrateDatabase(): Promise<string[]> {
-  const url = env().DATABASE_URL;
+  const e = env();
+  const url = e.DATABASE_MIGRATION_URL ?? e.DATABASE_URL;
+  const opts = { lockWaitMs: e.BI_MIGRATION_LOCK_WAIT_MS };
   if (!url) {
     const conn = await connectDb();
-    return applyMigrations(conn.sql);
+    return applyMigrations(conn.sql, undefined, opts);
   }
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, application_name: "bi-migrate" });
   await client.connect();
   try {
-    return await applyMigrations({
-      query: async (text, params) => (await client.query(text, params as unknown[])).rows,
-      exec: async (text) => {
-        await client.query(text);
+    return await applyMigrations(
+      {
+        query: async (text, params) => (await client.query(text, params as unknown[])).rows,
+        exec: async (text) => {
+          await client.query(text);
+        },
       },
-    });
+      undefined,
+      opts,
+    );
   } finally {
     await client.end();
   }
+}
+
+/**
+ * What an instance, a worker and the operator scripts do before they start: apply pending
+ * migrations, unless BI_MIGRATE_ON_START=false leaves them to a migration job (`npm run
+ * db:migrate`, docs/operations.md "Starting and stopping"); null then.
+ */
+export async function migrateOnStart(): Promise<string[] | null> {
+  if (!env().BI_MIGRATE_ON_START) return null;
+  return migrateDatabase();
 }
 
 /** Opens the database of this process (PostgreSQL when DATABASE_URL is set, else embedded). */
