@@ -272,7 +272,7 @@ test("after set-up, a member adds a passkey on the Security page and removes the
   await page.goto(local("/console/security"));
   await expect(ways.getByRole("listitem")).toHaveCount(2);
   await expect(ways.getByText("Passkey")).toBeVisible();
-  await shoot(page, "console-security-credentials");
+  await shoot(page, "security-credentials");
   const password = ways.getByRole("listitem").filter({ hasText: "Password and authenticator app" });
   await password.getByRole("button", { name: "Remove" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Remove password" }).dblclick();

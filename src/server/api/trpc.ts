@@ -110,7 +110,9 @@ const idempotentMutation = t.middleware(async ({ ctx, type, path, getRawInput, n
     async (claimId) => {
       // The procedure sees the claim as a /v1 handler does, so an operation whose outcome is
       // pending can have recovery answer the key.
-      const result = await next({ ctx: { svc: { ...svc, idempotencyClaimId: claimId } } });
+      // The same context object, not a copy: what the sign-in attached to it (how the session was
+      // opened, console-auth-sessions.ts) is keyed by it, and four-eyes and credential changes read it.
+      const result = await next({ ctx: { svc: Object.assign(svc, { idempotencyClaimId: claimId }) } });
       // A failure is thrown as tRPC carries it, so the runner frees the key (or keeps it, pending).
       if (!result.ok) throw result.error;
       return result;

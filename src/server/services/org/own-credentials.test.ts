@@ -44,6 +44,8 @@ describe("a member's own sign-in after set-up", () => {
     const email = `owner-${process.pid}-${Date.now()}@creds.test`;
     const shared = await completeConsoleSignIn(db, { organizationId: org.orgId, email, password: org.consolePassword }, IP);
     const sharedCtx = (await resolveConsoleSession(db, shared, req))!;
+    // The first owner holds nothing of their own yet (and is no member row until set-up).
+    expect(await listOwnCredentials(sharedCtx)).toEqual({ passkeys: [], password: false });
     const first = await addPasskey(sharedCtx);
 
     // The shared password can no longer add or remove anything for this member.

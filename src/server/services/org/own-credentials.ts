@@ -23,7 +23,10 @@ export function assertOwnCredentialSession(ctx: ServiceContext) {
 
 /** The Security page's list: each passkey (when added, when last used) and whether a password with an authenticator app is set. */
 export async function listOwnCredentials(ctx: ServiceContext) {
-  const member = await memberOf(ctx);
+  if (ctx.actor.type !== "member") throw forbidden("console_role", "Only a console member has console credentials.");
+  const member = await ctx.db.consoleMember.findUnique({ where: { orgId_email: { orgId: ctx.org.id, email: ctx.actor.email } } });
+  // A new organization's first owner is not a member row until they set up their own sign-in.
+  if (!member) return { passkeys: [], password: false };
   const passkeys = await ctx.db.consolePasskey.findMany({
     where: { memberId: member.id },
     orderBy: { createdAt: "asc" },
