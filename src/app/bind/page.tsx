@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { HostedBind } from "@/components/identity/hosted-bind";
-import { Wordmark } from "@/components/marketing/wordmark";
+import { HostedPageHeader } from "@/components/identity/hosted-page-header";
 
 export const metadata: Metadata = {
   title: "Link your account · Bind Identity",
@@ -16,13 +15,7 @@ export const metadata: Metadata = {
 export default function HostedBindPage() {
   return (
     <div className="min-h-screen">
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex h-14 max-w-2xl items-center px-4 sm:px-6">
-          <Link href="/" aria-label="Bind Identity, home" className="rounded focus-visible:outline-2 focus-visible:outline-indigo-500">
-            <Wordmark />
-          </Link>
-        </div>
-      </header>
+      <HostedPageHeader />
       <main id="main" className="mx-auto max-w-2xl px-4 py-8 sm:px-6 sm:py-12">
         <HostedBind />
       </main>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Wordmark } from "@/components/marketing/wordmark";
+import { HostedPageHeader } from "@/components/identity/hosted-page-header";
 
 export const metadata: Metadata = { title: "Identity verification · Bind Identity" };
 
@@ -13,13 +13,7 @@ export const metadata: Metadata = { title: "Identity verification · Bind Identi
 export default function IdentityReturn() {
   return (
     <div className="min-h-screen">
-      <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex h-14 max-w-2xl items-center px-4 sm:px-6">
-          <Link href="/" aria-label="Bind Identity, home" className="rounded focus-visible:outline-2 focus-visible:outline-indigo-500">
-            <Wordmark />
-          </Link>
-        </div>
-      </header>
+      <HostedPageHeader />
       <main id="main" className="mx-auto max-w-2xl px-4 py-12 sm:px-6 sm:py-16">
         <h1 className="text-3xl font-bold tracking-tight">Identity verification</h1>
         <p className="mt-3 text-slate-700">

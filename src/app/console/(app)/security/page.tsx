@@ -56,6 +56,47 @@ export default function SecurityPage() {
   );
 }
 
+const LAST_ONE = "This is your only way to sign in: add another before you remove it.";
+
+/** One of the member's own ways to sign in, with its Remove (confirmed; never the last one). */
+function CredentialRow(props: {
+  title: string;
+  detail: string;
+  removable: boolean;
+  onlyOne: boolean;
+  confirmTitle: string;
+  confirmText: string;
+  confirmLabel: string;
+  onRemove: () => void;
+}) {
+  return (
+    <li className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
+      <div className="min-w-0">
+        <p className="font-medium">{props.title}</p>
+        <p className="text-slate-600">{props.detail}</p>
+      </div>
+      {props.removable && (
+        <Confirm
+          trigger={
+            <button
+              type="button"
+              className="btn-secondary shrink-0 self-start sm:self-auto"
+              disabled={props.onlyOne}
+              title={props.onlyOne ? LAST_ONE : undefined}
+            >
+              Remove
+            </button>
+          }
+          title={props.confirmTitle}
+          description={props.confirmText}
+          confirmLabel={props.confirmLabel}
+          onConfirm={props.onRemove}
+        />
+      )}
+    </li>
+  );
+}
+
 function OwnSignIn() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -82,7 +123,6 @@ function OwnSignIn() {
   const held = list ? list.passkeys.length + (list.password ? 1 : 0) : 0;
   // Changing an existing sign-in needs a session opened with it, never with the shared password.
   const mayChange = !!s?.signedInWithOwnCredentials;
-  const lastOne = "This is your only way to sign in: add another before you remove it.";
   return (
     <section aria-labelledby="own-heading" className="card space-y-3">
       <h2 id="own-heading" className="text-lg font-semibold">
@@ -99,62 +139,33 @@ function OwnSignIn() {
           {held > 0 && (
             <ul className="divide-y divide-slate-100 text-sm" aria-label="Your ways to sign in">
               {list.passkeys.map((p, i) => (
-                <li key={p.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
-                  <div className="min-w-0">
-                    <p className="font-medium">Passkey {list.passkeys.length > 1 ? i + 1 : ""}</p>
-                    <p className="text-slate-600">
-                      Added {fmtTime(p.createdAt)} · {p.lastUsedAt ? `last used ${fmtTime(p.lastUsedAt)}` : "not used yet"}
-                    </p>
-                  </div>
-                  {mayChange && (
-                    <Confirm
-                      trigger={
-                        <button
-                          type="button"
-                          className="btn-secondary shrink-0 self-start sm:self-auto"
-                          disabled={held <= 1}
-                          title={held <= 1 ? lastOne : undefined}
-                        >
-                          Remove
-                        </button>
-                      }
-                      title="Remove this passkey?"
-                      description={`Passkey added ${fmtTime(p.createdAt)} no longer signs you in. Your other ways to sign in stay.`}
-                      confirmLabel="Remove passkey"
-                      onConfirm={() => remove.submit({ passkeyId: p.id })}
-                    />
-                  )}
-                </li>
+                <CredentialRow
+                  key={p.id}
+                  title={list.passkeys.length > 1 ? `Passkey ${i + 1}` : "Passkey"}
+                  detail={`Added ${fmtTime(p.createdAt)} · ${p.lastUsedAt ? `last used ${fmtTime(p.lastUsedAt)}` : "not used yet"}`}
+                  removable={mayChange}
+                  onlyOne={held <= 1}
+                  confirmTitle="Remove this passkey?"
+                  confirmText={`Passkey added ${fmtTime(p.createdAt)} no longer signs you in. Your other ways to sign in stay.`}
+                  confirmLabel="Remove passkey"
+                  onRemove={() => remove.submit({ passkeyId: p.id })}
+                />
               ))}
               {list.password && (
-                <li className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
-                  <div className="min-w-0">
-                    <p className="font-medium">Password and authenticator app</p>
-                    <p className="text-slate-600">Your own password, with a code from your authenticator app.</p>
-                  </div>
-                  {mayChange && (
-                    <Confirm
-                      trigger={
-                        <button
-                          type="button"
-                          className="btn-secondary shrink-0 self-start sm:self-auto"
-                          disabled={held <= 1}
-                          title={held <= 1 ? lastOne : undefined}
-                        >
-                          Remove
-                        </button>
-                      }
-                      title="Remove your password and authenticator app?"
-                      description="They no longer sign you in. Your passkeys stay."
-                      confirmLabel="Remove password"
-                      onConfirm={() => remove.submit({ password: true })}
-                    />
-                  )}
-                </li>
+                <CredentialRow
+                  title="Password and authenticator app"
+                  detail="Your own password, with a code from your authenticator app."
+                  removable={mayChange}
+                  onlyOne={held <= 1}
+                  confirmTitle="Remove your password and authenticator app?"
+                  confirmText="They no longer sign you in. Your passkeys stay."
+                  confirmLabel="Remove password"
+                  onRemove={() => remove.submit({ password: true })}
+                />
               )}
             </ul>
           )}
-          {held > 0 && held <= 1 && mayChange && <p className="text-sm text-slate-600">{lastOne}</p>}
+          {held > 0 && held <= 1 && mayChange && <p className="text-sm text-slate-600">{LAST_ONE}</p>}
           {held === 0 && (
             <div className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
               <p>
