@@ -158,6 +158,11 @@ test("webhooks and audit exports: double clicks register one webhook and start o
   await shoot(page, "webhook-register-events", { fullPage: false });
   await dialog.getByRole("button", { name: "Register" }).dblclick();
   await expect(page.getByRole("dialog", { name: "Webhook registered" })).toBeVisible();
+  // The doc the answer names is a link to the guide, not a path to copy.
+  await expect(page.getByRole("dialog", { name: "Webhook registered" }).getByRole("link", { name: "Receiving webhooks" })).toHaveAttribute(
+    "href",
+    "/docs/guides/webhooks",
+  );
   const hooks = await read<{ webhooks: { url: string; events: string[] }[] }>(page, "webhooks.list");
   const registered = hooks.webhooks.filter((h) => h.url === "http://127.0.0.1:9/double-submit");
   expect(registered).toHaveLength(1);

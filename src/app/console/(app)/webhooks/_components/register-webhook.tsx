@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { WithDocLinks } from "@/components/console/docs-links";
 import { FormDialog } from "@/components/ui/form-dialog";
 import { fieldProblem } from "@/components/ui/form-field";
 import { SecretOnce } from "@/components/ui/secret-once";
@@ -53,7 +54,11 @@ export function RegisterWebhook() {
         onOpenChange={close}
         title={register.data ? "Webhook registered" : "Register a webhook"}
         description={
-          register.data ? register.data.warning : "An HTTPS endpoint of yours; every delivery is signed with a secret shown once."
+          register.data ? (
+            <WithDocLinks text={register.data.warning} />
+          ) : (
+            "An HTTPS endpoint of yours; every delivery is signed with a secret shown once."
+          )
         }
         submission={register}
         onSubmit={() => register.submit({ url, events: every ? ["*"] : WEBHOOK_EVENT_NAMES.filter((n) => picked.includes(n)) })}

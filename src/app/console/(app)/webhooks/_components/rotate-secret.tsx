@@ -2,6 +2,7 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { WithDocLinks } from "@/components/console/docs-links";
 import { fmtTime } from "@/components/ui/badge";
 import { FormDialog } from "@/components/ui/form-dialog";
 import { SecretOnce } from "@/components/ui/secret-once";
@@ -34,9 +35,11 @@ export function RotateSecret({ hook, onClose }: { hook: Hook; onClose: () => voi
       onOpenChange={(o) => !o && onClose()}
       title={rotate.data ? "New signing secret" : "Rotate the signing secret?"}
       description={
-        rotate.data
-          ? rotate.data.warning
-          : "Deliveries carry a signature by the new secret, and by the old one until the overlap ends, so your receiver keeps verifying while you update it."
+        rotate.data ? (
+          <WithDocLinks text={rotate.data.warning} />
+        ) : (
+          "Deliveries carry a signature by the new secret, and by the old one until the overlap ends, so your receiver keeps verifying while you update it."
+        )
       }
       submission={rotate}
       onSubmit={() => rotate.submit({ id: hook.id, body: { overlapHours } })}
