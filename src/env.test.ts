@@ -71,6 +71,19 @@ describe("the environment", () => {
     ).toBe("postgresql://x@db/y");
   });
 
+  it("refuses the API-key cache behind a transaction pooler without a direct address for its LISTEN", () => {
+    const pooled = { DATABASE_URL: "postgresql://x@pgbouncer:6432/y", BI_DATABASE_POOLED: "true" };
+    const message = problemsOf(pooled);
+    expect(message).toContain("BI_AUTH_CACHE: is on while DATABASE_URL goes through a transaction pooler");
+    expect(message).toContain("DATABASE_DIRECT_URL");
+    expect(message).not.toContain("pgbouncer:6432");
+    expect(problemsOf({ ...pooled, DATABASE_DIRECT_URL: "postgresql://x@db:5432/y" })).toBe("");
+    expect(parseEnv({ ...pooled, BI_AUTH_CACHE: "OFF" }).BI_AUTH_CACHE).toBe(false);
+    expect(parseEnv({}).BI_AUTH_CACHE).toBe(true);
+    expect(problemsOf({ BI_AUTH_CACHE: "maybe" })).toContain("BI_AUTH_CACHE: must be on or off");
+    expect(problemsOf({ DATABASE_DIRECT_URL: "postgresql://x@db:5432/y" })).toContain("DATABASE_DIRECT_URL: needs DATABASE_URL");
+  });
+
   it("refuses TRUSTED_PROXIES entries that are not CIDRs, without echoing them", () => {
     const message = problemsOf({ TRUSTED_PROXIES: "10.0.0.0/8, 10/8, secret-host" });
     expect(message).toContain("TRUSTED_PROXIES");

@@ -68,6 +68,27 @@ const EnvSchema = z
       .string()
       .optional()
       .transform((v) => v || undefined),
+    /**
+     * A session straight to PostgreSQL (never through a pooler) for what needs one session of its
+     * own: the API-key cache's LISTEN. Set it when DATABASE_URL goes through PgBouncer.
+     */
+    DATABASE_DIRECT_URL: z
+      .string()
+      .optional()
+      .transform((v) => v || undefined),
+    /** DATABASE_URL goes through a transaction pooler (PgBouncer in transaction mode): its sessions never LISTEN. */
+    BI_DATABASE_POOLED: bool(false),
+    /** The in-process API-key cache (docs/performance.md); off reads every key from the database. */
+    BI_AUTH_CACHE: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const s = (v ?? "").toLowerCase();
+        if (s === "" || s === "on") return true;
+        if (s === "off") return false;
+        ctx.addIssue({ code: "custom", message: "must be on or off" });
+        return z.NEVER;
+      }),
     /** Apply pending migrations when an instance, a worker or an operator script starts; off when a migration job does. */
     BI_MIGRATE_ON_START: bool(true),
     /** How long a migrator waits for another migrator's lock before it fails naming the holder. */
@@ -144,6 +165,18 @@ const EnvSchema = z
         code: "custom",
         path: ["DATABASE_MIGRATION_URL"],
         message: "needs DATABASE_URL (the embedded database is migrated in place)",
+      });
+    for (const name of ["DATABASE_DIRECT_URL", "BI_DATABASE_POOLED"] as const)
+      if (e[name] && !e.DATABASE_URL)
+        ctx.addIssue({ code: "custom", path: [name], message: "needs DATABASE_URL (the embedded database has no pooler)" });
+    // LISTEN through a transaction pooler lands on whichever server connection is free and never
+    // hears a revocation: the cache would serve a revoked key until its entry expires.
+    if (e.DATABASE_URL && e.BI_DATABASE_POOLED && e.BI_AUTH_CACHE && !e.DATABASE_DIRECT_URL)
+      ctx.addIssue({
+        code: "custom",
+        path: ["BI_AUTH_CACHE"],
+        message:
+          "is on while DATABASE_URL goes through a transaction pooler (BI_DATABASE_POOLED=true), where its LISTEN cannot hear revocations: set DATABASE_DIRECT_URL to PostgreSQL itself, or BI_AUTH_CACHE=off",
       });
     if (e.BI_ENV !== "production") return;
     if (e.publicUrlFromPort)

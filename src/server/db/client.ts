@@ -42,6 +42,15 @@ export function onDbNotification(handler: NotificationHandler): () => void {
 }
 
 /**
+ * Where the API-key cache LISTENs (auth-cache-listener.ts): DATABASE_DIRECT_URL when set, else
+ * DATABASE_URL unless that goes through a transaction pooler (undefined then: no feed, no cache).
+ */
+export function listenUrl(): string | undefined {
+  const e = env();
+  return e.DATABASE_DIRECT_URL ?? (e.BI_DATABASE_POOLED ? undefined : e.DATABASE_URL);
+}
+
+/**
  * A pooled session that LISTENs on "bi_auth" before the pool hands it out: the LISTEN finishes
  * inside connect, so it never overlaps the first query (pg deprecates overlapping queries).
  */
@@ -70,8 +79,15 @@ class ListeningClient extends pg.Client {
   }
 }
 
-async function openPostgres(url: string): Promise<Connection> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, Client: ListeningClient });
+/**
+ * PostgreSQL through DATABASE_URL. Its sessions LISTEN only when DATABASE_URL is PostgreSQL
+ * itself: through a transaction pooler a LISTEN stays on a server connection that other clients
+ * then get (PgBouncer drops it when a notification arrives while it is idle: "got packet 'A' from
+ * server when not linked"), so with DATABASE_DIRECT_URL or BI_DATABASE_POOLED the dedicated
+ * listener alone hears changes, this process's own within milliseconds too.
+ */
+async function openPostgres(url: string, listen: boolean): Promise<Connection> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, Client: listen ? ListeningClient : pg.Client });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlExecutor = {
     async query(text, params) {
@@ -169,7 +185,9 @@ export async function migrateOnStart(): Promise<string[] | null> {
 export function connectDb(): Promise<Connection> {
   g.__biDb ??= (async () => {
     const e = env();
-    return e.DATABASE_URL ? openPostgres(e.DATABASE_URL) : openEmbedded(path.resolve(e.BI_DATA_DIR, "pglite"));
+    return e.DATABASE_URL
+      ? openPostgres(e.DATABASE_URL, !e.DATABASE_DIRECT_URL && !e.BI_DATABASE_POOLED)
+      : openEmbedded(path.resolve(e.BI_DATA_DIR, "pglite"));
   })();
   return g.__biDb;
 }

@@ -1,6 +1,5 @@
 import pg from "pg";
-import { env } from "@/env";
-import { connectDb, onDbNotification } from "../db/client";
+import { connectDb, listenUrl, onDbNotification } from "../db/client";
 import { logger } from "../log";
 import { AuthCache, applyNotification } from "./auth-cache";
 
@@ -13,8 +12,9 @@ export type Feed = { stop(): Promise<void> };
 
 /**
  * Keeps `cache` live while it receives every `bi_auth` notification. On PostgreSQL this is a
- * dedicated client (LISTEN holds a session, so never one of Prisma's pooled connections) with
- * keep-alive, a heartbeat and reconnection; while it is down the cache is bypassed. On the
+ * dedicated client (LISTEN holds a session, so never one of Prisma's pooled connections) on
+ * DATABASE_DIRECT_URL, or on DATABASE_URL when that is PostgreSQL itself, with keep-alive, a
+ * heartbeat and reconnection; while it is down the cache is bypassed. On the
  * embedded database the one in-process instance delivers notifications at commit.
  */
 export function startInvalidationFeed(
@@ -144,7 +144,7 @@ export function createAuthCache(): { cache: AuthCache; feed: Promise<Feed> } {
     if (channel === AUTH_CHANNEL) applyNotification(cache, payload);
   });
   const feed = connectDb().then((conn) => {
-    const f = startInvalidationFeed(cache, { databaseUrl: env().DATABASE_URL, listen: conn.listen });
+    const f = startInvalidationFeed(cache, { databaseUrl: listenUrl(), listen: conn.listen });
     return {
       stop: async () => {
         off();

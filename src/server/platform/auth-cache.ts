@@ -9,8 +9,8 @@ import type { ApiKey, Organization } from "@/generated/prisma/client.ts";
  * 1. Services call `orgChanged` / `apiKeyChanged` after their change commits: the instance that
  *    served the change never answers from a stale entry once that request has returned.
  * 2. Triggers on `api_keys` and `organizations` NOTIFY `bi_auth` at commit (migration
- *    20261123070600), whoever the writer is; every instance LISTENs (auth-cache-listener.ts) and
- *    drops the entry within milliseconds. While that listener is not connected, the cache is
+ *    20261123070600), whoever the writer is; every instance LISTENs (auth-cache-listener.ts), on
+ *    DATABASE_DIRECT_URL behind a transaction pooler, and drops the entry within milliseconds. While that listener is not connected, the cache is
  *    bypassed entirely (every request reads the database, as before), so a lost connection can
  *    never serve a revoked key.
  * 3. A short TTL, for a notification lost without the connection noticing.

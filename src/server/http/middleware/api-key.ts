@@ -1,4 +1,4 @@
-import { env } from "@/env";
+import { env, parseEnv } from "@/env";
 import { forbidden, unauthorized } from "../../errors";
 import type { AuthCache } from "../../platform/auth-cache";
 import { authenticateApiKey } from "../../services/org";
@@ -35,13 +35,10 @@ export function requireScope(): Middleware {
 }
 
 /**
- * BI_AUTH_CACHE=off reads every key from the database on every request (no cache), for deployments whose
- * sessions cannot LISTEN (PgBouncer in transaction mode) or to rule the cache out. Read here
- * rather than in src/env.ts only because that shared file had others' uncommitted edits.
+ * BI_AUTH_CACHE=off reads every key from the database on every request (no cache), to rule the
+ * cache out or where no session can LISTEN; behind PgBouncer in transaction mode the cache needs
+ * DATABASE_DIRECT_URL (src/env.ts refuses the combination without it).
  */
-export function authCacheEnabled(source: Record<string, string | undefined> = process.env): boolean {
-  const v = (source.BI_AUTH_CACHE ?? "").toLowerCase();
-  if (v === "" || v === "on") return true;
-  if (v === "off") return false;
-  throw new Error("Invalid environment:\n  BI_AUTH_CACHE: must be on or off");
+export function authCacheEnabled(source?: Record<string, string | undefined>): boolean {
+  return (source ? parseEnv(source) : env()).BI_AUTH_CACHE;
 }
