@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../../src/server/testing/instance";
+import { basencBase64url } from "../../src/server/testing/keys";
 import { ROLES, type Role } from "./roles";
 
 /**
@@ -28,7 +29,7 @@ export function cluster(databaseUrl: string, publicUrl: string): Cluster {
       BI_DATA_DIR: dataDir,
       BI_ENCRYPTION_KEY: `k1:${key(32)}`,
       BI_HASH_KEY: key(32),
-      BI_ISSUER_SIGNING_KEY: randomBytes(32).toString("base64url"),
+      BI_ISSUER_SIGNING_KEY: basencBase64url(randomBytes(32)),
       NEXTAUTH_SECRET: key(36),
       TRUSTED_PROXIES: "127.0.0.1/32",
       HOST: "127.0.0.1",
