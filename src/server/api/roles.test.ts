@@ -21,6 +21,8 @@ const EXPECTED: Record<string, MemberRole> = {
   "session.list": "viewer",
   "session.revoke": "viewer",
   "session.setUpOwnCredentials": "viewer",
+  "session.ownCredentials": "viewer",
+  "session.removeCredential": "viewer",
   "members.list": "admin",
   "members.add": "admin",
   "members.update": "admin",
