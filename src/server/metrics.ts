@@ -66,9 +66,23 @@ export async function tenantMetricsText(orgId: string): Promise<string> {
 /**
  * The operator's scrape endpoint (GET /metrics) on its own address, BI_METRICS_PORT: bind it where
  * only the monitoring system reaches (loopback or a private interface), never the public listener.
+ * With `health` (the worker, which has no other listener) it also answers GET /healthz: 200 when
+ * `health` resolves true, 503 when it resolves false or throws.
  */
-export async function listenOperatorMetrics(port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function listenOperatorMetrics(
+  port: number,
+  host: string,
+  opts: { health?: () => Promise<boolean> } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
+    const { health } = opts;
+    if (req.method === "GET" && req.url === "/healthz" && health) {
+      health().then(
+        (ok) => res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" }).end(ok ? "ok\n" : "unavailable\n"),
+        () => res.writeHead(503, { "content-type": "text/plain" }).end("unavailable\n"),
+      );
+      return;
+    }
     if (req.method !== "GET" || req.url !== "/metrics") {
       res.writeHead(404).end();
       return;

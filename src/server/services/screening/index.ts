@@ -21,6 +21,7 @@ export {
   MonitoringSettingView,
 } from "./monitoring.schema";
 export { enqueuePeriodicRuns } from "./monitoring-enqueue";
+export { monitoringMetrics } from "./monitoring-metrics";
 export { runMonitoring } from "./monitoring-runs";
 export { rememberScreeningSubject } from "./monitoring-subjects";
 export { addToDenylist, listDenylist, removeFromDenylist, screenAccountFor, screenApplicant } from "./requests";
