@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 
 /** The whole-service suites that live in tests/, relative to it, and what they cross. */
 export const CROSS_DOMAIN_SUITES: Record<string, string> = {
+  "alert-rules.test.ts": "the alert rules over the metrics of every domain, through promtool",
   "boundaries.test.ts": "the layer rules of every domain (dependency-cruiser on a bad tree)",
   "test-homes.test.ts": "this check, on a tree with a misplaced test",
   "console-details.test.ts": "one tenant's actions read back through the detail reads of people, accounts, API keys, audit and dashboard",
