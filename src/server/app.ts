@@ -100,8 +100,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   server.keepAliveTimeout = 65_000;
 
   const stopOperator = conn.kind === "embedded" || e.BI_OPERATOR_SOCKET ? listenOperatorSocket(conn.prisma) : () => undefined;
-  const operatorMetrics = e.BI_METRICS_PORT === undefined ? null : await listenOperatorMetrics(e.BI_METRICS_PORT, e.BI_METRICS_HOST);
-  const stopJobs = (opts.runJobs ?? e.BI_RUN_JOBS) ? startJobs(conn.prisma) : async () => undefined;
+  const runJobs = opts.runJobs ?? e.BI_RUN_JOBS;
+  // Gauges counted in the database are exported by the processes that run the jobs (the worker, or
+  // this instance when it runs them), so a cluster of instances does not report them once each.
+  const operatorMetrics =
+    e.BI_METRICS_PORT === undefined ? null : await listenOperatorMetrics(e.BI_METRICS_PORT, e.BI_METRICS_HOST, { databaseGauges: runJobs });
+  const stopJobs = runJobs ? startJobs(conn.prisma) : async () => undefined;
   await new Promise<void>((resolve) => server.listen(opts.port ?? e.PORT, opts.host ?? e.HOST, resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

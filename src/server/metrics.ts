@@ -12,7 +12,7 @@ type Metrics = {
   tenantDuration: client.Histogram<"org" | "method" | "route">;
 };
 
-const g = globalThis as unknown as { __biMetrics?: Metrics };
+const g = globalThis as unknown as { __biMetrics?: Metrics; __biDatabaseGauges?: Set<string> };
 
 const REQUESTS = { name: "bi_http_requests_total", help: "HTTP requests answered, by route template and status" };
 const DURATION = {
@@ -64,15 +64,37 @@ export async function tenantMetricsText(orgId: string): Promise<string> {
 }
 
 /**
+ * Marks a gauge of the operator's registry as counted in the database at scrape time: the same
+ * cluster-wide figure in every process, so only processes that run the background jobs (the worker,
+ * or an instance with BI_RUN_JOBS=true) export it (see `databaseGauges` below).
+ */
+export function countedInDatabase(name: string): void {
+  g.__biDatabaseGauges ??= new Set();
+  g.__biDatabaseGauges.add(name);
+}
+
+async function exposition(registry: client.Registry, databaseGauges: boolean): Promise<string> {
+  const skip = g.__biDatabaseGauges;
+  if (databaseGauges || !skip?.size) return registry.metrics();
+  const names = registry
+    .getMetricsAsArray()
+    .map((metric) => metric.name)
+    .filter((name) => !skip.has(name));
+  const parts = await Promise.all(names.map((name) => registry.getSingleMetricAsString(name)));
+  return `${parts.join("\n")}\n`;
+}
+
+/**
  * The operator's scrape endpoint (GET /metrics) on its own address, BI_METRICS_PORT: bind it where
  * only the monitoring system reaches (loopback or a private interface), never the public listener.
  * With `health` (the worker, which has no other listener) it also answers GET /healthz: 200 when
- * `health` resolves true, 503 when it resolves false or throws.
+ * `health` resolves true, 503 when it resolves false or throws. With `databaseGauges: false` (an app
+ * instance that runs no jobs) the gauges counted in the database are left out and not queried.
  */
 export async function listenOperatorMetrics(
   port: number,
   host: string,
-  opts: { health?: () => Promise<boolean> } = {},
+  opts: { health?: () => Promise<boolean>; databaseGauges?: boolean } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const { health } = opts;
@@ -88,7 +110,7 @@ export async function listenOperatorMetrics(
       return;
     }
     const m = metrics();
-    m.registry.metrics().then(
+    exposition(m.registry, opts.databaseGauges !== false).then(
       (text) => res.writeHead(200, { "content-type": m.registry.contentType }).end(text),
       () => res.writeHead(500).end(),
     );
@@ -117,6 +139,7 @@ export function statusCountGauge(opts: {
   statuses: readonly string[];
   count: () => Promise<Array<{ status: string; n: number }>>;
 }) {
+  countedInDatabase(opts.name);
   return new client.Gauge({
     name: opts.name,
     help: opts.help,

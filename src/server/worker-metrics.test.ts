@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, within } from "./testing/instance";
+import { freePort, startInstance, stopInstance, within } from "./testing/instance";
 
 /**
  * `npm run worker` (src/server/worker.ts) in its own process, with BI_METRICS_PORT set, scraped as
@@ -103,11 +103,31 @@ describe("the worker's operator endpoint (BI_METRICS_PORT)", () => {
     // Its job loops are now stuck on the database (the delivery loop queries every 250 ms), so after
     // SIGTERM the worker waits up to BI_SHUTDOWN_GRACE_MS for them with its port still open. A
     // draining worker answers 503 at once, without the 2 s database check.
+    // The delivery loop's next ticks wait on a connection the relay never answers.
+    await new Promise((r) => setTimeout(r, 1_000));
     child!.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
     const started = Date.now();
     const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(1_500);
   }, 30_000);
+});
+
+describe("an app instance that runs no jobs (BI_RUN_JOBS=false)", () => {
+  it("leaves the database counts to the worker: its scrape has its requests and none of them", async () => {
+    const port = await freePort();
+    const inst = await startInstance({ BI_METRICS_PORT: String(port), BI_METRICS_HOST: "127.0.0.1", BI_RUN_JOBS: "false" });
+    try {
+      await fetch(`${inst.base}/v1/health`);
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(text).toMatch(/^bi_http_requests_total\{[^}]*route="\/v1\/health"[^}]*\} \d+$/m);
+      expect(text).toMatch(/^bi_process_cpu_seconds_total /m);
+      expect(text).not.toMatch(/^bi_webhook_deliveries[{ ]/m);
+      expect(text).not.toMatch(/^bi_screening_monitor_(runs|progress)[{ ]/m);
+      expect(text).not.toMatch(/^bi_binding_key_watch_oldest_check_age_seconds[{ ]/m);
+    } finally {
+      await stopInstance(inst);
+    }
+  }, 90_000);
 });

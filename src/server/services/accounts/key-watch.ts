@@ -3,7 +3,7 @@ import type { Actor } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { type Db, type DbOrTx, getDb, Prisma } from "../../db/client";
 import { logger } from "../../log";
-import { metrics } from "../../metrics";
+import { countedInDatabase, metrics } from "../../metrics";
 import { personDidOf } from "../../platform/account-ref";
 import { type AuthorityResolver, type ChainAccountState, chainAdapter, chainReader, satisfies } from "../../providers/chain";
 
@@ -83,6 +83,7 @@ function keyWatchMetrics() {
       }
     },
   });
+  countedInDatabase("bi_binding_key_watch_oldest_check_age_seconds");
   g.__biKeyWatchMetrics = {
     lastPassChecked: new client.Gauge({
       name: "bi_binding_key_watch_last_pass_checked",

@@ -1,6 +1,6 @@
 import client from "prom-client";
 import { getDb } from "../../db/client";
-import { metrics, statusCountGauge } from "../../metrics";
+import { countedInDatabase, metrics, statusCountGauge } from "../../metrics";
 
 type MonitoringMetrics = {
   screened: client.Counter<"subject">;
@@ -45,6 +45,7 @@ export function monitoringMetrics(): MonitoringMetrics {
       }
     },
   });
+  countedInDatabase("bi_screening_monitor_progress");
   g.__biMonitoringMetrics = {
     screened: new client.Counter({
       name: "bi_screening_monitor_screened_total",
