@@ -1,5 +1,5 @@
 import { env } from "@/env";
-import { connectDb, disconnectDb, migrateOnStart } from "./db/client";
+import { connectDb, disconnectDb, isDatabaseReady, migrateOnStart } from "./db/client";
 import { startJobs } from "./jobs";
 import { flushLogs, logger } from "./log";
 import { listenOperatorMetrics } from "./metrics";
@@ -12,17 +12,14 @@ import { withDeadline } from "./shutdown";
 // BI_RUN_JOBS=false). Jobs claim work with row locks, so any number of workers may run.
 const e = env();
 const conn = await connectDb();
-await migrateOnStart();
-// Registered now rather than at the first delivery or re-screen, so a scrape of an idle worker
-// already shows the database counts (deliveries and runs by status) the alert rules read.
-webhookMetrics();
-monitoringMetrics();
-const stop = startJobs(conn.prisma);
+const migrated = await migrateOnStart();
+/** The job loops' stop, once they run: not before every migration is applied. */
+let stop: (() => Promise<unknown>) | null = null;
 let stopping = false;
 
-/** Healthy while the job loops run and the database answers within 2 s; unhealthy once draining. */
+/** Healthy while the job loops run and the database answers within 2 s; unhealthy before they run and once draining. */
 async function healthy(): Promise<boolean> {
-  if (stopping) return false;
+  if (stopping || !stop) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), 2_000);
@@ -43,13 +40,29 @@ async function healthy(): Promise<boolean> {
 const operator =
   e.BI_METRICS_PORT === undefined ? null : await listenOperatorMetrics(e.BI_METRICS_PORT, e.BI_METRICS_HOST, { health: healthy });
 logger().info({ database: conn.kind, metrics: operator?.url ?? null }, "worker started");
+
+// With BI_MIGRATE_ON_START=false the migration job migrates (docs/operations.md): the jobs wait
+// for it, polling, and /healthz answers 503 meanwhile, so the worker is held back like the app's
+// /v1/ready holds the app back.
+if (migrated === null) {
+  logger().info("waiting for the migration job (BI_MIGRATE_ON_START=false)");
+  while (!stopping && !(await isDatabaseReady())) await new Promise((r) => setTimeout(r, 1_000));
+}
+if (!stopping) {
+  // Registered now rather than at the first delivery or re-screen, so a scrape of an idle worker
+  // already shows the database counts (deliveries and runs by status) the alert rules read.
+  webhookMetrics();
+  monitoringMetrics();
+  stop = startJobs(conn.prisma);
+  logger().info("worker jobs started");
+}
 const shutdown = async () => {
   if (stopping) return;
   stopping = true;
   // No new claims; runs and webhook attempts in flight finish within the grace period. Anything
   // cut off keeps its lease until it lapses and is then taken again (delivery is at-least-once).
   // /healthz answers 503 from here on; /metrics keeps answering until the jobs have stopped.
-  await withDeadline(stop(), e.BI_SHUTDOWN_GRACE_MS);
+  if (stop) await withDeadline(stop(), e.BI_SHUTDOWN_GRACE_MS);
   await operator?.close();
   await disconnectDb();
   logger().info("worker stopped");

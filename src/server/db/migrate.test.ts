@@ -1,8 +1,9 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { resetEnvCache } from "@/env";
-import { type Instance, startInstance, stopInstance } from "../testing/instance";
+import { freePort, type Instance, startInstance, stopInstance, within } from "../testing/instance";
 import { type Pgbouncer, startPgbouncer } from "../testing/pgbouncer";
 import { createDatabase, dropDatabase } from "../testing/postgres";
 import { migrateDatabase, migrateOnStart } from "./client";
@@ -66,7 +67,10 @@ beforeAll(async () => {
   bouncer = await startPgbouncer(adminUrl, { poolSize: 2 });
 });
 
+let worker: ChildProcess | undefined;
+
 afterAll(async () => {
+  if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
   await stopInstance(instance);
   await bouncer?.stop();
   for (const name of made) await dropDatabase(adminUrl, name);
@@ -183,5 +187,42 @@ describe("the migration settings", () => {
       await c.end();
     }
     expect((await fetch(`${instance.base}/v1/ready`)).status).toBe(200);
+  });
+
+  it("start a worker on an unmigrated database with BI_MIGRATE_ON_START=false: no jobs and /healthz 503 until the job has migrated", async () => {
+    const { url } = await freshDatabase();
+    const port = await freePort();
+    let output = "";
+    worker = spawn(process.execPath, ["--import", "tsx", "src/server/worker.ts"], {
+      env: {
+        ...process.env,
+        VITEST: "",
+        DATABASE_URL: url,
+        BI_MIGRATE_ON_START: "false",
+        BI_METRICS_PORT: String(port),
+        BI_METRICS_HOST: "127.0.0.1",
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    worker.stdout!.on("data", (d) => (output += d));
+    worker.stderr!.on("data", (d) => (output += d));
+    const health = () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    const waiting = await within(60_000, async () => output.includes("waiting for the migration job") && (await health()) === 503, 200);
+    expect(waiting, output.slice(-2000)).not.toBeNull();
+    expect(output).not.toContain("worker jobs started");
+    const c = await connect(url);
+    try {
+      await applyMigrations(executor(c)); // the migration job
+    } finally {
+      await c.end();
+    }
+    const ready = await within(15_000, async () => (await health()) === 200, 200);
+    expect(ready, output.slice(-2000)).not.toBeNull();
+    expect(output).toContain("worker jobs started");
   });
 });
