@@ -143,7 +143,8 @@ const EnvSchema = z
   })
   .transform((e) => ({
     ...e,
-    BI_PUBLIC_URL: e.BI_PUBLIC_URL || `http://localhost:${e.PORT}`,
+    // Without its trailing slash, so `${BI_PUBLIC_URL}/path` is always one slash (publicUrl below).
+    BI_PUBLIC_URL: (e.BI_PUBLIC_URL || `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     /** True when BI_PUBLIC_URL was not set and is this process's own port on localhost. */
     publicUrlFromPort: !e.BI_PUBLIC_URL,
     // On by default only in non-hosted local development (a sandbox on a loopback origin): the
@@ -217,6 +218,9 @@ export function env(): Env {
   cached ??= parseEnv(process.env);
   return cached;
 }
+
+/** An address on this deployment's public origin: `publicUrl("/console")`. */
+export const publicUrl = (path: string): string => `${env().BI_PUBLIC_URL}${path}`;
 
 /** Tests change the environment between cases; production code never calls this. */
 export function resetEnvCache(): void {

@@ -450,7 +450,7 @@ export function buildOpenApiDocument(routes: RouteDef[], schemaModules: Record<s
       description: "Identity verification and account binding for Antelope accounts. Every non-2xx answer is an ErrorEnvelope.",
       license: { name: "Proprietary: use is governed by the operator's terms of service", identifier: "LicenseRef-Proprietary" },
     },
-    servers: [{ url: e.BI_PUBLIC_URL.replace(/\/+$/, ""), description: e.BI_ENV }],
+    servers: [{ url: e.BI_PUBLIC_URL, description: e.BI_ENV }],
     tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
     components: { schemas, responses: build.responses, ...staticComponents() },

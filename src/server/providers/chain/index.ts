@@ -1,4 +1,4 @@
-import { env } from "@/env";
+import { env, publicUrl } from "@/env";
 import type { DbOrTx } from "../../db/client";
 import { createAntelopeChain } from "./antelope";
 import { type ChainConfig, chainConfigFromEnv } from "./config";
@@ -37,7 +37,7 @@ export function chainAdapter(db: DbOrTx): ChainAdapter {
  * CHAIN_API_URL) for a real chain.
  */
 export function walletNodeUrl(): string {
-  if (usesSimulatedChain()) return `${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/v1/sandbox/chain`;
+  if (usesSimulatedChain()) return publicUrl("/v1/sandbox/chain");
   realConfig ??= chainConfigFromEnv();
   return realConfig.publicApiUrl;
 }

@@ -9,7 +9,7 @@ import type { PaymentProvider } from "./types";
  * "charged" (a settled sandbox checkout is only our own checkout row), so it has no invoices.
  */
 export function createSandboxPayments(): PaymentProvider {
-  const base = env().BI_PUBLIC_URL.replace(/\/+$/, "");
+  const base = env().BI_PUBLIC_URL;
   return {
     name: "sandbox",
     async createCheckout(req) {

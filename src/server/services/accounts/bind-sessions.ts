@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { env } from "@/env";
+import { env, publicUrl } from "@/env";
 import type { BindSession, Organization } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { randomToken, sha256Hex } from "../../crypto/hash";
@@ -26,7 +26,7 @@ export type HostedContext = { db: Db; clientIp: string; correlationId: string; l
 type Status = "open" | "bound" | "expired";
 
 function pageUrl(token: string): string {
-  return `${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/bind#${token}`;
+  return publicUrl(`/bind#${token}`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { env } from "@/env";
+import { publicUrl } from "@/env";
 import type { Db } from "../../db/client";
 import { logger } from "../../log";
 import { messaging } from "../../providers/messaging";
@@ -64,7 +64,7 @@ export async function notifyOverdueCases(db: Db, opts: { limit?: number; now?: D
           text: [
             `The AML case ${c.id} (priority ${c.priority}) passed its deadline of ${c.dueAt.toISOString()} without a decision.`,
             c.assigneeEmail ? `It is assigned to ${c.assigneeEmail}.` : "Nobody is assigned to it yet.",
-            `Open it in the console: ${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/console/aml`,
+            `Open it in the console: ${publicUrl("/console/aml")}`,
           ].join("\n"),
         });
         sent++;

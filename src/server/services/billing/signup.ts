@@ -60,7 +60,7 @@ const memo = () =>
 
 /** Where a card checkout sends the buyer back; the session id lets the page poll and reveal. */
 export function returnUrls(sessionId: string) {
-  const base = env().BI_PUBLIC_URL.replace(/\/+$/, "");
+  const base = env().BI_PUBLIC_URL;
   return { successUrl: `${base}/billing/return?session=${sessionId}`, cancelUrl: `${base}/billing/return?session=${sessionId}&canceled=1` };
 }
 

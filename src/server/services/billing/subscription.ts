@@ -132,7 +132,7 @@ export async function portal(ctx: ServiceContext) {
   // The sandbox stand-in has no customers of its own; any organization may open its portal page.
   if (!customerId && provider.name === "sandbox") customerId = `sbx_cus_${ctx.org.id}`;
   if (!customerId) throw conflict("no_payment_customer", "This organization has not paid by card yet, so it has no billing portal.");
-  const base = env().BI_PUBLIC_URL.replace(/\/+$/, "");
+  const base = env().BI_PUBLIC_URL;
   const { url } = await provider.createPortal({ customerId, returnUrl: `${base}/console` });
   return { url };
 }

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { env } from "@/env";
+import { publicUrl } from "@/env";
 import type { StatusPurpose } from "@/generated/prisma/client.ts";
 import type { DbOrTx, Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
@@ -14,7 +14,7 @@ export const STATUS_PURPOSES = ["revocation", "suspension"] as const satisfies r
 
 /** Where a status list credential is published: this deployment's origin, so under the issuer's did:web host. */
 export function statusListUrl(listId: string): string {
-  return `${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/credentials/status/${listId}`;
+  return publicUrl(`/credentials/status/${listId}`);
 }
 
 export type CredentialStatusEntryJson = {

@@ -1,4 +1,4 @@
-import { env } from "@/env";
+import { env, publicUrl } from "@/env";
 import type { Webhook } from "@/generated/prisma/client.ts";
 import type { Db, Tx } from "../../db/client";
 import { logger } from "../../log";
@@ -93,7 +93,7 @@ async function recipients(db: Db, orgId: string): Promise<string[]> {
 async function email(db: Db, n: Notice): Promise<number> {
   const host = new URL(n.hook.url).host;
   const since = n.hook.failingSince!.toISOString();
-  const consoleUrl = `${env().BI_PUBLIC_URL.replace(/\/+$/, "")}/console/webhooks`;
+  const consoleUrl = publicUrl("/console/webhooks");
   const subject =
     n.kind === "warning"
       ? `Webhook endpoint ${host} is failing; it will be disabled on ${n.disableAt.toISOString()}`
