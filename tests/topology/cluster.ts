@@ -5,31 +5,48 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { parse } from "yaml";
 import { freePort } from "../../src/server/testing/instance";
-import { basencBase64url } from "../../src/server/testing/keys";
+import { documentedKeys } from "../../src/server/testing/keys";
 import { ROLES, type Role } from "./roles";
 
 /**
- * The deployment of compose.yaml as processes on loopback: every role is started with its
- * command from roles.ts, and every process of a cluster shares one set of keys, as instances of
+ * The deployment of deploy/k8s as processes on loopback: every role is started with its command
+ * from roles.ts and the settings of the manifests' ConfigMap that decide how processes share the
+ * database (migrations left to the migration job, pools behind a transaction pooler, the API-key
+ * cache on as by default), and every process of a cluster shares one set of keys, as instances of
  * one deployment share the platform's secrets.
  */
 export type Cluster = { databaseUrl: string; env: Record<string, string>; dataDir: string };
 
-export function cluster(databaseUrl: string, publicUrl: string): Cluster {
+/** The ConfigMap's settings a loopback cluster takes as they are (the rest name hosts, ports and ranges of a real cluster). */
+const MANIFEST_SETTINGS = ["BI_MIGRATE_ON_START", "BI_DATABASE_POOLED"] as const;
+
+export function manifestSettings(): Record<string, string> {
+  const doc = parse(fs.readFileSync("deploy/k8s/configmap.yaml", "utf8")) as { data: Record<string, string> };
+  return Object.fromEntries(MANIFEST_SETTINGS.map((name) => [name, doc.data[name]!]));
+}
+
+/**
+ * `databaseUrl` is PostgreSQL itself; `pooledUrl` the same database through PgBouncer in
+ * transaction mode, which the pools use (DATABASE_URL) as in deploy/k8s, while migrations
+ * (DATABASE_MIGRATION_URL) and the API-key cache's LISTEN (DATABASE_DIRECT_URL) go direct.
+ */
+export function cluster(databaseUrl: string, publicUrl: string, pooledUrl: string): Cluster {
   const key = (n: number) => randomBytes(n).toString("base64");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-topology-"));
   return {
     databaseUrl,
     dataDir,
     env: {
-      DATABASE_URL: databaseUrl,
+      ...manifestSettings(),
+      DATABASE_URL: pooledUrl,
+      DATABASE_DIRECT_URL: databaseUrl,
+      DATABASE_MIGRATION_URL: databaseUrl,
       BI_ENV: "sandbox",
       BI_PUBLIC_URL: publicUrl,
       BI_DATA_DIR: dataDir,
-      BI_ENCRYPTION_KEY: `k1:${key(32)}`,
-      BI_HASH_KEY: key(32),
-      BI_ISSUER_SIGNING_KEY: basencBase64url(randomBytes(32)),
+      ...documentedKeys(),
       NEXTAUTH_SECRET: key(36),
       TRUSTED_PROXIES: "127.0.0.1/32",
       HOST: "127.0.0.1",

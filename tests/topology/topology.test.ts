@@ -3,20 +3,26 @@ import fs from "node:fs";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATION_LOCK_ID } from "../../src/server/db/migrate";
 import { maxUnsynced } from "../../src/server/platform/rate-limit-batch";
 import { walletKey } from "../../src/server/testing/factories";
+import { type Pgbouncer, startPgbouncer } from "../../src/server/testing/pgbouncer";
 import { createDatabase, dropDatabase, findPostgres } from "../../src/server/testing/postgres";
 import { type Cluster, cluster, freePort, type Proc, startProxy, startReceiver, startRole, stop, untilReady } from "./cluster";
 
-// `npm run test:topology`: the deployment of compose.yaml (a migration job, two app instances with
-// BI_RUN_JOBS=false, a worker, a reverse proxy in front) as processes on loopback, on a database of
-// its own. Each step prints its figures. docs/operations.md, "Running several instances".
+// `npm run test:topology`: the deployment of deploy/k8s (a migration job, app instances with
+// BI_RUN_JOBS=false, a worker, PgBouncer in transaction mode between their pools and PostgreSQL, a
+// reverse proxy in front) as processes on loopback, on databases of its own, with the manifests'
+// settings and otherwise the defaults. Each step prints its figures. docs/operations.md, "Running
+// several instances" and "PgBouncer".
 
 const run = promisify(execFile);
 const DRAIN = { BI_SHUTDOWN_DELAY_MS: "1000", BI_SHUTDOWN_GRACE_MS: "10000" };
 
 let admin: Awaited<ReturnType<typeof findPostgres>>;
+let bouncer: Pgbouncer;
 const dbName = `bi_topology_${process.pid}_${Date.now().toString(36)}`;
+const roundDbs: string[] = [];
 let c: Cluster;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
 const ports: number[] = [];
@@ -59,18 +65,112 @@ async function pool(n: number, concurrency: number, work: (i: number) => Promise
 
 beforeAll(async () => {
   admin = await findPostgres();
+  // Twenty server connections per database, as deploy/k8s/pgbouncer.yaml.
+  bouncer = await startPgbouncer(admin.adminUrl, { poolSize: 20 });
   const url = await createDatabase(admin.adminUrl, dbName);
   ports.push(await freePort(), await freePort());
   proxy = await startProxy(() => ports.map((p) => `http://127.0.0.1:${p}`));
-  c = cluster(url, proxy.base);
+  c = cluster(url, proxy.base, bouncer.url(dbName));
 }, 60_000);
 
 afterAll(async () => {
   await Promise.all([...apps, worker].map((p) => stop(p, "SIGKILL")));
   await proxy?.close();
-  await dropDatabase(admin.adminUrl, dbName);
+  const log = bouncer?.log() ?? "";
+  await bouncer?.stop();
+  for (const name of [dbName, ...roundDbs]) await dropDatabase(admin.adminUrl, name);
   await admin.stop();
   fs.rmSync(c.dataDir, { recursive: true, force: true });
+  // A pooled session that ran LISTEN shows here; nothing of ours may.
+  expect(log).not.toMatch(/when not linked/);
+});
+
+/** Advisory locks on the migration lock's key in `database`, granted or waited for. */
+async function migrationLocks(database: string): Promise<number> {
+  const db = new pg.Client({ connectionString: admin.adminUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1 AND d.datname = $2`,
+      [MIGRATION_LOCK_ID, database],
+    );
+    return rows[0]!.n;
+  } finally {
+    await db.end();
+  }
+}
+
+async function appliedMigrations(url: string): Promise<{ migration_name: string; finished_at: Date | null }[]> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return (
+      await db.query<{ migration_name: string; finished_at: Date | null }>("SELECT migration_name, finished_at FROM _prisma_migrations")
+    ).rows;
+  } finally {
+    await db.end();
+  }
+}
+
+const migrationDirs = () => fs.readdirSync("prisma/migrations").filter((d) => fs.statSync(`prisma/migrations/${d}`).isDirectory());
+
+describe("migrations through PgBouncer while instances start", () => {
+  // The hard case: the migration job (straight to PostgreSQL) and three instances that also
+  // migrate at start, through the pooler (BI_MIGRATE_ON_START on, no DATABASE_MIGRATION_URL), all
+  // at once on a fresh database, ten times. Every round must apply each migration once, make every
+  // instance ready, and leave no migration lock behind; then an operator script through the pooler
+  // must migrate and finish at once.
+  it("applies every migration once in each of ten rounds and leaves no lock held", async () => {
+    const rounds: { ms: number; locks: number }[] = [];
+    for (let round = 0; round < 10; round++) {
+      const name = `${dbName}_r${round}`;
+      roundDbs.push(name);
+      const direct = await createDatabase(admin.adminUrl, name);
+      const started = Date.now();
+      const migrating = { DATABASE_MIGRATION_URL: direct, DATABASE_URL: bouncer.url(name), DATABASE_DIRECT_URL: direct };
+      const migrate = startRole(c, "migrate", migrating);
+      const roundPorts = [await freePort(), await freePort(), await freePort()];
+      const instances = roundPorts.map((port) =>
+        startRole(
+          c,
+          "app",
+          { DATABASE_URL: bouncer.url(name), DATABASE_DIRECT_URL: direct, DATABASE_MIGRATION_URL: "", BI_MIGRATE_ON_START: "true" },
+          port,
+        ),
+      );
+      try {
+        expect(await migrate.exited, migrate.output).toBe(0);
+        await Promise.all(instances.map((p) => untilReady(p)));
+      } finally {
+        await Promise.all(instances.map((p) => stop(p, "SIGKILL")));
+      }
+      const rows = await appliedMigrations(direct);
+      expect(rows.map((r) => r.migration_name).sort(), `round ${round}`).toEqual(migrationDirs().sort());
+      expect(rows.every((r) => r.finished_at)).toBe(true);
+      rounds.push({ ms: Date.now() - started, locks: await migrationLocks(name) });
+      expect(rounds.at(-1)!.locks, `round ${round}: a migration lock is still held`).toBe(0);
+    }
+    figures("migration rounds", { rounds: rounds.length, msPerRound: rounds.map((r) => r.ms) });
+    // The symptom of a lock left on a pooled connection: the next migrator through the pooler waited for ever.
+    const last = roundDbs.at(-1)!;
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", "scripts/org-create.ts", "--name", "After the rounds", "--email", "ops@topology.test", "--plan", "builder"],
+      {
+        env: {
+          ...process.env,
+          ...c.env,
+          DATABASE_URL: bouncer.url(last),
+          DATABASE_MIGRATION_URL: "",
+          BI_MIGRATE_ON_START: "true",
+          BI_MIGRATION_LOCK_WAIT_MS: "10000",
+        },
+        timeout: 60_000,
+      },
+    );
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!).organizationId).toMatch(/\S/);
+  }, 600_000);
 });
 
 describe.sequential("the multi-instance topology on loopback", () => {
@@ -80,15 +180,10 @@ describe.sequential("the multi-instance topology on loopback", () => {
     apps[1] = startRole(c, "app", DRAIN, ports[1]);
     expect(await migrate.exited, migrate.output).toBe(0);
     await Promise.all([untilReady(apps[0]), untilReady(apps[1])]);
-    const db = new pg.Client({ connectionString: c.databaseUrl });
-    await db.connect();
-    const { rows } = await db.query<{ migration_name: string; finished_at: Date | null }>(
-      "SELECT migration_name, finished_at FROM _prisma_migrations",
-    );
-    await db.end();
-    const dirs = fs.readdirSync("prisma/migrations").filter((d) => fs.statSync(`prisma/migrations/${d}`).isDirectory());
-    expect(rows.map((r) => r.migration_name).sort()).toEqual(dirs.sort());
+    const rows = await appliedMigrations(c.databaseUrl);
+    expect(rows.map((r) => r.migration_name).sort()).toEqual(migrationDirs().sort());
     expect(rows.every((r) => r.finished_at)).toBe(true);
+    expect(await migrationLocks(dbName)).toBe(0);
     figures("migrations", { applied: rows.length, instances: 2 });
     org = await createOrg("institutional");
   }, 180_000);

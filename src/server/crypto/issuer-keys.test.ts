@@ -4,8 +4,11 @@ import fs from "node:fs";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEnv, resetEnvCache } from "@/env";
-import { client, testServer } from "../testing/harness";
+import { runExportJobs, verifyExportArtifact } from "../services/audit";
+import { client, createTestOrg, testServer } from "../testing/harness";
+import { verifyWithDigitalBazaar } from "../testing/independent-vc-verifier";
 import { basencBase64url } from "../testing/keys";
+import { boundAccount } from "../testing/kyc-flow";
 import { publicKeyMultibase, resetIssuerKeyCache } from "./issuer-keys";
 
 // BI_ISSUER_SIGNING_KEY as an operator makes it (docs/operations.md, "Settings"): the documented
@@ -57,6 +60,34 @@ describe("the issuer signing key", () => {
     const [method] = (documents[0] as { verificationMethod: { publicKeyMultibase: string }[] }).verificationMethod;
     expect(method!.publicKeyMultibase).toBe(publicKeyMultibase(ed25519.getPublicKey(seed)));
   });
+
+  it("signs credentials and audit exports with a key made by the documented command itself", async () => {
+    const { url, db } = await testServer();
+    setIssuerKey(execFileSync("sh", ["-c", "openssl rand 32 | basenc --base64url"]).toString().trim());
+    expect(process.env.BI_ISSUER_SIGNING_KEY).toMatch(/=$/);
+    const didDocument = (await client(url).get("/.well-known/did.json")).body;
+    expect(didDocument.verificationMethod?.[0]?.publicKeyMultibase).toMatch(/^z/);
+
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const { credential } = await boundAccount(url, api);
+    const independent = await verifyWithDigitalBazaar(credential, didDocument);
+    expect(independent.error).toBeUndefined();
+    expect(independent.verified).toBe(true);
+
+    const requested = await api.post("/v1/compliance/export", {
+      from: new Date(Date.now() - 3_600_000).toISOString(),
+      to: new Date(Date.now() + 1000).toISOString(),
+    });
+    expect(requested.status, requested.text).toBe(200);
+    for (let i = 0; i < 20; i++) {
+      await runExportJobs(db, { limit: 10, orgId: org.orgId });
+      if ((await db.exportJob.findUniqueOrThrow({ where: { id: requested.body.jobId } })).status === "completed") break;
+    }
+    const job = await api.get(`/v1/compliance/export/${requested.body.jobId}`);
+    expect(job.body.status, job.text).toBe("completed");
+    expect(verifyExportArtifact(job.body.artifact, didDocument.verificationMethod[0].publicKeyMultibase)).toMatchObject({ valid: true });
+  }, 60_000);
 
   it("refuses anything else at start-up, naming the variable and never the value", () => {
     const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => (i % 2 ? 0xfb : 0xff)));
