@@ -1,4 +1,5 @@
-import { getPersonDetail, ListPeopleQuery, listPeople, PersonRef } from "../../services/people";
+import { getPersonDetail, ListPeopleQuery, listPeople, PersonRef, withdrawErasure } from "../../services/people";
+import { ConsoleEraseInput, consoleErasure, eraseFromConsole } from "../../services/people/erasure-console";
 import { consoleProcedure, router } from "../trpc";
 
 /** People (KYC subjects): the read behind GET /v1/admin/people. */
@@ -10,4 +11,19 @@ export const peopleRouter = router({
   get: consoleProcedure("operator")
     .input(PersonRef)
     .query(({ ctx, input }) => getPersonDetail(ctx.svc, input.id)),
+  /**
+   * POST /v1/people/{personDid}/erase's twin (scope admin there), with the first 8 characters of
+   * the person's id typed as confirmation; held, it answers CONFLICT `erasure_held` like /v1.
+   */
+  erase: consoleProcedure("admin")
+    .input(ConsoleEraseInput)
+    .mutation(({ ctx, input }) => eraseFromConsole(ctx.svc, input)),
+  /** GET /v1/people/{personDid}/erase's twin, null instead of 404 when no erasure was requested. */
+  erasure: consoleProcedure("admin")
+    .input(PersonRef)
+    .query(({ ctx, input }) => consoleErasure(ctx.svc, input.id)),
+  /** DELETE /v1/people/{personDid}/erase's twin: withdraws a scheduled erasure. */
+  withdrawErasure: consoleProcedure("admin")
+    .input(PersonRef)
+    .mutation(({ ctx, input }) => withdrawErasure(ctx.svc, input.id)),
 });

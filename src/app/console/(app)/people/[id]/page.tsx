@@ -8,9 +8,11 @@ import { RoleGate, useMe } from "@/components/console/shell";
 import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { personShortLabel } from "@/lib/person-label";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
+import { PersonErasure } from "./_components/erasure";
 
 type Person = RouterOutputs["people"]["get"];
 const KYC_TONE = {
@@ -37,6 +39,7 @@ function PersonDetail() {
   const trpc = useTRPC();
   const q = useQuery(trpc.people.get.queryOptions({ id: decodeURIComponent(id) }));
   const p = q.data;
+  if (p?.erasedAt) return <ErasedPerson p={p} erasedAt={p.erasedAt} />;
   return (
     <>
       <BackLink href="/console/people" label="People" />
@@ -51,9 +54,33 @@ function PersonDetail() {
   );
 }
 
+/**
+ * An erased person: their DID and when they were erased, nothing else. What the read still
+ * returns (statuses, dates, revoked bindings) keeps the audit trail and statistics true; the page
+ * is not the place to piece the person together again.
+ */
+function ErasedPerson({ p, erasedAt }: { p: Person; erasedAt: string }) {
+  return (
+    <>
+      <BackLink href="/console/people" label="People" />
+      <div className="mb-5">
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-2xl font-semibold tracking-tight">{personShortLabel(p.personDid)}</h1>
+          <Badge tone="slate">Erased {fmtTime(erasedAt)}</Badge>
+        </div>
+        <div className="mt-2 flex flex-wrap items-center gap-2">
+          <span className="min-w-0 break-all font-mono text-xs text-slate-700">{p.personDid}</span>
+          <CopyButton value={p.personDid} label="Copy DID" />
+        </div>
+      </div>
+    </>
+  );
+}
+
 function Body({ p }: { p: Person }) {
   const me = useMe();
   const compliance = atLeast(me.role, "compliance_officer");
+  const admin = atLeast(me.role, "admin");
   return (
     <div className="grid gap-6 lg:grid-cols-2">
       <Section title="KYC">
@@ -176,6 +203,7 @@ function Body({ p }: { p: Person }) {
       <Section title="Activity">
         <ActivityList entries={p.audit} empty="No audit entries about this person." />
       </Section>
+      {admin && <PersonErasure person={p} />}
     </div>
   );
 }
