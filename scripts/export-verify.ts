@@ -4,12 +4,14 @@
 // audit export (bi-audit-export/1): the checkpoint signature, every entry's hash (the recipe in
 // docs/decisions.md, "Audit and exports"), the links between entries and the checkpoint's
 // description of them. An AML case export (bi-aml-case-export/1): the checkpoint signature, the
-// timeline's digest and event count, and that the checkpoint names this case.
+// timeline's digest and event count, and that the checkpoint names this case. A person export
+// (bi-person-export/1, an access request's answer): the checkpoint signature and the data's digest.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { didWebUrl } from "../src/server/crypto/did-web";
 import { verifyCaseExport } from "../src/server/services/aml";
 import { verifyExportArtifact } from "../src/server/services/audit";
+import { PERSON_EXPORT_FORMAT, verifyPersonExport } from "../src/server/services/people";
 
 const AUDIT_FORMAT = "bi-audit-export/1";
 const CASE_FORMAT = "bi-aml-case-export/1";
@@ -40,9 +42,12 @@ async function main() {
     from?: string;
     to?: string;
     caseId?: string;
+    personDid?: string;
   };
-  if (artifact.format !== AUDIT_FORMAT && artifact.format !== CASE_FORMAT) {
-    return fail(`the file is neither an audit export (${AUDIT_FORMAT}) nor an AML case export (${CASE_FORMAT})`);
+  if (artifact.format !== AUDIT_FORMAT && artifact.format !== CASE_FORMAT && artifact.format !== PERSON_EXPORT_FORMAT) {
+    return fail(
+      `the file is neither an audit export (${AUDIT_FORMAT}), an AML case export (${CASE_FORMAT}) nor a person export (${PERSON_EXPORT_FORMAT})`,
+    );
   }
   const method = artifact.proof?.verificationMethod;
   if (typeof method !== "string" || !method.includes("#")) throw new Error("the export's proof names no verification method");
@@ -65,6 +70,13 @@ async function main() {
   const vm = doc.verificationMethod?.find((m) => m.id === method);
   const asserted = doc.assertionMethod?.some((m) => (typeof m === "string" ? m : m.id) === method);
   if (!vm?.publicKeyMultibase || !asserted) return fail(`the DID document does not list ${method} as an assertion method`);
+  if (artifact.format === PERSON_EXPORT_FORMAT) {
+    const checked = verifyPersonExport(artifact, vm.publicKeyMultibase);
+    if (!checked.valid) return fail(checked.reason);
+    const out = { valid: true, format: PERSON_EXPORT_FORMAT, organizationId: artifact.organizationId, personDid: artifact.personDid };
+    console.log(JSON.stringify({ ...out, verificationMethod: method }));
+    return;
+  }
   if (artifact.format === CASE_FORMAT) {
     const checked = verifyCaseExport(artifact, vm.publicKeyMultibase);
     if (!checked.valid) return fail(checked.reason);

@@ -1211,6 +1211,60 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/people/{personDid}/erase": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The person's erasure request as it stands: scheduled (with what holds it and until when), completed or withdrawn. */
+    get: operations["getV1PeopleByPersonDidErase"];
+    put?: never;
+    /** Erases a person (their DID, URL-encoded, or id): personal fields blanked, their data key destroyed, bindings revoked, one person.erased audit entry and webhook. A second call answers the same. Held by an open AML case or the AML retention period: 409 erasure_held with erasableFrom, and the erasure is scheduled for then. */
+    post: operations["postV1PeopleByPersonDidErase"];
+    /** Withdraws a scheduled erasure (bindings it revoked stay revoked). An erasure already carried out cannot be withdrawn: 409 already_erased. */
+    delete: operations["deleteV1PeopleByPersonDidErase"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/retention": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure. */
+    get: operations["getV1AdminRetention"];
+    /** Sets the retention settings; scheduled erasures take the new period at their next check. */
+    put: operations["putV1AdminRetention"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/people/{personDid}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Everything held about one person (their DID, URL-encoded, or id), opened, in one document signed like an audit export, for answering their access request; AML cases, screenings and risk assessments are withheld and named in data.withheld. Verify with npm run export:verify. */
+    get: operations["getV1PeopleByPersonDidExport"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/aml": {
     parameters: {
       query?: never;
@@ -3219,6 +3273,8 @@ export interface components {
       pepFlag: boolean;
       sanctionsFlag: boolean;
       riskScore: number;
+      /** @description When the person was erased (docs/data-protection.md); null otherwise */
+      erasedAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -3327,6 +3383,68 @@ export interface components {
       people: components["schemas"]["PersonSummary"][];
       nextBefore: string | null;
     };
+    PersonErased: {
+      personDid: string;
+      /** @constant */
+      status: "erased";
+      /** Format: date-time */
+      requestedAt: string;
+      /** Format: date-time */
+      erasedAt: string;
+      /** @description Bindings this erasure revoked (revoked earlier ones are not counted) */
+      bindingsRevoked: number;
+      /** @description Accounts linked to the person whose contacts and device data were blanked */
+      accountsCleared: number;
+      /** @description AML cases about the person whose reasons, notes, comments and evidence were blanked */
+      casesRedacted: number;
+    };
+    PersonErasure: {
+      personDid: string;
+      /** @enum {string} */
+      status: "scheduled" | "completed" | "withdrawn";
+      /** Format: date-time */
+      requestedAt: string;
+      /** @description When the AML retention period ends (scheduled requests held by it) */
+      erasableFrom: string | null;
+      heldBy: ("open_case" | "aml_retention")[];
+      erasedAt: string | null;
+    };
+    RetentionSettings: {
+      /** @description Days a person's AML records are kept after the relationship ends (default 1826, five years); 0 keeps nothing past the end */
+      amlRetentionDays: number;
+    };
+    RetentionSettingsInput: {
+      /** @description Days a person's AML records are kept after the relationship ends (default 1826, five years); 0 keeps nothing past the end */
+      amlRetentionDays: number;
+    };
+    PersonExport: {
+      /** @constant */
+      format: "bi-person-export/1";
+      organizationId: string;
+      personDid: string;
+      /** @description Everything held about the person, opened; AML work listed in `withheld` */
+      data: {
+        [key: string]: unknown;
+      };
+      checkpoint: {
+        /** @constant */
+        type: "bi-person-export-checkpoint/1";
+        organizationId: string;
+        personDid: string;
+        /** @description Hex SHA-256 of the JCS form of `data` */
+        dataDigest: string;
+        /** Format: date-time */
+        createdAt: string;
+      };
+      proof: {
+        /** @constant */
+        alg: "Ed25519";
+        /** @constant */
+        canonicalization: "JCS";
+        verificationMethod: string;
+        signatureMultibase: string;
+      };
+    };
     AdminAmlView: {
       counts: {
         flaggedPeople: number;
@@ -3345,6 +3463,8 @@ export interface components {
         pepFlag: boolean;
         sanctionsFlag: boolean;
         riskScore: number;
+        /** @description When the person was erased (docs/data-protection.md); null otherwise */
+        erasedAt: string | null;
         /** Format: date-time */
         createdAt: string;
         /** Format: date-time */
@@ -3584,7 +3704,8 @@ export interface components {
         | "identity.binding_suspended"
         | "identity.binding_reinstated"
         | "account.unlocked"
-        | "aml.sanctions_hit";
+        | "aml.sanctions_hit"
+        | "person.erased";
     };
     RecoverJobView: {
       /** Format: uuid */
@@ -9017,6 +9138,7 @@ export interface operations {
            *         "pepFlag": true,
            *         "sanctionsFlag": true,
            *         "riskScore": 12,
+           *         "erasedAt": "2025-03-14T09:26:53.000Z",
            *         "createdAt": "2025-03-14T09:26:53.000Z",
            *         "updatedAt": "2025-03-14T09:26:53.000Z"
            *       },
@@ -9184,6 +9306,7 @@ export interface operations {
            *           "pepFlag": true,
            *           "sanctionsFlag": true,
            *           "riskScore": 12,
+           *           "erasedAt": "2025-03-14T09:26:53.000Z",
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "updatedAt": "2025-03-14T09:26:53.000Z"
            *         },
@@ -9616,6 +9739,7 @@ export interface operations {
            *           "pepFlag": true,
            *           "sanctionsFlag": true,
            *           "riskScore": 12,
+           *           "erasedAt": "2025-03-14T09:26:53.000Z",
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "updatedAt": "2025-03-14T09:26:53.000Z"
            *         }
@@ -9629,6 +9753,343 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1PeopleByPersonDidErase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        personDid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The person's erasure request as it stands: scheduled (with what holds it and until when), completed or withdrawn. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *       "status": "scheduled",
+           *       "requestedAt": "2026-03-09T14:02:11.000Z",
+           *       "erasableFrom": "2031-03-09T14:02:11.000Z",
+           *       "heldBy": [
+           *         "aml_retention"
+           *       ],
+           *       "erasedAt": null
+           *     }
+           */
+          "application/json": components["schemas"]["PersonErasure"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1PeopleByPersonDidErase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Scoped to the organization; a retry within 24 hours replays the first answer, another body is 422, a retry while the first runs is 409. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        personDid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Erases a person (their DID, URL-encoded, or id): personal fields blanked, their data key destroyed, bindings revoked, one person.erased audit entry and webhook. A second call answers the same. Held by an open AML case or the AML retention period: 409 erasure_held with erasableFrom, and the erasure is scheduled for then. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *       "status": "erased",
+           *       "requestedAt": "2026-03-09T14:02:11.000Z",
+           *       "erasedAt": "2026-03-09T14:02:11.000Z",
+           *       "bindingsRevoked": 1,
+           *       "accountsCleared": 1,
+           *       "casesRedacted": 0
+           *     }
+           */
+          "application/json": components["schemas"]["PersonErased"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  deleteV1PeopleByPersonDidErase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        personDid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Withdraws a scheduled erasure (bindings it revoked stay revoked). An erasure already carried out cannot be withdrawn: 409 already_erased. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *       "status": "withdrawn",
+           *       "requestedAt": "2026-03-09T14:02:11.000Z",
+           *       "erasableFrom": "2031-03-09T14:02:11.000Z",
+           *       "heldBy": [
+           *         "aml_retention"
+           *       ],
+           *       "erasedAt": null
+           *     }
+           */
+          "application/json": components["schemas"]["PersonErasure"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminRetention: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amlRetentionDays": 1826
+           *     }
+           */
+          "application/json": components["schemas"]["RetentionSettings"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  putV1AdminRetention: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amlRetentionDays": 1826
+         *     }
+         */
+        "application/json": components["schemas"]["RetentionSettingsInput"];
+      };
+    };
+    responses: {
+      /** @description Sets the retention settings; scheduled erasures take the new period at their next check. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amlRetentionDays": 1826
+           *     }
+           */
+          "application/json": components["schemas"]["RetentionSettings"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1PeopleByPersonDidExport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        personDid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Everything held about one person (their DID, URL-encoded, or id), opened, in one document signed like an audit export, for answering their access request; AML cases, screenings and risk assessments are withheld and named in data.withheld. Verify with npm run export:verify. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "format": "bi-person-export/1",
+           *       "organizationId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "data": {},
+           *       "checkpoint": {
+           *         "type": "bi-person-export-checkpoint/1",
+           *         "organizationId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "personDid": "did:web:id.example.com:people:0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *         "dataDigest": "data digest",
+           *         "createdAt": "2025-03-14T09:26:53.000Z"
+           *       },
+           *       "proof": {
+           *         "alg": "Ed25519",
+           *         "canonicalization": "JCS",
+           *         "verificationMethod": "verification method",
+           *         "signatureMultibase": "signature multibase"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["PersonExport"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };
@@ -9683,6 +10144,7 @@ export interface operations {
            *           "pepFlag": true,
            *           "sanctionsFlag": true,
            *           "riskScore": 12,
+           *           "erasedAt": "2025-03-14T09:26:53.000Z",
            *           "createdAt": "2025-03-14T09:26:53.000Z",
            *           "updatedAt": "2025-03-14T09:26:53.000Z",
            *           "openCase": {

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   { name: "identity.binding_reinstated", firesWhen: "A suspended binding is active again (a clear, or a new wallet signature)" },
   { name: "account.unlocked", firesWhen: "An account becomes fully its user's after unlock" },
   { name: "aml.sanctions_hit", firesWhen: "Screening flags a person against a sanctions or PEP list" },
+  { name: "person.erased", firesWhen: "A person's personal data is erased: their bindings are revoked and nothing about them is kept" },
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]["name"];
@@ -31,4 +32,5 @@ export type WebhookPayloads = {
   "identity.binding_reinstated": { accountDid: string; personDid: string; bindingVcHash: string; reason: "sanctions_flag" | "key_changed" };
   "account.unlocked": { accountDid: string };
   "aml.sanctions_hit": { personDid: string; severity: "low" | "medium" | "high" | "critical" };
+  "person.erased": { personDid: string; erasedAt: string };
 };

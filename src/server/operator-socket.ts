@@ -5,6 +5,7 @@ import { env } from "@/env";
 import type { Db } from "./db/client";
 import { listOutbox, OutboxQuery } from "./providers/messaging/dev-outbox";
 import { eraseOrganization, type ProvisionInput, provisionOrganization } from "./services/org";
+import { replayErasures } from "./services/people";
 
 /**
  * The embedded database can be opened by one process only. While the service runs on it, operator
@@ -34,6 +35,7 @@ export function listenOperatorSocket(db: Db): () => void {
         if (msg.cmd === "org:create")
           result = await provisionOrganization(db, msg.input as ProvisionInput, { type: "system", label: "org-create" });
         else if (msg.cmd === "org:delete") result = await eraseOrganization(db, msg.input as Parameters<typeof eraseOrganization>[1]);
+        else if (msg.cmd === "erasure:replay") result = await replayErasures(db, (msg.input as { personDids: string[] }).personDids);
         else if (msg.cmd === "outbox:list") result = await listOutbox(db, OutboxQuery.parse(msg.input));
         else throw new Error("unknown command");
         sock.end(`${JSON.stringify({ ok: true, result })}\n`);

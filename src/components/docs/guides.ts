@@ -26,6 +26,11 @@ export const GUIDES = [
     title: "Ongoing screening",
     summary: "Re-screens after a list change, the periodic re-screen, runs and list versions.",
   },
+  {
+    slug: "erasure",
+    title: "Erasing a person, and access requests",
+    summary: "Erasure of one person's data, what holds it and what stays; the signed export of everything held about them.",
+  },
 ] as const;
 
 export const guideBySlug = (slug: string) => GUIDES.find((g) => g.slug === slug);

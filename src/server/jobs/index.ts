@@ -2,6 +2,7 @@ import type { Db } from "../db/client";
 import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
+import { runDueErasures } from "../services/people";
 import { amlOverdueJob } from "./aml-overdue";
 import { bindingKeyWatchJob } from "./binding-key-watch";
 import { exportRunnerJob } from "./export-runner";
@@ -33,6 +34,8 @@ export const jobs: Job[] = [
   screeningMonitorJob,
   pendingCreatesJob,
   bindingKeyWatchJob,
+  // Scheduled erasures whose hold has ended (docs/data-protection.md, "Holds").
+  { name: "person-erasures", everyMs: 10 * 60_000, run: (db) => runDueErasures(db) },
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

@@ -67,6 +67,24 @@ async function binding(ctx: FixtureContext) {
   });
 }
 
+/** A person never approved: nothing holds their erasure. */
+const erasable = ({ db, orgId }: FixtureContext) => db.person.create({ data: { orgId, kycStatus: "rejected" } });
+
+/** An approved person whose erasure is scheduled (held by the retention period). */
+async function scheduledErasure({ db, orgId }: FixtureContext) {
+  const person = await db.person.create({ data: { orgId, kycStatus: "approved", reviewedAt: new Date() } });
+  await db.personErasure.create({
+    data: {
+      orgId,
+      personId: person.id,
+      requestedBy: "system:fixture",
+      erasableFrom: new Date(Date.now() + 86_400_000),
+      heldBy: ["aml_retention"],
+    },
+  });
+  return person;
+}
+
 async function member({ db, orgId }: FixtureContext) {
   const email = `member-${randomUUID().slice(0, 8)}@example.com`;
   await db.consoleMember.create({ data: { orgId, email, role: "operator" } });
@@ -149,6 +167,11 @@ export const routeFixtures: Record<string, RouteFixture> = {
   },
   "PATCH /v1/admin/members/{email}": { params: member, body: () => ({ role: "viewer" }) },
   "DELETE /v1/admin/members/{email}": { params: member },
+  "POST /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await erasable(ctx)).id }) },
+  "GET /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
+  "DELETE /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
+  "GET /v1/people/{personDid}/export": { params: async (ctx) => ({ personDid: (await erasable(ctx)).id }) },
+  "PUT /v1/admin/retention": { body: () => ({ amlRetentionDays: 365 }) },
   "GET /v1/bindings/{id}": { params: async (ctx) => ({ id: (await binding(ctx)).id }) },
   "POST /v1/bindings/{id}/revoke": {
     params: async (ctx) => ({ id: (await binding(ctx)).id }),

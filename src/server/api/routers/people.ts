@@ -1,5 +1,13 @@
-import { getPersonDetail, ListPeopleQuery, listPeople, PersonRef, withdrawErasure } from "../../services/people";
-import { ConsoleEraseInput, consoleErasure, eraseFromConsole } from "../../services/people/erasure-console";
+import {
+  ConsoleEraseInput,
+  consoleErasure,
+  eraseFromConsole,
+  getPersonDetail,
+  ListPeopleQuery,
+  listPeople,
+  PersonRef,
+  withdrawErasure,
+} from "../../services/people";
 import { consoleProcedure, router } from "../trpc";
 
 /** People (KYC subjects): the read behind GET /v1/admin/people. */

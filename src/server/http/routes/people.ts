@@ -1,8 +1,26 @@
-import { ListPeopleQuery, listPeople, PeopleList } from "../../services/people";
+import {
+  exportPerson,
+  getErasure,
+  getRetention,
+  ListPeopleQuery,
+  listPeople,
+  PeopleList,
+  PersonErased,
+  PersonErasureView,
+  PersonExport,
+  PersonPathParams,
+  RetentionSettings,
+  RetentionSettingsInput,
+  requestErasure,
+  setRetention,
+  withdrawErasure,
+} from "../../services/people";
 import { route } from "../route";
 import type { RouteDef } from "../types";
 
-/** GET /v1/admin/people (scope `admin`, as every /v1/admin/* read). */
+const PERSON_DID = "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6";
+
+/** GET /v1/admin/people (scope `admin`, as every /v1/admin/* read), and a person's erasure (docs/data-protection.md). */
 export const peopleRoutes: RouteDef[] = [
   route({
     method: "GET",
@@ -14,5 +32,106 @@ export const peopleRoutes: RouteDef[] = [
     query: ListPeopleQuery,
     response: PeopleList,
     handler: ({ ctx, query }) => listPeople(ctx, query),
+  }),
+  route({
+    method: "POST",
+    path: "/v1/people/{personDid}/erase",
+    auth: { scope: "admin" },
+    tag: "People",
+    summary:
+      "Erases a person (their DID, URL-encoded, or id): personal fields blanked, their data key destroyed, bindings revoked, one person.erased audit entry and webhook. A second call answers the same. Held by an open AML case or the AML retention period: 409 erasure_held with erasableFrom, and the erasure is scheduled for then.",
+    params: PersonPathParams,
+    response: PersonErased,
+    idempotent: true,
+    errors: ["NOT_FOUND", "CONFLICT"],
+    examples: {
+      response: {
+        personDid: PERSON_DID,
+        status: "erased",
+        requestedAt: "2026-03-09T14:02:11.000Z",
+        erasedAt: "2026-03-09T14:02:11.000Z",
+        bindingsRevoked: 1,
+        accountsCleared: 1,
+        casesRedacted: 0,
+      },
+    },
+    handler: ({ ctx, params }) => requestErasure(ctx, params.personDid),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/people/{personDid}/erase",
+    auth: { scope: "admin" },
+    tag: "People",
+    summary: "The person's erasure request as it stands: scheduled (with what holds it and until when), completed or withdrawn.",
+    params: PersonPathParams,
+    response: PersonErasureView,
+    errors: ["NOT_FOUND"],
+    examples: {
+      response: {
+        personDid: PERSON_DID,
+        status: "scheduled",
+        requestedAt: "2026-03-09T14:02:11.000Z",
+        erasableFrom: "2031-03-09T14:02:11.000Z",
+        heldBy: ["aml_retention"],
+        erasedAt: null,
+      },
+    },
+    handler: ({ ctx, params }) => getErasure(ctx, params.personDid),
+  }),
+  route({
+    method: "DELETE",
+    path: "/v1/people/{personDid}/erase",
+    auth: { scope: "admin" },
+    tag: "People",
+    summary:
+      "Withdraws a scheduled erasure (bindings it revoked stay revoked). An erasure already carried out cannot be withdrawn: 409 already_erased.",
+    params: PersonPathParams,
+    response: PersonErasureView,
+    errors: ["NOT_FOUND", "CONFLICT"],
+    examples: {
+      response: {
+        personDid: PERSON_DID,
+        status: "withdrawn",
+        requestedAt: "2026-03-09T14:02:11.000Z",
+        erasableFrom: "2031-03-09T14:02:11.000Z",
+        heldBy: ["aml_retention"],
+        erasedAt: null,
+      },
+    },
+    handler: ({ ctx, params }) => withdrawErasure(ctx, params.personDid),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/admin/retention",
+    auth: { scope: "admin" },
+    tag: "Admin",
+    summary:
+      "The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure.",
+    response: RetentionSettings,
+    examples: { response: { amlRetentionDays: 1826 } },
+    handler: ({ ctx }) => getRetention(ctx),
+  }),
+  route({
+    method: "PUT",
+    path: "/v1/admin/retention",
+    auth: { scope: "admin" },
+    tag: "Admin",
+    summary: "Sets the retention settings; scheduled erasures take the new period at their next check.",
+    body: RetentionSettingsInput,
+    response: RetentionSettings,
+    examples: { request: { amlRetentionDays: 1826 }, response: { amlRetentionDays: 1826 } },
+    handler: ({ ctx, body }) => setRetention(ctx, body),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/people/{personDid}/export",
+    auth: { scope: "compliance_export" },
+    tag: "People",
+    summary:
+      "Everything held about one person (their DID, URL-encoded, or id), opened, in one document signed like an audit export, for answering their access request; AML cases, screenings and risk assessments are withheld and named in data.withheld. Verify with npm run export:verify.",
+    params: PersonPathParams,
+    response: PersonExport,
+    errors: ["NOT_FOUND"],
+    handler: ({ ctx, params }) => exportPerson(ctx, params.personDid),
   }),
 ];

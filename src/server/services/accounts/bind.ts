@@ -46,6 +46,7 @@ export async function loadSubjects(ctx: ServiceContext, input: { accountDid: str
   const personId = personIdFromDid(issuerDid(), input.personDid);
   const person = personId ? await ctx.db.person.findFirst({ where: { id: personId, orgId: ctx.org.id } }) : null;
   if (!person) throw notFound("Person");
+  if (person.erasedAt) throw conflict("person_erased", "This person has been erased; nothing can be bound to them.");
   return { account, person };
 }
 

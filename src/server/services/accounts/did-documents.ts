@@ -39,8 +39,13 @@ const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<str
  * account is shown, so the public document does not link the person to their accounts.
  */
 export async function personDidDocument(db: Db, personId: string) {
-  const person = isUuid(personId) ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true } }) : null;
+  const person = isUuid(personId)
+    ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true, erasedAt: true } })
+    : null;
   if (!person) throw notFound("Person");
+  // An erased person's document says nothing about them: no status, no credentials (their
+  // credentials still read revoked in the status lists, which they carry).
+  if (person.erasedAt) return { ...subjectDocument("people", person.id, { kycStatus: "erased" }), bindings: [] };
   const bindings = await db.accountBinding.findMany({
     where: { personId: person.id },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],

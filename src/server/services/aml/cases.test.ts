@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { openForPerson } from "../../crypto/person-box";
 import { didOf, extraKey, flaggedPerson, person } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { verifyChain } from "../audit/verify";
@@ -39,10 +40,12 @@ describe("POST /v1/aml/clear without four-eyes", () => {
     expect(audit[1]).toMatchObject({ actor: actorA, subject: p.did, subjectType: "person" });
     expect(audit[1]!.data).toMatchObject({
       caseId: c.id,
-      reason: "False positive: different birth date",
+      reason: expect.stringMatching(/^p1\./),
       fourEyes: false,
       flagsBefore: { pepFlag: true, sanctionsFlag: true, riskScore: 91 },
     });
+    // The reason is sealed under the person's data key (docs/data-protection.md), and opens with it.
+    expect(await openForPerson(db, (audit[1]!.data as { reason: string }).reason)).toBe("False positive: different birth date");
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);
   });
 
@@ -137,11 +140,15 @@ describe("four-eyes clearing (requireSecondApprovalToClearAml)", () => {
     expect(cleared.actor).toBe(b.actor);
     expect(cleared.data).toMatchObject({
       caseId,
-      reason: "Different person: passport number differs",
+      reason: expect.stringMatching(/^p1\./),
+      notes: expect.stringMatching(/^p1\./),
       proposedBy: actorA,
       approvedBy: b.actor,
       fourEyes: true,
     });
+    const sealed = cleared.data as { reason: string; notes: string };
+    expect(await openForPerson(db, sealed.reason)).toBe("Different person: passport number differs");
+    expect(await openForPerson(db, sealed.notes)).toBe("Checked the passport scan");
 
     const twice = await client(url, b.raw).post(`/v1/aml/cases/${caseId}/approve-clear`, {});
     expect(twice.status).toBe(409);

@@ -4,6 +4,7 @@ import { type Actor, actorId } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
 import type { DbOrTx, Prisma, Tx } from "../../db/client";
+import { hasFreeText } from "./free-text";
 
 // Only type imports from the database layer: entryHash must stay usable by the offline export verifier.
 
@@ -63,6 +64,12 @@ export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor |
   const { orgId } = scope;
   // One round trip creates the head if absent, locks it and reads it; a second writes the entry and
   // moves the head. The lock is then held for one round trip and the COMMIT.
+  let data = (input.data ?? {}) as Record<string, unknown>;
+  if (hasFreeText(data)) {
+    // Loaded here only: the offline export verifier imports this file for entryHash alone.
+    const { sealPersonalText } = await import("./personal-text");
+    data = await sealPersonalText(tx, orgId, input, data);
+  }
   const head = await readHead(tx, orgId);
   const fields: HashFields = {
     orgId,
@@ -71,7 +78,7 @@ export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor |
     action: input.action,
     subjectType: input.subjectType ?? null,
     subject: input.subject ?? null,
-    data: input.data ?? {},
+    data,
     // Millisecond precision, as stored (timestamptz(3)), so the hash recomputes exactly.
     createdAt: new Date(Math.max(Date.now(), Math.round(head.lastMs))),
     prevHash: head.hash,

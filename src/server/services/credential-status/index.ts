@@ -7,5 +7,5 @@ export {
   suspendLocked,
 } from "./binding-status";
 export { BitstringStatusListCredential, CredentialStatusEntry, StatusListParams } from "./credential-status.schema";
-export { allocateStatus, publishedStatusOf } from "./lists";
+export { allocateStatus, publishedStatusOf, setStatusBit } from "./lists";
 export { publishedStatusList, STATUS_LIST_MAX_AGE_SEC } from "./publish";

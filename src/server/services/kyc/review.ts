@@ -66,6 +66,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
   const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM people WHERE id = ${review.externalId}::uuid FOR UPDATE`;
   if (!locked.length) return null;
   const person = (await tx.person.findUnique({ where: { id: review.externalId } }))!;
+  // A review that arrives after the person was erased writes nothing back about them.
+  if (person.erasedAt) return null;
   const session = await tx.kycSession.findFirst({
     where: { personId: person.id, provider: review.provider, providerSessionId: review.applicantId },
     orderBy: { createdAt: "desc" },

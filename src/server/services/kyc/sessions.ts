@@ -90,7 +90,10 @@ async function personOfAccount(ctx: ServiceContext, accountDid: string) {
  * failure leaves no row behind; then the person, the session and the audit entry commit together.
  */
 export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
-  const { account, person } = input.accountDid ? await personOfAccount(ctx, input.accountDid) : { account: null, person: null };
+  const found = input.accountDid ? await personOfAccount(ctx, input.accountDid) : { account: null, person: null };
+  const account = found.account;
+  // An erased person is never verified again: the account's next verification is a new person.
+  const person = found.person?.erasedAt ? null : found.person;
   if (person?.kycStatus === "approved")
     throw conflict("already_approved", "This person is already approved; no new verification is needed.");
   if (person?.kycStatus === "rejected") throw conflict("kyc_rejected", "This person's verification was rejected; the decision is final.");

@@ -1,3 +1,16 @@
+export { exportPerson, PERSON_EXPORT_FORMAT, PersonExport, verifyPersonExport } from "./access-export";
+export { erasedInExport, getErasure, replayErasures, requestErasure, runDueErasures, withdrawErasure } from "./erasure";
+export { ConsoleEraseInput, consoleErasure, eraseFromConsole } from "./erasure-console";
 export { listPeople, personSummary } from "./people";
-export { KycStatusName, ListPeopleQuery, PeopleList, PersonRef, PersonSummary } from "./people.schema";
+export {
+  KycStatusName,
+  ListPeopleQuery,
+  PeopleList,
+  PersonErased,
+  PersonErasureView,
+  PersonPathParams,
+  PersonRef,
+  PersonSummary,
+} from "./people.schema";
 export { getPersonDetail } from "./person-detail";
+export { getRetention, RetentionSettings, RetentionSettingsInput, setRetention } from "./retention";

@@ -16,6 +16,7 @@ export function personSummary(p: Person, issuer = issuerDid()) {
     pepFlag: p.pepFlag,
     sanctionsFlag: p.sanctionsFlag,
     riskScore: p.riskScore,
+    erasedAt: p.erasedAt?.toISOString() ?? null,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

@@ -259,15 +259,15 @@ async function personSource(db: Db, run: ScreeningMonitorRun, maxInMemory?: numb
   return { kind: "all", versions };
 }
 
-type PersonRow = { personId: string; querySealed: string };
+type PersonRow = { personId: string; querySealed: string; keySealed: string | null };
 
 /** The next approved people with an identity on file, in id order after `cursor`. */
 function personBatch(db: Db, orgId: string, cursor: string | null, size: number): Promise<PersonRow[]> {
   return db.$queryRaw<PersonRow[]>`
-    SELECT s."personId"::text AS "personId", s."querySealed"
-    FROM screening_subjects s JOIN people p ON p.id = s."personId"
+    SELECT s."personId"::text AS "personId", s."querySealed", k."keySealed"
+    FROM screening_subjects s JOIN people p ON p.id = s."personId" LEFT JOIN person_keys k ON k."personId" = s."personId"
     WHERE s."orgId" = ${orgId}::uuid AND (${cursor}::uuid IS NULL OR s."personId" > ${cursor}::uuid)
-      AND p."orgId" = ${orgId}::uuid AND p."kycStatus" = 'approved'
+      AND p."orgId" = ${orgId}::uuid AND p."kycStatus" = 'approved' AND p."erasedAt" IS NULL
     ORDER BY s."personId"
     LIMIT ${size}`;
 }
@@ -278,7 +278,7 @@ type PersonFound = { personId: string; query: SubjectQuery; tokens: string[]; ma
 async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): Promise<PersonFound[]> {
   const found: PersonFound[] = [];
   for (const row of batch) {
-    const query = openSubject(row.querySealed);
+    const query = openSubject(row.querySealed, row.keySealed);
     if (!query) continue;
     const tokens = nameTokens(query.name);
     let matches: ScreenMatch[];

@@ -1,10 +1,11 @@
-import { open, seal } from "../../crypto/secret-box";
+import { openStored, sealForPerson } from "../../crypto/person-box";
 import type { DbOrTx } from "../../db/client";
 /** What a person is screened with: the verified name, birth date and country (upper case). */
 export type SubjectQuery = { name: string; birthDate: string | null; country: string | null };
 
 /**
- * Keeps the identity a person was screened with at KYC approval, sealed (AES-256-GCM), so ongoing
+ * Keeps the identity a person was screened with at KYC approval, sealed under the person's own
+ * data key (crypto/person-box.ts, destroyed by erasure), so ongoing
  * monitoring can screen the same person again when a list changes. The name is kept as verified,
  * not normalised, so a re-screen normalises it with the matcher of the day; a later approval
  * replaces it. Never logged, never returned by any API.
@@ -16,7 +17,8 @@ export async function rememberScreeningSubject(
   const name = input.name.trim();
   if (!name) return;
   const query: SubjectQuery = { name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null };
-  const querySealed = seal(JSON.stringify(query));
+  const querySealed = await sealForPerson(db, { id: input.personId, orgId: input.orgId }, JSON.stringify(query));
+  if (!querySealed) return; // erased: nothing is kept for them
   await db.screeningSubject.upsert({
     where: { personId: input.personId },
     create: { personId: input.personId, orgId: input.orgId, querySealed },
@@ -24,10 +26,16 @@ export async function rememberScreeningSubject(
   });
 }
 
-/** Opens a sealed subject; null when it cannot be opened (a retired key), so the person is skipped. */
-export function openSubject(sealed: string): SubjectQuery | null {
+/**
+ * Opens a sealed subject with the person's sealed data key (`person_keys.keySealed`; subjects
+ * written before person keys are sealed with BI_ENCRYPTION_KEY alone). Null when it cannot be
+ * opened (a destroyed or retired key), so the person is skipped.
+ */
+export function openSubject(sealed: string, personKeySealed?: string | null): SubjectQuery | null {
+  const text = openStored(sealed, personKeySealed);
+  if (text === null) return null;
   try {
-    const q = JSON.parse(open(sealed)) as SubjectQuery;
+    const q = JSON.parse(text) as SubjectQuery;
     return typeof q.name === "string" && q.name.length > 0 ? q : null;
   } catch {
     return null;

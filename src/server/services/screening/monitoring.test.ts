@@ -66,7 +66,11 @@ describe("the identity kept at KYC approval", () => {
     const row = await org.db.screeningSubject.findUniqueOrThrow({ where: { personId } });
     expect(row.orgId).toBe(org.orgId);
     expect(row.querySealed).not.toContain("Alex");
-    expect(openSubject(row.querySealed)).toEqual({ name: "Alex Example Sample", birthDate: "1990-01-01", country: "GH" });
+    // Sealed under the person's own data key, which alone opens it.
+    expect(row.querySealed.startsWith(`p1.${personId}.`)).toBe(true);
+    const key = await org.db.personKey.findUniqueOrThrow({ where: { personId } });
+    expect(openSubject(row.querySealed)).toBeNull();
+    expect(openSubject(row.querySealed, key.keySealed)).toEqual({ name: "Alex Example Sample", birthDate: "1990-01-01", country: "GH" });
   });
 });
 

@@ -37,6 +37,7 @@ export const EVENT_PAYLOADS = {
   }),
   "account.unlocked": z.object({ accountDid: did }),
   "aml.sanctions_hit": z.object({ personDid: did, severity }),
+  "person.erased": z.object({ personDid: did, erasedAt: z.iso.datetime().describe("When the person's data was erased") }),
 } satisfies { [E in WebhookEventName]: z.ZodType<WebhookPayloads[E]> };
 
 export const EventTypeView = z.object({
