@@ -1237,10 +1237,27 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure. */
+    /** The organization's retention settings: how long a person's AML records are kept after the relationship ends (which holds their erasure), and the retention policies the worker runs hourly (null: off). */
     get: operations["getV1AdminRetention"];
-    /** Sets the retention settings; scheduled erasures take the new period at their next check. */
+    /** Sets the retention settings given (at least one; the others stay); null turns a policy off. Scheduled erasures take a new AML period at their next check; the policies apply from the worker's next hourly run (GET /v1/admin/retention/preview shows what it will do). */
     put: operations["putV1AdminRetention"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/retention/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The retention policies' dry run: exactly the people the worker's run would erase now, the accounts whose contacts it would blank and the codes and tokens it would delete, and the people a policy selects but a hold (open AML case, AML retention period) keeps. At most 1,000 of each list; more says the rest comes in later runs. */
+    get: operations["getV1AdminRetentionPreview"];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -3412,10 +3429,63 @@ export interface components {
     RetentionSettings: {
       /** @description Days a person's AML records are kept after the relationship ends (default 1826, five years); 0 keeps nothing past the end */
       amlRetentionDays: number;
+      /** @description Days after the last activity of a verification that was rejected or never finished (not_started, pending, retry) before the person is erased; null (the default) turns the policy off */
+      rejectedKycDays: number | null;
+      /** @description Days after an approved person's relationship ended (no active or suspended binding, no open AML case) before they are erased; the AML retention period still holds them; null (the default) turns the policy off */
+      closedRelationshipDays: number | null;
+      /** @description Days after an account no person is linked to had its email or phone set before its email, phone and device fingerprint are blanked; also the age past which one-time codes and proof tokens are deleted; null (the default) turns the policy off */
+      contactOnlyDays: number | null;
     };
+    /** @description At least one setting; omitted settings are left unchanged, null turns a policy off. */
     RetentionSettingsInput: {
       /** @description Days a person's AML records are kept after the relationship ends (default 1826, five years); 0 keeps nothing past the end */
-      amlRetentionDays: number;
+      amlRetentionDays?: number;
+      /** @description Days after the last activity of a verification that was rejected or never finished (not_started, pending, retry) before the person is erased; null (the default) turns the policy off */
+      rejectedKycDays?: number | null;
+      /** @description Days after an approved person's relationship ended (no active or suspended binding, no open AML case) before they are erased; the AML retention period still holds them; null (the default) turns the policy off */
+      closedRelationshipDays?: number | null;
+      /** @description Days after an account no person is linked to had its email or phone set before its email, phone and device fingerprint are blanked; also the age past which one-time codes and proof tokens are deleted; null (the default) turns the policy off */
+      contactOnlyDays?: number | null;
+    };
+    RetentionPlan: {
+      /**
+       * Format: date-time
+       * @description The instant the plan was computed for
+       */
+      at: string;
+      /** @description People who would be erased, longest past their policy's threshold first */
+      people: {
+        /** @description The person's DID */
+        personDid: string;
+        /**
+         * @description The policy that selects the person: rejected_kyc (rejectedKycDays), closed_relationship (closedRelationshipDays)
+         * @enum {string}
+         */
+        rule: "rejected_kyc" | "closed_relationship";
+      }[];
+      /** @description People a policy selects but a hold keeps (left as they are), soonest erasable first */
+      held: {
+        /** @description The person's DID */
+        personDid: string;
+        /**
+         * @description The policy that selects the person: rejected_kyc (rejectedKycDays), closed_relationship (closedRelationshipDays)
+         * @enum {string}
+         */
+        rule: "rejected_kyc" | "closed_relationship";
+        heldBy: ("open_case" | "aml_retention")[];
+        /** @description When the AML retention period ends; null when only an open case holds the person */
+        erasableFrom: string | null;
+      }[];
+      /** @description Accounts whose email, phone and device fingerprint would be blanked (the accounts stay) */
+      accounts: {
+        accountDid: string;
+      }[];
+      /** @description One-time codes that would be deleted */
+      otpChallenges: number;
+      /** @description Contact proof tokens that would be deleted */
+      proofTokens: number;
+      /** @description Whether a list was cut at 1000: the rest comes in later runs */
+      more: boolean;
     };
     PersonExport: {
       /** @constant */
@@ -9947,7 +10017,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure. */
+      /** @description The organization's retention settings: how long a person's AML records are kept after the relationship ends (which holds their erasure), and the retention policies the worker runs hourly (null: off). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -9961,7 +10031,10 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amlRetentionDays": 1826
+           *       "amlRetentionDays": 1826,
+           *       "rejectedKycDays": 90,
+           *       "closedRelationshipDays": null,
+           *       "contactOnlyDays": 30
            *     }
            */
           "application/json": components["schemas"]["RetentionSettings"];
@@ -9994,14 +10067,15 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amlRetentionDays": 1826
+         *       "rejectedKycDays": 90,
+         *       "contactOnlyDays": 30
          *     }
          */
         "application/json": components["schemas"]["RetentionSettingsInput"];
       };
     };
     responses: {
-      /** @description Sets the retention settings; scheduled erasures take the new period at their next check. */
+      /** @description Sets the retention settings given (at least one; the others stay); null turns a policy off. Scheduled erasures take a new AML period at their next check; the policies apply from the worker's next hourly run (GET /v1/admin/retention/preview shows what it will do). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -10015,7 +10089,10 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amlRetentionDays": 1826
+           *       "amlRetentionDays": 1826,
+           *       "rejectedKycDays": 90,
+           *       "closedRelationshipDays": null,
+           *       "contactOnlyDays": 30
            *     }
            */
           "application/json": components["schemas"]["RetentionSettings"];
@@ -10025,6 +10102,75 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminRetentionPreview: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The retention policies' dry run: exactly the people the worker's run would erase now, the accounts whose contacts it would blank and the codes and tokens it would delete, and the people a policy selects but a hold (open AML case, AML retention period) keeps. At most 1,000 of each list; more says the rest comes in later runs. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "at": "2026-03-09T14:00:00.000Z",
+           *       "people": [
+           *         {
+           *           "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+           *           "rule": "rejected_kyc"
+           *         }
+           *       ],
+           *       "held": [
+           *         {
+           *           "personDid": "did:web:id.example.com:people:5b7c1d2e-3f40-4a51-9b62-c7d8e9f0a1b2",
+           *           "rule": "closed_relationship",
+           *           "heldBy": [
+           *             "aml_retention"
+           *           ],
+           *           "erasableFrom": "2029-06-01T10:00:00.000Z"
+           *         }
+           *       ],
+           *       "accounts": [
+           *         {
+           *           "accountDid": "did:antelope:eos:quietalice1"
+           *         }
+           *       ],
+           *       "otpChallenges": 12,
+           *       "proofTokens": 3,
+           *       "more": false
+           *     }
+           */
+          "application/json": components["schemas"]["RetentionPlan"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
-import { runDueErasures } from "../services/people";
+import { runDueErasures, runRetentionPolicies } from "../services/people";
 import { amlOverdueJob } from "./aml-overdue";
 import { bindingKeyWatchJob } from "./binding-key-watch";
 import { exportRunnerJob } from "./export-runner";
@@ -36,6 +36,8 @@ export const jobs: Job[] = [
   bindingKeyWatchJob,
   // Scheduled erasures whose hold has ended (docs/data-protection.md, "Holds").
   { name: "person-erasures", everyMs: 10 * 60_000, run: (db) => runDueErasures(db) },
+  // The organizations' retention policies (docs/data-protection.md, "Retention").
+  { name: "retention", everyMs: 60 * 60_000, run: (db) => runRetentionPolicies(db) },
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

@@ -171,7 +171,7 @@ export const routeFixtures: Record<string, RouteFixture> = {
   "GET /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
   "DELETE /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
   "GET /v1/people/{personDid}/export": { params: async (ctx) => ({ personDid: (await erasable(ctx)).id }) },
-  "PUT /v1/admin/retention": { body: () => ({ amlRetentionDays: 365 }) },
+  "PUT /v1/admin/retention": { body: () => ({ amlRetentionDays: 365, rejectedKycDays: 90 }) },
   "GET /v1/bindings/{id}": { params: async (ctx) => ({ id: (await binding(ctx)).id }) },
   "POST /v1/bindings/{id}/revoke": {
     params: async (ctx) => ({ id: (await binding(ctx)).id }),

@@ -9,6 +9,8 @@ import {
   PersonErasureView,
   PersonExport,
   PersonPathParams,
+  previewRetention,
+  RetentionPlanView,
   RetentionSettings,
   RetentionSettingsInput,
   requestErasure,
@@ -106,9 +108,9 @@ export const peopleRoutes: RouteDef[] = [
     auth: { scope: "admin" },
     tag: "Admin",
     summary:
-      "The organization's retention settings: how long a person's AML records are kept after the relationship ends, which holds their erasure.",
+      "The organization's retention settings: how long a person's AML records are kept after the relationship ends (which holds their erasure), and the retention policies the worker runs hourly (null: off).",
     response: RetentionSettings,
-    examples: { response: { amlRetentionDays: 1826 } },
+    examples: { response: { amlRetentionDays: 1826, rejectedKycDays: 90, closedRelationshipDays: null, contactOnlyDays: 30 } },
     handler: ({ ctx }) => getRetention(ctx),
   }),
   route({
@@ -116,11 +118,43 @@ export const peopleRoutes: RouteDef[] = [
     path: "/v1/admin/retention",
     auth: { scope: "admin" },
     tag: "Admin",
-    summary: "Sets the retention settings; scheduled erasures take the new period at their next check.",
+    summary:
+      "Sets the retention settings given (at least one; the others stay); null turns a policy off. Scheduled erasures take a new AML period at their next check; the policies apply from the worker's next hourly run (GET /v1/admin/retention/preview shows what it will do).",
     body: RetentionSettingsInput,
     response: RetentionSettings,
-    examples: { request: { amlRetentionDays: 1826 }, response: { amlRetentionDays: 1826 } },
+    examples: {
+      request: { rejectedKycDays: 90, contactOnlyDays: 30 },
+      response: { amlRetentionDays: 1826, rejectedKycDays: 90, closedRelationshipDays: null, contactOnlyDays: 30 },
+    },
     handler: ({ ctx, body }) => setRetention(ctx, body),
+  }),
+  route({
+    method: "GET",
+    path: "/v1/admin/retention/preview",
+    auth: { scope: "admin" },
+    tag: "Admin",
+    summary:
+      "The retention policies' dry run: exactly the people the worker's run would erase now, the accounts whose contacts it would blank and the codes and tokens it would delete, and the people a policy selects but a hold (open AML case, AML retention period) keeps. At most 1,000 of each list; more says the rest comes in later runs.",
+    response: RetentionPlanView,
+    examples: {
+      response: {
+        at: "2026-03-09T14:00:00.000Z",
+        people: [{ personDid: PERSON_DID, rule: "rejected_kyc" }],
+        held: [
+          {
+            personDid: "did:web:id.example.com:people:5b7c1d2e-3f40-4a51-9b62-c7d8e9f0a1b2",
+            rule: "closed_relationship",
+            heldBy: ["aml_retention"],
+            erasableFrom: "2029-06-01T10:00:00.000Z",
+          },
+        ],
+        accounts: [{ accountDid: "did:antelope:eos:quietalice1" }],
+        otpChallenges: 12,
+        proofTokens: 3,
+        more: false,
+      },
+    },
+    handler: ({ ctx }) => previewRetention(ctx),
   }),
   route({
     method: "GET",

@@ -14,3 +14,4 @@ export {
 } from "./people.schema";
 export { getPersonDetail } from "./person-detail";
 export { getRetention, RetentionSettings, RetentionSettingsInput, setRetention } from "./retention";
+export { previewRetention, RetentionPlanView, retentionPlan, runRetention, runRetentionPolicies } from "./retention-run";
