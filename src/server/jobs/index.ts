@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
-import { runDueErasures, runRetentionPolicies } from "../services/people";
+import { personDataMigrationJob, runDueErasures, runRetentionPolicies } from "../services/people";
 import { amlOverdueJob } from "./aml-overdue";
 import { bindingKeyWatchJob } from "./binding-key-watch";
 import { exportRunnerJob } from "./export-runner";
@@ -38,6 +38,12 @@ export const jobs: Job[] = [
   { name: "person-erasures", everyMs: 10 * 60_000, run: (db) => runDueErasures(db) },
   // The organizations' retention policies (docs/data-protection.md, "Retention").
   { name: "retention", everyMs: 60 * 60_000, run: (db) => runRetentionPolicies(db) },
+  // Personal values sealed before person data keys, re-sealed under them (docs/data-protection.md).
+  {
+    name: "person-data-migration",
+    everyMs: 10 * 60_000,
+    run: (db) => personDataMigrationJob(db, (p) => logger().info({ job: "person-data-migration", ...p }, "person data re-sealed")),
+  },
 ];
 
 /** Starts every job on its own timer; a failing run is logged and retried on the next tick. Returns a stop function. */

@@ -3,7 +3,7 @@ import type { DbOrTx, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
 import { isUuid } from "../../platform/ids";
 import { type AmlCaseView, type CaseAgeing, SEVERITIES, type Severity } from "./aml.schema";
-import { evidenceView } from "./evidence";
+import { evidenceKeyOwner, evidenceView } from "./evidence";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
 
@@ -79,7 +79,12 @@ export function ageingOf(c: Pick<AmlCase, "status" | "createdAt" | "dueAt">, now
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function caseView(c: AmlCase, hits: AmlCaseHit[] = [], now: Date = new Date()): AmlCaseView {
+export function caseView(
+  c: AmlCase,
+  hits: AmlCaseHit[] = [],
+  now: Date = new Date(),
+  keys: Map<string, string | null> = new Map(),
+): AmlCaseView {
   return {
     caseId: c.id,
     status: c.status,
@@ -109,7 +114,7 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = [], now: Date = new Da
       pep: h.pep,
       score: h.score,
       createdAt: h.createdAt.toISOString(),
-      evidence: evidenceView(h.evidence),
+      evidence: evidenceView(h.evidence, keys.get(evidenceKeyOwner(h.evidence) ?? "")),
     })),
   };
 }
@@ -118,11 +123,18 @@ export function caseView(c: AmlCase, hits: AmlCaseHit[] = [], now: Date = new Da
 export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[], now: Date = new Date()): Promise<AmlCaseView[]> {
   if (!cases.length) return [];
   const hits = await db.amlCaseHit.findMany({ where: { orgId, caseId: { in: cases.map((c) => c.id) } }, orderBy: { createdAt: "asc" } });
+  // The data keys the hits' evidence is sealed under, read in one query (never cached: erasure destroys them).
+  const owners = [...new Set(hits.map((h) => evidenceKeyOwner(h.evidence)).filter((p): p is string => !!p))];
+  const keyRows = owners.length
+    ? await db.personKey.findMany({ where: { personId: { in: owners } }, select: { personId: true, keySealed: true } })
+    : [];
+  const keys = new Map(keyRows.map((k) => [k.personId, k.keySealed]));
   return cases.map((c) =>
     caseView(
       c,
       hits.filter((h) => h.caseId === c.id),
       now,
+      keys,
     ),
   );
 }

@@ -1,5 +1,6 @@
 import { hmacSha256Hex } from "../../crypto/hash";
-import { deriveKey, open, seal } from "../../crypto/secret-box";
+import { openStored, sealedPersonId, sealForPerson } from "../../crypto/person-box";
+import { deriveKey } from "../../crypto/secret-box";
 import type { Tx } from "../../db/client";
 import { isUuid } from "../../platform/ids";
 import type { HitEvidence, ScreeningOutcome } from "./aml.schema";
@@ -15,7 +16,9 @@ const MAX_MATCHES = 5;
 
 /**
  * How evidence is stored: as HitEvidence, except that the subject's verified name and birth date
- * are sealed (AES-256-GCM, crypto/secret-box.ts), as the identity kept for ongoing screening is.
+ * are sealed under the person's data key (crypto/person-box.ts, destroyed by erasure), as the
+ * identity kept for ongoing screening is. Evidence written before person keys is sealed with
+ * BI_ENCRYPTION_KEY alone until the person data migration (services/people/person-data-migration.ts) re-seals it.
  */
 type StoredEvidence = Omit<HitEvidence, "subject"> & {
   subject: { sealed: string | null; country: string | null; source: HitEvidence["subject"]["source"] };
@@ -38,14 +41,24 @@ export function searchTerms(q: string): { text: string; subjectKeys: string[] } 
   return { text: q.toLowerCase(), subjectKeys: tokens(q).map(subjectTokenKey) };
 }
 
-/** Stored evidence as the API shows it: the subject opened (null fields if it cannot be, e.g. a retired key). */
-export function evidenceView(stored: unknown): HitEvidence | null {
-  if (!stored || typeof stored !== "object") return null;
+/** The person whose data key a stored evidence's subject is sealed under, if it is. */
+export function evidenceKeyOwner(stored: unknown): string | null {
+  const sealed = (stored as StoredEvidence | null)?.subject?.sealed;
+  return sealed?.startsWith("p1.") ? sealedPersonId(sealed) : null;
+}
+
+/**
+ * Stored evidence as the API shows it: the subject opened with the person's sealed data key
+ * (`keySealed`, from person_keys), null fields if it cannot be (erased, or a retired key).
+ */
+export function evidenceView(stored: unknown, keySealed?: string | null): HitEvidence | null {
+  if (!stored || typeof stored !== "object" || !("subject" in stored)) return null;
   const e = stored as StoredEvidence;
   let who: { name: string | null; birthDate: string | null } = { name: null, birthDate: null };
-  if (e.subject.sealed) {
+  const opened = e.subject.sealed ? openStored(e.subject.sealed, keySealed) : null;
+  if (opened) {
     try {
-      who = JSON.parse(open(e.subject.sealed)) as typeof who;
+      who = JSON.parse(opened) as typeof who;
     } catch {
       who = { name: null, birthDate: null };
     }
@@ -62,7 +75,14 @@ export function evidenceView(stored: unknown): HitEvidence | null {
  */
 export async function buildEvidence(
   tx: Tx,
-  input: { orgId: string; personCountry: string | null; outcome: ScreeningOutcome; subject?: VerifiedSubject; provider?: ProviderFinding },
+  input: {
+    orgId: string;
+    personId: string;
+    personCountry: string | null;
+    outcome: ScreeningOutcome;
+    subject?: VerifiedSubject;
+    provider?: ProviderFinding;
+  },
 ): Promise<{ evidence: StoredEvidence; searchText: string | null }> {
   const { outcome } = input;
   const result =
@@ -125,7 +145,13 @@ export async function buildEvidence(
     : null;
   const evidence: StoredEvidence = {
     subject: {
-      sealed: hasSubject ? seal(JSON.stringify({ name: subject.name, birthDate: subject.birthDate })) : null,
+      sealed: hasSubject
+        ? await sealForPerson(
+            tx,
+            { id: input.personId, orgId: input.orgId },
+            JSON.stringify({ name: subject.name, birthDate: subject.birthDate }),
+          )
+        : null,
       country: subject.country,
       source: subject.source,
     },

@@ -102,6 +102,7 @@ export async function recordScreeningHit(tx: Tx, input: ScreeningHitInput): Prom
   }
   const { evidence, searchText } = await buildEvidence(tx, {
     orgId,
+    personId,
     personCountry: person.country,
     outcome,
     subject: input.subject,

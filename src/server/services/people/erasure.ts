@@ -378,3 +378,21 @@ export function erasedInExport(artifact: unknown): string[] {
   if (!Array.isArray(entries)) throw new Error("not an audit export (no entries)");
   return entries.filter((e) => e.action === "person.erased" && typeof e.subject === "string").map((e) => e.subject as string);
 }
+
+/**
+ * Erases one person now unless something holds it, in the caller's transaction (for the
+ * retention run, docs/data-protection.md, "Retention"): "held" leaves everything as it was.
+ */
+export async function eraseUnlessHeld(
+  tx: Tx,
+  org: Pick<Organization, "id" | "amlRetentionDays">,
+  personId: string,
+  at: Date,
+  actor: string,
+): Promise<"erased" | "held" | "already_erased"> {
+  const s = await lockSubject(tx, org.id, personId);
+  if (s.person.erasedAt) return "already_erased";
+  if ((await erasureHolds(tx, org, s, at)).heldBy.length) return "held";
+  await carryOut(tx, s, { requestedAt: at, requestedBy: actor, at, actor });
+  return "erased";
+}
