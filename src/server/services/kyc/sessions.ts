@@ -195,7 +195,8 @@ export async function kycStatus(ctx: ServiceContext, query: { personDid: string;
     await refreshFromProvider(ctx, person.id);
     person = await findPerson(ctx.db, ctx.org.id, query.personDid);
   }
-  const token = person.kycStatus === "approved" ? await liveCreateToken(ctx.db, ctx.org.id, person.id) : null;
+  // An erased person is never handed a create token again.
+  const token = person.kycStatus === "approved" && !person.erasedAt ? await liveCreateToken(ctx.db, ctx.org.id, person.id) : null;
   return {
     personDid: personDidOf(issuerDid(), person.id),
     status: person.kycStatus,

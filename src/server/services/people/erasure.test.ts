@@ -299,7 +299,11 @@ describe("erasing a person", () => {
     expect(runRow).toMatchObject({ status: "completed", personsScreened: 1, casesOpened: 0 });
     expect(await db.amlCase.count({ where: { orgId: org.orgId } })).toBe(casesBefore);
 
-    // Bind and KYC refuse her from now on.
+    // No create token for her any more; bind refuses her.
+    const kycStatus = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(ama.personDid)}`);
+    expect(kycStatus.status).toBe(200);
+    expect(kycStatus.body.createToken).toBeUndefined();
+    expect(await db.kycCreateToken.count({ where: { personId: ama.personId } })).toBe(0);
     const bind = await api.post("/v1/bind/challenge", { accountDid: ama.accountDid, personDid: ama.personDid });
     expect(bind.status).toBe(409);
     expect(bind.body.error.details.reason).toBe("person_erased");
