@@ -123,7 +123,9 @@ describe("npm run export:verify (AML case export)", () => {
       const unknown = { ...bundle, format: "bi-something/1" };
       const refused = await verify(write("unknown.json", unknown), "--did-document", did);
       expect(refused.code).toBe(1);
-      expect(refused.out.reason).toMatch(/neither an audit export \(bi-audit-export\/1\), an AML case export \(bi-aml-case-export\/1\) nor a person export/);
+      expect(refused.out.reason).toMatch(
+        /neither an audit export \(bi-audit-export\/1\), an AML case export \(bi-aml-case-export\/1\) nor a person export/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
