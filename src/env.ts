@@ -41,6 +41,7 @@ function keyProblems(e: {
   BI_HASH_KEY?: string;
   BI_ISSUER_SIGNING_KEY?: string;
   BI_ISSUER_PREVIOUS_KEYS: string;
+  BI_IDENTITY_HASH_KEYS?: string;
 }): [string, string][] {
   const problems: [string, string][] = [];
   if (e.BI_ENCRYPTION_KEY) {
@@ -52,6 +53,12 @@ function keyProblems(e: {
   }
   if (e.BI_HASH_KEY && !decodeHashKey(e.BI_HASH_KEY)) problems.push(["BI_HASH_KEY", "must be 32 bytes of base64"]);
   if (e.BI_ISSUER_SIGNING_KEY && !decodeIssuerSeed(e.BI_ISSUER_SIGNING_KEY)) problems.push(["BI_ISSUER_SIGNING_KEY", ISSUER_SEED_FORM]);
+  const identityKeys = (e.BI_IDENTITY_HASH_KEYS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (identityKeys.some((k) => k !== "h0" && !(k.indexOf(":") > 0 && decodeHashKey(k.slice(k.indexOf(":") + 1)))))
+    problems.push(["BI_IDENTITY_HASH_KEYS", "each entry is id:base64 (32 bytes), or h0 for the key derived from BI_HASH_KEY"]);
   const badPrevious = badPreviousKeys(e.BI_ISSUER_PREVIOUS_KEYS);
   if (badPrevious)
     problems.push(["BI_ISSUER_PREVIOUS_KEYS", `has ${badPrevious} entries that are not Ed25519 publicKeyMultibase values (z…)`]);
@@ -118,6 +125,8 @@ const EnvSchema = z
     /** base64url Ed25519 seed of the issuer, padded or not; previous public keys stay resolvable. */
     BI_ISSUER_SIGNING_KEY: optionalKey(),
     BI_ISSUER_PREVIOUS_KEYS: z.string().default(""),
+    /** Keys of the identity hashes (one person, one account), newest first: "id:base64" entries, h0 = derived from BI_HASH_KEY (the default). */
+    BI_IDENTITY_HASH_KEYS: optionalKey(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     WEBHOOK_BACKOFF_BASE_MS: int(2000),
     WEBHOOK_TIMEOUT_MS: int(10_000),

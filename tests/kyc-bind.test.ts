@@ -61,7 +61,12 @@ describe("the whole path: person-first KYC → create → bind → credential �
 
     const issuerDoc = (await call(url, "GET", "/.well-known/did.json")).body;
     const credential = confirmed.body.credential;
-    expect(credential.credentialSubject).toEqual({ id: personDid, account: accountDid, kycLevel: "basic-kyc" });
+    expect(credential.credentialSubject).toEqual({
+      id: personDid,
+      account: accountDid,
+      kycLevel: "basic-kyc",
+      pairwiseId: expect.stringMatching(/^pw_[0-9a-f]{40}$/),
+    });
     expect(verifyCredentialWithDidDocument(credential, issuerDoc)).toMatchObject({ verified: true });
     expect((await verifyWithDigitalBazaar(credential, issuerDoc)).verified).toBe(true);
 

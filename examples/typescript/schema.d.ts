@@ -1282,6 +1282,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/claims/{action}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Records that the human behind the account (its bound person, or any other verification of the same document) has claimed the action in this organization: 201 the first time, 409 already_claimed after, from any of their accounts. The claim keeps a nullifier, not the person. */
+    post: operations["postV1ClaimsByAction"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/admin/duplicate-policy": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a second verified person with the same identity document gets: allow, flag (the default) or refuse (no create token). */
+    get: operations["getV1AdminDuplicatePolicy"];
+    /** Sets the duplicate-person policy. Under refuse, a person flagged for another person's document is handed no create token from now on; allow stops the flags and webhooks of later approvals. */
+    put: operations["putV1AdminDuplicatePolicy"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/admin/aml": {
     parameters: {
       query?: never;
@@ -2717,6 +2752,18 @@ export interface components {
       createToken?: string;
       /** Format: date-time */
       createTokenExpiresAt?: string;
+      /** @description The person's id for this organization: the same for two verifications of one document here */
+      pairwiseId?: string;
+      /**
+       * @description Another person of the organization has the same document (document) or the same name, birth date and nationality (name_birth)
+       * @enum {string}
+       */
+      duplicateOf?: "document" | "name_birth";
+      /**
+       * @description No create token: the organization refuses a second person with one document
+       * @constant
+       */
+      createRefused?: true;
     };
     KybStarted: {
       organizationDid: string;
@@ -2777,10 +2824,14 @@ export interface components {
       personDid: string;
       /** @enum {string} */
       outcome: "approved" | "rejected" | "retry" | "pep" | "sanctions";
+      /** @description Sandbox only: the test passport's number; two verifications with the same number are the same human */
+      documentNumber?: string;
     };
     SandboxHostedInput: {
       /** @enum {string} */
       outcome: "approved" | "rejected" | "retry" | "pep" | "sanctions";
+      /** @description Sandbox only: the test passport's number; two verifications with the same number are the same human */
+      documentNumber?: string;
     };
     BindChallenge: {
       nonce: string;
@@ -3515,6 +3566,28 @@ export interface components {
         signatureMultibase: string;
       };
     };
+    ClaimResult: {
+      action: string;
+      accountDid: string;
+      /** @constant */
+      claimed: true;
+      /** Format: date-time */
+      claimedAt: string;
+      /** @description The claimant's id for this organization: the same for every account of one human here */
+      pairwiseId: string;
+    };
+    ClaimInput: {
+      /** @description The account claiming: its bound person is who claims */
+      accountDid: string;
+    };
+    DuplicatePersonPolicy: {
+      /** @enum {string} */
+      duplicatePersonPolicy: "allow" | "flag" | "refuse";
+    };
+    DuplicatePolicyInput: {
+      /** @enum {string} */
+      duplicatePersonPolicy: "allow" | "flag" | "refuse";
+    };
     AdminAmlView: {
       counts: {
         flaggedPeople: number;
@@ -3775,6 +3848,7 @@ export interface components {
         | "identity.binding_reinstated"
         | "account.unlocked"
         | "aml.sanctions_hit"
+        | "kyc.duplicate_person"
         | "person.erased";
     };
     RecoverJobView: {
@@ -7324,7 +7398,10 @@ export interface operations {
            *       "applicantIdHash": "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e8a1c3e5b7d9f0a2c4e6b8d0f",
            *       "reviewedAt": "2025-03-14T09:26:53.000Z",
            *       "createToken": "tok_3q2-7Jb0sXn1cYkVfWm9Pq",
-           *       "createTokenExpiresAt": "2025-03-14T09:26:53.000Z"
+           *       "createTokenExpiresAt": "2025-03-14T09:26:53.000Z",
+           *       "pairwiseId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "duplicateOf": "document",
+           *       "createRefused": true
            *     }
            */
           "application/json": components["schemas"]["KycStatusView"];
@@ -10236,6 +10313,170 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1ClaimsByAction: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        action: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "accountDid": "did:antelope:eos:coralreef124"
+         *     }
+         */
+        "application/json": components["schemas"]["ClaimInput"];
+      };
+    };
+    responses: {
+      /** @description Records that the human behind the account (its bound person, or any other verification of the same document) has claimed the action in this organization: 201 the first time, 409 already_claimed after, from any of their accounts. The claim keeps a nullifier, not the person. */
+      201: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "action": "airdrop-2026-06",
+           *       "accountDid": "did:antelope:eos:coralreef124",
+           *       "claimed": true,
+           *       "claimedAt": "2026-06-01T12:00:00.000Z",
+           *       "pairwiseId": "pw_3f1c9a0e4b7d2c8e6a5f1b0d9c7e3a2b4f6d8e0c"
+           *     }
+           */
+          "application/json": components["schemas"]["ClaimResult"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminDuplicatePolicy: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What a second verified person with the same identity document gets: allow, flag (the default) or refuse (no create token). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "duplicatePersonPolicy": "flag"
+           *     }
+           */
+          "application/json": components["schemas"]["DuplicatePersonPolicy"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  putV1AdminDuplicatePolicy: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "duplicatePersonPolicy": "refuse"
+         *     }
+         */
+        "application/json": components["schemas"]["DuplicatePolicyInput"];
+      };
+    };
+    responses: {
+      /** @description Sets the duplicate-person policy. Under refuse, a person flagged for another person's document is handed no create token from now on; allow stops the flags and webhooks of later approvals. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "duplicatePersonPolicy": "refuse"
+           *     }
+           */
+          "application/json": components["schemas"]["DuplicatePersonPolicy"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -15,6 +15,11 @@ export const WEBHOOK_EVENTS = [
   { name: "identity.binding_reinstated", firesWhen: "A suspended binding is active again (a clear, or a new wallet signature)" },
   { name: "account.unlocked", firesWhen: "An account becomes fully its user's after unlock" },
   { name: "aml.sanctions_hit", firesWhen: "Screening flags a person against a sanctions or PEP list" },
+  {
+    name: "kyc.duplicate_person",
+    firesWhen:
+      "A newly approved person has the same identity document as another person of the organization (or, weaker, the same name, birth date and nationality)",
+  },
   { name: "person.erased", firesWhen: "A person's personal data is erased: their bindings are revoked and nothing about them is kept" },
 ] as const;
 
@@ -33,4 +38,5 @@ export type WebhookPayloads = {
   "account.unlocked": { accountDid: string };
   "aml.sanctions_hit": { personDid: string; severity: "low" | "medium" | "high" | "critical" };
   "person.erased": { personDid: string; erasedAt: string };
+  "kyc.duplicate_person": { personDid: string; match: "document" | "name_birth"; otherPersonDids: string[]; createRefused: boolean };
 };

@@ -27,6 +27,11 @@ export const GUIDES = [
     summary: "Re-screens after a list change, the periodic re-screen, runs and list versions.",
   },
   {
+    slug: "unique-person",
+    title: "One person, one account",
+    summary: "The same identity document across verifications, pairwise person ids, and one claim per human.",
+  },
+  {
     slug: "erasure",
     title: "Erasing a person, and access requests",
     summary: "Erasure of one person's data, what holds it and what stays; the signed export of everything held about them.",

@@ -372,6 +372,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Bind: "Binding an approved person to an account with a wallet signature, which issues the AccountBinding credential.",
   AML: "The AML case queue: clearing (with four-eyes approval when the policy asks for it) and confirming matches.",
   Risk: "Anti-abuse risk assessment before an account is created or bound.",
+  Claims: "One claim of an action (an airdrop, a vote, a faucet drip) per human, whichever of their accounts claims.",
   People: "A person's personal data: erasure (held by an open AML case or the retention period, then carried out) and its status.",
   Webhooks: "Receivers of signed event notifications, their deliveries, and replay of failed deliveries.",
   Billing: "Plans, sign-up with a verified work email, checkout by card or on chain, and the organization's usage.",

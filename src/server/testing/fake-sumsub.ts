@@ -1,6 +1,22 @@
 import crypto from "node:crypto";
 import { bodyOf, type FakeAnswer, type FakeFailureMode, type FakeRequest, failureSwitch, fakeControls, startFakeServer } from "./fake-http";
 
+/**
+ * `info` as Sumsub's applicant data has it: what it extracted (names, `dob`, `country` and
+ * `nationality` as alpha-3), and `idDocs`, one element per recognised document with its
+ * `idDocType`, issuing `country` (alpha-3) and `number`.
+ */
+export type SumsubInfo = Record<string, string | SumsubIdDoc[] | undefined> & { idDocs?: SumsubIdDoc[] };
+export type SumsubIdDoc = {
+  idDocType: string;
+  country: string;
+  number?: string;
+  firstName?: string;
+  lastName?: string;
+  dob?: string;
+  validUntil?: string;
+};
+
 /** One applicant as the fake keeps it, in Sumsub's own shape. */
 export type FakeSumsubApplicant = {
   id: string;
@@ -8,7 +24,7 @@ export type FakeSumsubApplicant = {
   levelName: string;
   type: "individual" | "company";
   createdAt: string;
-  info?: Record<string, string>;
+  info?: SumsubInfo;
   fixedInfo?: Record<string, unknown>;
   /** The number the applicant confirmed in Sumsub's phone verification step. */
   phone?: string;
@@ -26,7 +42,7 @@ export type FakeSumsubReview = {
   answer: "GREEN" | "RED";
   rejectType?: "FINAL" | "RETRY";
   labels?: string[];
-  info?: Record<string, string>;
+  info?: SumsubInfo;
   /** The applicant confirmed this number in the phone verification step. */
   phone?: string;
 };

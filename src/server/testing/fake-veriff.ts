@@ -8,6 +8,8 @@ export type FakeVeriffDecision = {
   reasonCode?: number | string | null;
   person?: { firstName?: string; lastName?: string; dateOfBirth?: string; nationality?: string };
   documentCountry?: string;
+  /** The document's number; by default one of the session's own, so two sessions are two documents. */
+  documentNumber?: string;
   riskLabels?: { label: string; category: string }[];
 };
 
@@ -141,7 +143,15 @@ export async function startFakeVeriff(): Promise<FakeVeriff> {
       decisionTime: new Date().toISOString(),
       acceptanceTime: new Date().toISOString(),
       person: d.person ? { idNumber: null, gender: null, ...d.person } : null,
-      document: d.documentCountry ? { number: "X0000000", type: "PASSPORT", country: d.documentCountry } : null,
+      document: d.documentCountry
+        ? {
+            number: d.documentNumber ?? `X${s.id.replace(/-/g, "").slice(0, 8).toUpperCase()}`,
+            type: "PASSPORT",
+            country: d.documentCountry,
+            validFrom: null,
+            validUntil: "2031-01-01",
+          }
+        : null,
       riskLabels: d.riskLabels ?? [],
       comments: [],
       additionalVerifiedData: {},

@@ -167,6 +167,11 @@ export const routeFixtures: Record<string, RouteFixture> = {
   },
   "PATCH /v1/admin/members/{email}": { params: member, body: () => ({ role: "viewer" }) },
   "DELETE /v1/admin/members/{email}": { params: member },
+  "PUT /v1/admin/duplicate-policy": { body: () => ({ duplicatePersonPolicy: "refuse" }) },
+  "POST /v1/claims/{action}": {
+    params: async () => ({ action: "fixture-drop" }),
+    body: async (ctx) => ({ accountDid: (await account(ctx)).did }),
+  },
   "POST /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await erasable(ctx)).id }) },
   "GET /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
   "DELETE /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },

@@ -17,6 +17,7 @@ import { apiKeyRoutes } from "./api-keys";
 import { auditRoutes } from "./audit";
 import { billingRoutes, sandboxChainRoutes } from "./billing";
 import { bindRoutes } from "./bind";
+import { claimRoutes } from "./claims";
 import { contactRoutes } from "./contacts";
 import { dashboardRoutes } from "./dashboard";
 import { didRoutes } from "./did";
@@ -48,6 +49,7 @@ export const routes: RouteDef[] = [
   ...amlRoutes,
   ...riskRoutes,
   ...peopleRoutes,
+  ...claimRoutes,
   ...amlAdminRoutes,
   ...riskAdminRoutes,
   ...dashboardRoutes,

@@ -102,6 +102,6 @@ export const kycRoutes = [
     body: SandboxHostedInput,
     response: SandboxCompleted,
     errors: ["NOT_FOUND", "CONFLICT"],
-    handler: ({ params, body, state }) => kyc.completeSandboxHosted(state.db, params.applicantId, body.outcome),
+    handler: ({ params, body, state }) => kyc.completeSandboxHosted(state.db, params.applicantId, body.outcome, body.documentNumber),
   }),
 ];

@@ -56,6 +56,9 @@ const Identity = z.object({
     .string()
     .regex(/^[A-Z]{2}$/)
     .nullish(),
+  document: z
+    .object({ country: z.string().regex(/^[A-Z]{2}$/), type: z.string().max(40), number: z.string().regex(/^[A-Z0-9]{5,20}$/) })
+    .nullish(),
 });
 const CallbackBody = z.object({
   type: z.string().min(1).max(100),

@@ -18,25 +18,27 @@ const ReviewResult = z
   })
   .nullish();
 
-const Info = z
-  .object({
-    firstName: z.string().nullish(),
-    firstNameEn: z.string().nullish(),
-    middleName: z.string().nullish(),
-    middleNameEn: z.string().nullish(),
-    lastName: z.string().nullish(),
-    lastNameEn: z.string().nullish(),
-    dob: z.string().nullish(),
-    country: z.string().nullish(),
-    nationality: z.string().nullish(),
-  })
-  .nullish();
+const InfoFields = z.object({
+  firstName: z.string().nullish(),
+  firstNameEn: z.string().nullish(),
+  middleName: z.string().nullish(),
+  middleNameEn: z.string().nullish(),
+  lastName: z.string().nullish(),
+  lastNameEn: z.string().nullish(),
+  dob: z.string().nullish(),
+  country: z.string().nullish(),
+  nationality: z.string().nullish(),
+});
+const Info = InfoFields.nullish();
+
+/** One identity document Sumsub recognised (`info.idDocs[]`): its type, issuing country (alpha-3) and number. */
+const IdDoc = z.object({ idDocType: z.string().nullish(), country: z.string().nullish(), number: z.string().nullish() });
 
 export const SumsubApplicant = z.object({
   id: z.string().min(1),
   externalUserId: z.string().nullish(),
   type: z.string().nullish(),
-  info: Info,
+  info: InfoFields.extend({ idDocs: z.array(IdDoc).nullish() }).nullish(),
   fixedInfo: Info,
   /** The number confirmed in the phone verification step (Sumsub keeps typed and extracted numbers elsewhere). */
   phone: z.string().nullish(),
@@ -85,7 +87,8 @@ const clean = (s: string | null | undefined) => (s?.trim() ? s.trim() : null);
 
 function identityOf(a: SumsubApplicant): IdentityAttributes {
   // `info` is what Sumsub extracted from the documents; `fixedInfo` what we (or the applicant) typed.
-  const src = { ...a.fixedInfo, ...Object.fromEntries(Object.entries(a.info ?? {}).filter(([, v]) => clean(v as string))) };
+  const { idDocs, ...extracted } = a.info ?? {};
+  const src = { ...a.fixedInfo, ...Object.fromEntries(Object.entries(extracted).filter(([, v]) => clean(v as string))) };
   const parts = [src.firstNameEn ?? src.firstName, src.middleNameEn ?? src.middleName, src.lastNameEn ?? src.lastName]
     .map(clean)
     .filter(Boolean);
@@ -95,7 +98,22 @@ function identityOf(a: SumsubApplicant): IdentityAttributes {
     birthDate: dob && /^\d{4}-\d{2}-\d{2}$/.test(dob) ? dob : null,
     country: toAlpha2(src.country) ?? toAlpha2(src.nationality),
     verifiedPhone: e164(a.phone),
+    nationality: toAlpha2(src.nationality),
+    document: documentOf(idDocs),
   };
+}
+
+/**
+ * The identity document Sumsub verified: the first of `info.idDocs` with a number and an issuing
+ * country (selfies and proofs of address carry neither).
+ */
+function documentOf(docs: z.output<typeof IdDoc>[] | null | undefined): IdentityAttributes["document"] {
+  for (const d of docs ?? []) {
+    const country = toAlpha2(d.country);
+    const number = clean(d.number);
+    if (country && number) return { country, type: clean(d.idDocType) ?? "OTHER", number };
+  }
+  return null;
 }
 
 /**

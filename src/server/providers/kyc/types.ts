@@ -20,6 +20,10 @@ export type IdentityAttributes = {
   country?: string | null;
   /** E.164; a number the provider itself confirmed (a code the applicant entered), not one merely typed. */
   verifiedPhone?: string | null;
+  /** ISO 3166-1 alpha-2, upper case: the nationality the document states, when it states one. */
+  nationality?: string | null;
+  /** The identity document the provider verified (issuing country alpha-2, type, number); hashed, never stored. */
+  document?: { country: string; type: string; number: string } | null;
 };
 
 export type KycReview = {

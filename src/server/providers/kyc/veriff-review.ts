@@ -26,7 +26,7 @@ export const VeriffVerification = z.object({
       nationality: z.string().nullish(),
     })
     .nullish(),
-  document: z.object({ country: z.string().nullish() }).nullish(),
+  document: z.object({ country: z.string().nullish(), number: z.string().nullish(), type: z.string().nullish() }).nullish(),
   riskLabels: z.array(z.object({ label: z.string(), category: z.string().nullish() })).nullish(),
 });
 export type VeriffVerification = z.output<typeof VeriffVerification>;
@@ -92,7 +92,16 @@ function identityOf(v: VeriffVerification): IdentityAttributes {
     fullName: name || null,
     birthDate: p.dateOfBirth && /^\d{4}-\d{2}-\d{2}$/.test(p.dateOfBirth) ? p.dateOfBirth : null,
     country: toAlpha2(v.document?.country) ?? toAlpha2(p.nationality),
+    nationality: toAlpha2(p.nationality),
+    document: documentOf(v.document),
   };
+}
+
+/** The verified document as Veriff's decision names it (`document.number`, `.type`, `.country`), when it names all three. */
+function documentOf(d: VeriffVerification["document"]): IdentityAttributes["document"] {
+  const country = toAlpha2(d?.country);
+  const number = d?.number?.trim();
+  return country && number ? { country, type: d?.type?.trim() || "OTHER", number } : null;
 }
 
 export function reviewFromVerification(v: VeriffVerification, externalId: string): KycReview {

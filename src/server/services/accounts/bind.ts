@@ -212,6 +212,7 @@ export async function bindConfirm(
           personDid,
           accountDid: account.did,
           kycLevel: person.kycLevel,
+          pairwiseId: person.pairwiseId,
           issuedAt: new Date(),
           credentialStatus,
         });

@@ -15,6 +15,8 @@ export function issueAccountBindingCredential(input: {
   personDid: string;
   accountDid: string;
   kycLevel: string;
+  /** The person's id for this organization (services/kyc/unique-person.ts): lets a relying party count humans. */
+  pairwiseId?: string | null;
   issuedAt: Date;
   /** Bitstring Status List entries (revocation, suspension); absent on credentials issued before status existed. */
   credentialStatus?: JsonObject[];
@@ -26,7 +28,12 @@ export function issueAccountBindingCredential(input: {
     type: ["VerifiableCredential", "AccountBindingCredential"],
     issuer: issuerDid(),
     validFrom: input.issuedAt.toISOString().replace(/\.\d{3}Z$/, "Z"),
-    credentialSubject: { id: input.personDid, account: input.accountDid, kycLevel: input.kycLevel },
+    credentialSubject: {
+      id: input.personDid,
+      account: input.accountDid,
+      kycLevel: input.kycLevel,
+      ...(input.pairwiseId ? { pairwiseId: input.pairwiseId } : {}),
+    },
     ...(input.credentialStatus ? { credentialStatus: input.credentialStatus } : {}),
   };
   const credential = signEddsaJcs2022(unsigned, {

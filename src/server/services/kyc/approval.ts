@@ -6,6 +6,7 @@ import { emitEvent } from "../../platform/outbox";
 import type { KycReview } from "../../providers/kyc/types";
 import { recordScreeningHit } from "../aml";
 import { rememberScreeningSubject, screenPerson } from "../screening";
+import { recordHuman } from "./unique-person";
 
 /**
  * What a review sets off, in the transaction that applies it: on approval the `kyc.approved`
@@ -17,6 +18,11 @@ import { rememberScreeningSubject, screenPerson } from "../screening";
 export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, approved: boolean): Promise<void> {
   const personDid = personDidOf(issuerDid(), person.id);
   if (approved) await emitEvent(tx, person.orgId, "kyc.approved", { personDid, level: person.kycLevel });
+  if (approved) {
+    // One person, one account: the human behind the verified document, and duplicates in the organization.
+    const org = await tx.organization.findUniqueOrThrow({ where: { id: person.orgId }, select: { duplicatePersonPolicy: true } });
+    await recordHuman(tx, person, review.identity, org.duplicatePersonPolicy, review.provider === "sandbox" ? person.id : null);
+  }
   const screened =
     approved && review.identity.fullName
       ? await screenPerson(tx, {

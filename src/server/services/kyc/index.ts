@@ -5,6 +5,7 @@ export {
   unspendKycCreateTokenSql,
   usableKycCreateToken,
 } from "./create-tokens";
+export { DuplicatePolicy, DuplicatePolicyInput, getDuplicatePolicy, setDuplicatePolicy } from "./duplicate-policy";
 export { listOrganizations, startKyb } from "./kyb";
 export {
   CallbackParams,
@@ -23,3 +24,4 @@ export {
 } from "./kyc.schema";
 export { handleProviderCallback } from "./review";
 export { completeSandboxHosted, completeSandboxKyc, kycStatus, startKyc } from "./sessions";
+export { pairwiseIdOf } from "./unique-person";

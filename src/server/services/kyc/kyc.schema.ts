@@ -39,12 +39,26 @@ export const KycStatusView = z.object({
   reviewedAt: z.iso.datetime().nullable(),
   createToken: z.string().optional(),
   createTokenExpiresAt: z.iso.datetime().optional(),
+  pairwiseId: z.string().optional().describe("The person's id for this organization: the same for two verifications of one document here"),
+  duplicateOf: z
+    .enum(["document", "name_birth"])
+    .optional()
+    .describe(
+      "Another person of the organization has the same document (document) or the same name, birth date and nationality (name_birth)",
+    ),
+  createRefused: z.literal(true).optional().describe("No create token: the organization refuses a second person with one document"),
 });
 
 export const SandboxOutcome = z.enum(["approved", "rejected", "retry", "pep", "sanctions"]);
 
-export const SandboxKycCompleteInput = z.object({ personDid: did, outcome: SandboxOutcome });
-export const SandboxHostedInput = z.object({ outcome: SandboxOutcome });
+/** A test passport number: two sandbox verifications with the same one are the same human (docs/api/guides/unique-person.md). */
+const documentNumber = z
+  .string()
+  .regex(/^[A-Z0-9]{5,20}$/, "5 to 20 upper-case letters and digits")
+  .optional()
+  .describe("Sandbox only: the test passport's number; two verifications with the same number are the same human");
+export const SandboxKycCompleteInput = z.object({ personDid: did, outcome: SandboxOutcome, documentNumber });
+export const SandboxHostedInput = z.object({ outcome: SandboxOutcome, documentNumber });
 export const SandboxHostedParams = z.object({ applicantId: z.string().regex(/^sbx_[A-Za-z0-9_-]{8,64}$/) });
 export const SandboxCompleted = z.object({ personDid: z.string(), status: KycStatusView.shape.status, redirectUrl: z.string().nullable() });
 

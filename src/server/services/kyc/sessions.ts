@@ -9,13 +9,14 @@ import { PLANS } from "../../platform/plans";
 import { hitWindow } from "../../platform/rate-limit";
 import { giveBackVerification, takeVerification } from "../../platform/verification-allowance";
 import { withFailover, withProvider } from "../../providers/kyc";
-import { sandboxCallback } from "../../providers/kyc/sandbox";
+import { SANDBOX_IDENTITIES, sandboxCallback } from "../../providers/kyc/sandbox";
 import type { ProviderName } from "../../providers/kyc/types";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { liveCreateToken } from "./create-tokens";
 import type { KycStartInput } from "./kyc.schema";
 import { applyKycReview, handleProviderCallback } from "./review";
+import { createRefusedForDuplicate } from "./unique-person";
 
 export const DEFAULT_KYC_LEVEL = "basic-kyc";
 /** docs/api/contract-decisions.md §4: KYC starts per organization and per client IP, per hour. */
@@ -196,7 +197,10 @@ export async function kycStatus(ctx: ServiceContext, query: { personDid: string;
     person = await findPerson(ctx.db, ctx.org.id, query.personDid);
   }
   // An erased person is never handed a create token again.
-  const token = person.kycStatus === "approved" && !person.erasedAt ? await liveCreateToken(ctx.db, ctx.org.id, person.id) : null;
+  // Nor is a person with another's document when the organization refuses duplicates (docs/api/guides/unique-person.md).
+  const refused = createRefusedForDuplicate(person, ctx.org.duplicatePersonPolicy);
+  const token =
+    person.kycStatus === "approved" && !person.erasedAt && !refused ? await liveCreateToken(ctx.db, ctx.org.id, person.id) : null;
   return {
     personDid: personDidOf(issuerDid(), person.id),
     status: person.kycStatus,
@@ -209,6 +213,8 @@ export async function kycStatus(ctx: ServiceContext, query: { personDid: string;
     applicantIdHash: person.applicantIdHash,
     reviewedAt: person.reviewedAt?.toISOString() ?? null,
     ...(token ? { createToken: token.token, createTokenExpiresAt: token.expiresAt.toISOString() } : {}),
+    ...(person.pairwiseId ? { pairwiseId: person.pairwiseId } : {}),
+    ...(person.duplicateOf ? { duplicateOf: person.duplicateOf, ...(refused ? { createRefused: true } : {}) } : {}),
   };
 }
 
@@ -218,33 +224,49 @@ type SandboxOutcome = "approved" | "rejected" | "retry" | "pep" | "sanctions";
  * The sandbox provider delivers a review exactly as a real provider would: a signed callback body
  * that goes through the same verification and the same once-per-event application.
  */
-async function deliverSandboxReview(db: Db, session: { providerSessionId: string | null; personId: string }, outcome: SandboxOutcome) {
-  const { rawBody, headers } = sandboxCallback({ applicantId: session.providerSessionId!, externalId: session.personId, outcome });
+async function deliverSandboxReview(
+  db: Db,
+  session: { providerSessionId: string | null; personId: string },
+  outcome: SandboxOutcome,
+  documentNumber?: string,
+) {
+  const identity = SANDBOX_IDENTITIES[outcome];
+  const { rawBody, headers } = sandboxCallback({
+    applicantId: session.providerSessionId!,
+    externalId: session.personId,
+    outcome,
+    identity: documentNumber
+      ? { ...identity, document: { country: identity.country ?? "GH", type: "PASSPORT", number: documentNumber } }
+      : identity,
+  });
   await handleProviderCallback(db, "sandbox", rawBody, headers);
 }
 
 /** The hosted sandbox page (`/identity/sandbox/{applicantId}`): the applicant picks a test document. */
-export async function completeSandboxHosted(db: Db, applicantId: string, outcome: SandboxOutcome) {
+export async function completeSandboxHosted(db: Db, applicantId: string, outcome: SandboxOutcome, documentNumber?: string) {
   const session = await db.kycSession.findFirst({
     where: { provider: "sandbox", providerSessionId: applicantId },
     orderBy: { createdAt: "desc" },
   });
   if (!session) throw notFound("Verification session");
   if (session.expiresAt <= new Date()) throw conflict("session_expired", "This verification link has expired; start a new verification.");
-  await deliverSandboxReview(db, session, outcome);
+  await deliverSandboxReview(db, session, outcome, documentNumber);
   const person = (await db.person.findUnique({ where: { id: session.personId } }))!;
   return { personDid: personDidOf(issuerDid(), person.id), status: person.kycStatus, redirectUrl: session.redirectUrl };
 }
 
 /** POST /v1/sandbox/kyc/complete (docs/api/contract-decisions.md §8): what the hosted page does, for tenants' tests. */
-export async function completeSandboxKyc(ctx: ServiceContext, input: { personDid: string; outcome: SandboxOutcome }) {
+export async function completeSandboxKyc(
+  ctx: ServiceContext,
+  input: { personDid: string; outcome: SandboxOutcome; documentNumber?: string },
+) {
   const person = await findPerson(ctx.db, ctx.org.id, input.personDid);
   const session = await ctx.db.kycSession.findFirst({
     where: { orgId: ctx.org.id, personId: person.id, provider: "sandbox" },
     orderBy: { createdAt: "desc" },
   });
   if (!session) throw conflict("no_sandbox_session", "This person has no sandbox verification session; call POST /v1/kyc/start first.");
-  await deliverSandboxReview(ctx.db, session, input.outcome);
+  await deliverSandboxReview(ctx.db, session, input.outcome, input.documentNumber);
   const after = (await ctx.db.person.findUnique({ where: { id: person.id } }))!;
   return { personDid: personDidOf(issuerDid(), after.id), status: after.kycStatus, redirectUrl: session.redirectUrl };
 }

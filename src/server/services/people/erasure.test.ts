@@ -216,6 +216,8 @@ describe("erasing a person", () => {
     // Before: what we hold in clear (the rest is sealed): the contacts and the provider's reference.
     expect(personal).toEqual(expect.arrayContaining(["accounts.email: adwoa.qb@mail.example", "people.verifiedPhone: +233249871234"]));
 
+    const human = (await db.person.findUniqueOrThrow({ where: { id: ama.personId } })).nameBirthHumanId;
+    expect(await db.identityHash.count({ where: { humanId: human! } })).toBeGreaterThan(0);
     const e1 = await exportRange(api, from, to);
     const erased = await api.post(`/v1/people/${encodeURIComponent(ama.personDid)}/erase`, {});
     expect(erased.status, erased.text).toBe(200);
@@ -238,6 +240,8 @@ describe("erasing a person", () => {
     expect(after.filter((h) => values.some((v) => h.endsWith(`: ${v}`)))).toEqual([]);
     expect(after).toEqual(expect.arrayContaining(["accounts.email: kwesi.ad@mail.example", "people.verifiedPhone: +233201112233"]));
     expect((await db.personKey.findUniqueOrThrow({ where: { personId: ama.personId } })).keySealed).toBeNull();
+    // The identity hashes that named only her are gone.
+    expect(await db.identityHash.count({ where: { humanId: human! } })).toBe(0);
     expect((await db.personKey.findUniqueOrThrow({ where: { personId: other.personId } })).keySealed).not.toBeNull();
 
     // The trail before and after: both exports verify, offline and by the recipe; E2 holds E1

@@ -252,8 +252,25 @@ async function carryOut(
   await destroyPersonKey(tx, person, at);
   await tx.person.update({
     where: { id: person.id },
-    data: { country: null, providerApplicantId: null, applicantIdHash: null, verifiedPhone: null, erasedAt: at },
+    data: {
+      country: null,
+      providerApplicantId: null,
+      applicantIdHash: null,
+      verifiedPhone: null,
+      humanId: null,
+      nameBirthHumanId: null,
+      pairwiseId: null,
+      duplicateOf: null,
+      duplicatePersonIds: [],
+      erasedAt: at,
+    },
   });
+  // The identity hashes that named only this person go; claims keep their nullifiers, which name nobody.
+  const humans = [person.humanId, person.nameBirthHumanId].filter((h): h is string => !!h);
+  if (humans.length)
+    await tx.$executeRaw`
+      DELETE FROM identity_hashes h WHERE h."humanId" = ANY(${humans}::uuid[])
+        AND NOT EXISTS (SELECT 1 FROM people p WHERE p."humanId" = h."humanId" OR p."nameBirthHumanId" = h."humanId")`;
 
   const outcome: ErasureOutcome = {
     personDid: did,

@@ -37,6 +37,14 @@ export const EVENT_PAYLOADS = {
   }),
   "account.unlocked": z.object({ accountDid: did }),
   "aml.sanctions_hit": z.object({ personDid: did, severity }),
+  "kyc.duplicate_person": z.object({
+    personDid: did,
+    match: z
+      .enum(["document", "name_birth"])
+      .describe("document: the same identity document; name_birth: the same name, birth date and nationality only"),
+    otherPersonDids: z.array(did).describe("The organization's other people with it"),
+    createRefused: z.boolean().describe("The organization's policy refuses this person a create token"),
+  }),
   "person.erased": z.object({ personDid: did, erasedAt: z.iso.datetime().describe("When the person's data was erased") }),
 } satisfies { [E in WebhookEventName]: z.ZodType<WebhookPayloads[E]> };
 

@@ -27,6 +27,12 @@ export const SAMPLE_PAYLOADS: { [E in WebhookEventName]: WebhookPayloads[E] } = 
   "identity.binding_reinstated": { ...BINDING, reason: "key_changed" },
   "account.unlocked": { accountDid: "did:antelope:sandbox:testaccount1" },
   "aml.sanctions_hit": { personDid: "did:web:example.com:people:00000000-0000-4000-8000-000000000000", severity: "low" },
+  "kyc.duplicate_person": {
+    personDid: "did:web:example.com:people:00000000-0000-4000-8000-000000000000",
+    match: "document",
+    otherPersonDids: ["did:web:example.com:people:00000000-0000-4000-8000-000000000001"],
+    createRefused: false,
+  },
   "person.erased": { personDid: "did:web:example.com:people:00000000-0000-4000-8000-000000000000", erasedAt: "2026-01-01T00:00:00.000Z" },
 };
 

@@ -1,0 +1,2 @@
+export { claim } from "./claims";
+export { ClaimInput, ClaimParams, ClaimResult } from "./claims.schema";
