@@ -4,9 +4,10 @@ import { resetEnvCache } from "@/env";
 import { resetIdentityHashKeys } from "../../crypto/identity-hash";
 import { getDb } from "../../db/client";
 import { resetKycConfigCache } from "../../providers/kyc";
-import { reviewFromVerification, VeriffVerification } from "../../providers/kyc/veriff-review";
+import { veriffProvider } from "../../providers/kyc/veriff";
 import { walletKey, walletSign } from "../../testing/factories";
 import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
+import { startFakeVeriff } from "../../testing/fake-veriff";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
 import { type Instance, startInstance, stopInstance } from "../../testing/instance";
@@ -206,16 +207,27 @@ describe("documents as the providers report them", () => {
     expect(twin.createRefused).toBeUndefined();
   }, 60_000);
 
-  it("reads Veriff's decision document (number, type, country) and nationality", () => {
-    const decision = VeriffVerification.parse({
-      id: "12df6045-3846-3e45-946a-14fa6136d78b",
-      vendorData: "f1c5c1a0-0000-4000-8000-000000000001",
-      status: "approved",
-      person: { firstName: "KWAME", lastName: "MENSAH", dateOfBirth: "1988-02-14", nationality: "GH" },
-      document: { number: "G1234567", type: "PASSPORT", country: "GH", validFrom: null, validUntil: "2030-01-01" },
-    });
-    const review = reviewFromVerification(decision, decision.vendorData!);
-    expect(review.identity).toMatchObject({ nationality: "GH", document: { country: "GH", type: "PASSPORT", number: "G1234567" } });
+  it("reads Veriff's decision webhook: the document's number, type and country, and the nationality", async () => {
+    const veriff = await startFakeVeriff();
+    try {
+      const provider = veriffProvider({ apiKey: veriff.apiKey, sharedSecret: veriff.sharedSecret, apiUrl: veriff.url, timeoutMs: 2000 });
+      const externalId = crypto.randomUUID();
+      const session = await provider.startKyc({ externalId, levelName: "basic-kyc", publicUrl: "http://localhost:3000" });
+      veriff.decide(session.applicantId, {
+        status: "approved",
+        person: { firstName: "KWAME", lastName: "MENSAH", dateOfBirth: "1988-02-14", nationality: "GH" },
+        documentCountry: "GH",
+        documentNumber: "G1234567",
+      });
+      const webhook = veriff.decisionWebhook(session.applicantId);
+      const verified = provider.verifyCallback(webhook.rawBody, webhook.headers);
+      expect(verified).toMatchObject({
+        kind: "kyc_review",
+        review: { externalId, identity: { nationality: "GH", document: { country: "GH", type: "PASSPORT", number: "G1234567" } } },
+      });
+    } finally {
+      await veriff.close();
+    }
   });
 });
 
