@@ -28,15 +28,26 @@ export async function boundAccount(url: string, api: Api) {
   const created = await api.post("/v1/accounts/free", { ownerPublicKey: wallet.publicKey, kycCreateToken: createToken, personDid });
   expect(created.status, created.text).toBe(201);
   const accountDid = created.body.accountDid as string;
+  const credential = await bindWithWallet(api, { accountDid, personDid, privateKey: wallet.privateKey });
+  return { personDid, accountDid, accountName: created.body.name as string, wallet, credential };
+}
+
+/** The bind challenge for the account and person, signed by the account's wallet and confirmed; the credential it issues. */
+export async function bindWithWallet(
+  api: Api,
+  input: { accountDid: string; personDid: string; privateKey: Parameters<typeof walletSign>[0] },
+) {
+  const { accountDid, personDid } = input;
   const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
+  expect(challenge.status, challenge.text).toBe(200);
   const confirmed = await api.post("/v1/bind/confirm", {
     accountDid,
     personDid,
     nonce: challenge.body.nonce,
-    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+    signature: walletSign(input.privateKey, challenge.body.payloadToSign),
   });
   expect(confirmed.status, confirmed.text).toBe(200);
-  return { personDid, accountDid, accountName: created.body.name as string, wallet, credential: confirmed.body.credential };
+  return confirmed.body.credential;
 }
 
 /** An approved person and a free account created with their create token, not yet bound. */

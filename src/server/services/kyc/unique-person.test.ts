@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { resetIdentityHashKeys } from "../../crypto/identity-hash";
 import { getDb } from "../../db/client";
-import { resetKycConfigCache } from "../../providers/kyc";
 import { veriffProvider } from "../../providers/kyc/veriff";
-import { walletKey, walletSign } from "../../testing/factories";
-import { type FakeSumsub, startFakeSumsub } from "../../testing/fake-sumsub";
+import { walletKey } from "../../testing/factories";
 import { startFakeVeriff } from "../../testing/fake-veriff";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { verifyWithDigitalBazaar } from "../../testing/independent-vc-verifier";
 import { type Instance, startInstance, stopInstance } from "../../testing/instance";
+import { bindWithWallet } from "../../testing/kyc-flow";
+import { fakeSumsubForKyc } from "../../testing/sumsub-kyc";
 
 // One person, one account (docs/api/guides/unique-person.md): the same identity document makes
 // the same human, flagged (or refused) as a duplicate in one organization, with one pairwise id
@@ -44,15 +44,7 @@ async function boundAccountOf(api: Api, p: { personDid: string; status: { create
   });
   expect(created.status, created.text).toBe(201);
   const accountDid = created.body.accountDid as string;
-  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid: p.personDid });
-  const confirmed = await api.post("/v1/bind/confirm", {
-    accountDid,
-    personDid: p.personDid,
-    nonce: challenge.body.nonce,
-    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-  });
-  expect(confirmed.status, confirmed.text).toBe(200);
-  return { accountDid, credential: confirmed.body.credential };
+  return { accountDid, credential: await bindWithWallet(api, { accountDid, personDid: p.personDid, privateKey: wallet.privateKey }) };
 }
 
 const passport = () => `P${randomBytes(5).toString("hex").toUpperCase()}`;
@@ -137,36 +129,15 @@ describe("the same identity document", () => {
 });
 
 describe("documents as the providers report them", () => {
-  let sumsub: FakeSumsub;
-  const saved = { ...process.env };
-  const KEYS = ["KYC_PROVIDERS", "SUMSUB_APP_TOKEN", "SUMSUB_SECRET_KEY", "SUMSUB_WEBHOOK_SECRET", "SUMSUB_API_URL"];
-  beforeAll(async () => {
-    sumsub = await startFakeSumsub();
-    Object.assign(process.env, {
-      KYC_PROVIDERS: "sumsub",
-      SUMSUB_APP_TOKEN: sumsub.appToken,
-      SUMSUB_SECRET_KEY: sumsub.secretKey,
-      SUMSUB_WEBHOOK_SECRET: sumsub.webhookSecret,
-      SUMSUB_API_URL: sumsub.url,
-    });
-    resetKycConfigCache();
-  });
-  afterAll(async () => {
-    for (const k of KEYS) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
-    }
-    resetKycConfigCache();
-    await sumsub.close();
-  });
+  const fakeSumsub = fakeSumsubForKyc();
 
   /** A Sumsub verification whose applicant data carries `info` as Sumsub's applicant data does, with `idDocs`. */
   async function sumsubPerson(url: string, api: Api, info: Record<string, unknown>) {
     const started = await api.post("/v1/kyc/start", {});
     const personId = (started.body.personDid as string).split(":").pop()!;
-    const applicant = [...sumsub.applicants.values()].find((x) => x.externalUserId === personId)!;
-    sumsub.review(applicant.id, { answer: "GREEN", info: info as never });
-    expect(await sumsub.send(`${url}/v1/kyc/callbacks/sumsub`, sumsub.reviewedCallback(applicant.id))).toBe(200);
+    const applicant = [...fakeSumsub().applicants.values()].find((x) => x.externalUserId === personId)!;
+    fakeSumsub().review(applicant.id, { answer: "GREEN", info: info as never });
+    expect(await fakeSumsub().send(`${url}/v1/kyc/callbacks/sumsub`, fakeSumsub().reviewedCallback(applicant.id))).toBe(200);
     return (await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(started.body.personDid)}`)).body;
   }
 

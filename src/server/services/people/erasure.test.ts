@@ -7,12 +7,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db/client";
 import { createLogger } from "@/server/log";
-import { resetKycConfigCache } from "@/server/providers/kyc";
 import { type Artifact, checkByRecipe, type DidDocument } from "@/server/testing/export-recipe-checker";
-import { walletKey, walletSign } from "@/server/testing/factories";
-import { type FakeSumsub, startFakeSumsub } from "@/server/testing/fake-sumsub";
+import { walletKey } from "@/server/testing/factories";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
 import { checkStatusWithDigitalBazaar } from "@/server/testing/independent-status-checker";
+import { bindWithWallet } from "@/server/testing/kyc-flow";
+import { fakeSumsubForKyc } from "@/server/testing/sumsub-kyc";
 import { runExportJobs } from "../audit/exports";
 import { importList } from "../screening/import";
 import { runMonitoring } from "../screening/monitoring-runs";
@@ -27,9 +27,7 @@ const run = promisify(execFile);
 const lines: string[] = [];
 const g = globalThis as unknown as { __biLog?: unknown; __biAccessLog?: unknown };
 const previous = { log: g.__biLog, access: g.__biAccessLog };
-let sumsub: FakeSumsub;
-const saved = { ...process.env };
-const SUMSUB_KEYS = ["KYC_PROVIDERS", "SUMSUB_APP_TOKEN", "SUMSUB_SECRET_KEY", "SUMSUB_WEBHOOK_SECRET", "SUMSUB_API_URL"];
+const fakeSumsub = fakeSumsubForKyc();
 
 beforeAll(async () => {
   const sink = new Writable({
@@ -40,26 +38,11 @@ beforeAll(async () => {
   });
   g.__biLog = createLogger("debug", sink);
   g.__biAccessLog = createLogger("debug", sink, { redact: false });
-  sumsub = await startFakeSumsub();
-  Object.assign(process.env, {
-    KYC_PROVIDERS: "sumsub",
-    SUMSUB_APP_TOKEN: sumsub.appToken,
-    SUMSUB_SECRET_KEY: sumsub.secretKey,
-    SUMSUB_WEBHOOK_SECRET: sumsub.webhookSecret,
-    SUMSUB_API_URL: sumsub.url,
-  });
-  resetKycConfigCache();
 });
 
 afterAll(async () => {
   g.__biLog = previous.log;
   g.__biAccessLog = previous.access;
-  for (const k of SUMSUB_KEYS) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
-  resetKycConfigCache();
-  await sumsub.close();
 });
 
 type Api = ReturnType<typeof client>;
@@ -71,13 +54,13 @@ async function verifiedCustomer(url: string, api: Api, who: { first: string; las
   expect(started.status, started.text).toBe(200);
   const personDid = started.body.personDid as string;
   const personId = personDid.split(":").pop()!;
-  const applicant = [...sumsub.applicants.values()].find((a) => a.externalUserId === personId)!;
-  sumsub.review(applicant.id, {
+  const applicant = [...fakeSumsub().applicants.values()].find((a) => a.externalUserId === personId)!;
+  fakeSumsub().review(applicant.id, {
     answer: "GREEN",
     phone: who.phone,
     info: { firstName: who.first, lastName: who.last, dob: who.dob, country: "GHA" },
   });
-  expect(await sumsub.send(`${url}/v1/kyc/callbacks/sumsub`, sumsub.reviewedCallback(applicant.id))).toBe(200);
+  expect(await fakeSumsub().send(`${url}/v1/kyc/callbacks/sumsub`, fakeSumsub().reviewedCallback(applicant.id))).toBe(200);
   const status = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`);
   expect(status.body.status).toBe("approved");
 
@@ -97,15 +80,8 @@ async function verifiedCustomer(url: string, api: Api, who: { first: string; las
   });
   expect(created.status, created.text).toBe(201);
   const accountDid = created.body.accountDid as string;
-  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-  const confirmed = await api.post("/v1/bind/confirm", {
-    accountDid,
-    personDid,
-    nonce: challenge.body.nonce,
-    signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-  });
-  expect(confirmed.status, confirmed.text).toBe(200);
-  return { personDid, personId, accountDid, applicantId: applicant.id, credential: confirmed.body.credential };
+  const credential = await bindWithWallet(api, { accountDid, personDid, privateKey: wallet.privateKey });
+  return { personDid, personId, accountDid, applicantId: applicant.id, credential };
 }
 
 async function exportRange(api: Api, from: Date, to: Date): Promise<Artifact> {
@@ -122,21 +98,25 @@ async function exportRange(api: Api, from: Date, to: Date): Promise<Artifact> {
   return job.body.artifact as Artifact;
 }
 
-/** `npm run export:verify` as a regulator runs it, offline, with the issuer's DID document. */
-async function exportVerify(artifact: Artifact, didDocument: unknown) {
+/** `npm run export:verify` as a regulator runs it, offline, with the issuer's DID document: the JSON line it prints, valid or not. */
+async function exportVerify(artifact: unknown, didDocument: unknown) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-erasure-export-"));
   try {
     fs.writeFileSync(path.join(dir, "export.json"), JSON.stringify(artifact));
     fs.writeFileSync(path.join(dir, "did.json"), JSON.stringify(didDocument));
-    const { stdout } = await run(process.execPath, [
+    const args = [
       "--import",
       "tsx",
       "scripts/export-verify.ts",
       path.join(dir, "export.json"),
       "--did-document",
       path.join(dir, "did.json"),
-    ]);
-    return JSON.parse(stdout.trim()) as { valid: boolean; entries: number };
+    ];
+    const stdout = await run(process.execPath, args).then(
+      (r) => r.stdout,
+      (err: { stdout: string }) => err.stdout,
+    );
+    return JSON.parse(stdout.trim()) as { valid: boolean; entries?: number; reason?: string };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -428,32 +408,10 @@ describe("an access request", () => {
     expect(exported.data.withheld).toEqual(["aml_cases", "screening_results", "risk_events"]);
 
     const didDocument = (await call(url, "GET", "/.well-known/did.json")).body;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-person-export-"));
-    try {
-      const verify = async (doc: unknown) => {
-        fs.writeFileSync(path.join(dir, "export.json"), JSON.stringify(doc));
-        fs.writeFileSync(path.join(dir, "did.json"), JSON.stringify(didDocument));
-        try {
-          const { stdout } = await run(process.execPath, [
-            "--import",
-            "tsx",
-            "scripts/export-verify.ts",
-            path.join(dir, "export.json"),
-            "--did-document",
-            path.join(dir, "did.json"),
-          ]);
-          return JSON.parse(stdout.trim());
-        } catch (err) {
-          return JSON.parse((err as { stdout: string }).stdout.trim());
-        }
-      };
-      expect(await verify(exported)).toMatchObject({ valid: true, format: "bi-person-export/1", personDid: p.personDid });
-      const changed = structuredClone(exported);
-      changed.data.person.country = "NG";
-      expect(await verify(changed)).toEqual({ valid: false, reason: "the data digest does not match the data" });
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    expect(await exportVerify(exported, didDocument)).toMatchObject({ valid: true, format: "bi-person-export/1", personDid: p.personDid });
+    const changed = structuredClone(exported);
+    changed.data.person.country = "NG";
+    expect(await exportVerify(changed, didDocument)).toEqual({ valid: false, reason: "the data digest does not match the data" });
     const db = await getDb();
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "person.exported", subject: p.personDid } })).toBe(1);
 
