@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { personShortLabel } from "@/lib/person-label";
 import { serviceCtx } from "@/server/testing/aml";
@@ -92,6 +93,65 @@ describe("person detail", () => {
     const cleared = d.audit.find((e) => e.action === "aml.cleared")!;
     expect(cleared.summary).toBe(`alice@acme.test cleared the AML case for ${personShortLabel(pep.personDid)}`);
   });
+
+  it("names the other person with the same passport for compliance, and nothing of it below", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const doc = `P${randomBytes(5).toString("hex").toUpperCase()}`;
+    /** A sandbox verification of the test passport `doc`. */
+    const verified = async () => {
+      const started = await api.post("/v1/kyc/start", {});
+      expect(started.status, started.text).toBe(200);
+      const done = await api.post("/v1/sandbox/kyc/complete", {
+        personDid: started.body.personDid,
+        outcome: "approved",
+        documentNumber: doc,
+      });
+      expect(done.status, done.text).toBe(200);
+      return started.body.personDid as string;
+    };
+    const firstDid = await verified();
+    const secondDid = await verified();
+    const firstId = firstDid.split(":").pop()!;
+    const officer = await serviceCtx(db, org.orgId, { type: "member", email: "carol@acme.test", role: "compliance_officer" });
+    const d = await getPersonDetail(officer, secondDid);
+    expect(d.pairwiseId).toMatch(/^pw_[0-9a-f]{40}$/);
+    expect(d.audit.map((e) => e.action)).toContain("kyc.duplicate_person");
+    expect(d.duplicate).toEqual({
+      match: "document",
+      people: [
+        {
+          personDid: firstDid,
+          id: firstId,
+          label: `${personShortLabel(firstDid)} · approved · GH`,
+          kycStatus: "approved",
+          approvedAt: expect.any(String),
+          erased: false,
+        },
+      ],
+    });
+    // The first was verified before the second, with no one to match, and shares the pairwise id.
+    const first = await getPersonDetail(officer, firstId);
+    expect(first.duplicate).toBeNull();
+    expect(first.pairwiseId).toBe(d.pairwiseId);
+    expect(d.duplicate!.people[0]!.approvedAt).toBe(first.reviewedAt);
+
+    // The first person erased: still named (by their id alone), as erased.
+    expect((await api.put("/v1/admin/retention", { amlRetentionDays: 0 })).status).toBe(200);
+    expect((await api.post(`/v1/people/${encodeURIComponent(firstDid)}/erase`, {})).status).toBe(200);
+    expect((await getPersonDetail(officer, secondDid)).duplicate!.people).toEqual([
+      expect.objectContaining({ id: firstId, personDid: firstDid, erased: true }),
+    ]);
+
+    // Below compliance officer, a suspected duplicate is not told, and neither is the shared id.
+    for (const role of ["viewer", "operator"] as const) {
+      const below = await serviceCtx(db, org.orgId, { type: "member", email: `${role}@acme.test`, role });
+      const seen = await getPersonDetail(below, secondDid);
+      expect(seen).toMatchObject({ duplicate: null, pairwiseId: null, personDid: secondDid, kycStatus: "approved" });
+      expect(JSON.stringify(seen)).not.toContain(firstId);
+    }
+  }, 60_000);
 
   it("is 404 for another organization's person, a malformed id and an unknown one", async () => {
     const a = await boundOrg();

@@ -4,7 +4,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { isUuid } from "../../platform/ids";
-import { actorNames, auditTrail } from "../audit";
+import { actorNames, auditTrail, mayReadAmlDetail } from "../audit";
 import { personSummary } from "./people";
 
 type StoredScreening = {
@@ -20,10 +20,17 @@ type StoredScreening = {
   }[];
 };
 
+type DuplicateMatch = "document" | "name_birth";
+
 /**
  * One person of the caller's organization as the console's person page shows them: KYC, flags,
  * stored screenings, AML cases, bindings and accounts, and the audit entries about them. Looked up
  * by id or person DID; anything else, or another organization's person, is 404.
+ *
+ * For readers of AML detail (`mayReadAmlDetail`), also the person's pairwise id and, when their
+ * approval found other people of the organization with the same document or the same name, birth
+ * date and nationality (services/kyc/unique-person.ts), those people. Below that bar both are
+ * null: a possible duplicate is a suspicion about the person, told only where AML work is.
  */
 export async function getPersonDetail(ctx: ServiceContext, ref: string) {
   const issuer = issuerDid();
@@ -32,7 +39,8 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
   if (!person) throw notFound("Person");
   const did = personDidOf(issuer, person.id);
   const orgId = ctx.org.id;
-  const [screenings, cases, bindings, audit] = await Promise.all([
+  const amlDetail = mayReadAmlDetail(ctx.actor);
+  const [screenings, cases, bindings, audit, duplicates] = await Promise.all([
     ctx.db.screeningResult.findMany({
       where: { orgId, subjectType: "person", subjectRef: { in: [did, person.id] } },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -45,6 +53,9 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
       include: { account: { select: { did: true, name: true, chain: true, lifecycle: true } } },
     }),
     auditTrail(ctx.db, orgId, { subjects: [did] }, 100, ctx.actor),
+    amlDetail && person.duplicateOf && person.duplicatePersonIds.length
+      ? ctx.db.person.findMany({ where: { orgId, id: { in: person.duplicatePersonIds } } })
+      : Promise.resolve([]),
   ]);
   const names = await actorNames(
     ctx.db,
@@ -55,11 +66,34 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
   const accounts = new Map<string, { accountDid: string; name: string; chain: string; lifecycle: string }>();
   for (const b of bindings) accounts.set(b.account.did, { accountDid: b.account.did, ...b.account });
   const summary = personSummary(person, issuer);
+  // In the order the approval recorded them (oldest first); someone since deleted is left out.
+  const byId = new Map(duplicates.map((d) => [d.id, d]));
+  const others = person.duplicatePersonIds.flatMap((otherId) => {
+    const other = byId.get(otherId);
+    if (!other) return [];
+    const s = personSummary(other, issuer);
+    return [
+      {
+        personDid: s.personDid,
+        id: other.id,
+        label: personLabel(s),
+        kycStatus: other.kycStatus,
+        approvedAt: other.reviewedAt?.toISOString() ?? null,
+        erased: other.erasedAt !== null,
+      },
+    ];
+  });
+  const duplicate: { match: DuplicateMatch; people: typeof others } | null =
+    others.length && (person.duplicateOf === "document" || person.duplicateOf === "name_birth")
+      ? { match: person.duplicateOf, people: others }
+      : null;
   return {
     ...summary,
     id: person.id,
     label: personLabel(summary),
     reviewedAt: person.reviewedAt?.toISOString() ?? null,
+    pairwiseId: amlDetail ? person.pairwiseId : null,
+    duplicate,
     screenings: screenings.map((r) => {
       const d = (r.detail ?? {}) as StoredScreening;
       return {
@@ -100,6 +134,7 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
       revokedAt: b.revokedAt?.toISOString() ?? null,
     })),
     accounts: [...accounts.values()],
-    audit,
+    // The duplicate's own audit entry names the other people: told only with the duplicate.
+    audit: amlDetail ? audit : audit.filter((e) => e.action !== "kyc.duplicate_person"),
   };
 }

@@ -12,17 +12,11 @@ import { personShortLabel } from "@/lib/person-label";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
+import { PossibleDuplicate } from "./_components/duplicate";
 import { PersonErasure } from "./_components/erasure";
+import { KYC_TONE } from "./_components/kyc-tone";
 
 type Person = RouterOutputs["people"]["get"];
-const KYC_TONE = {
-  not_started: "slate",
-  pending: "amber",
-  in_review: "amber",
-  approved: "green",
-  rejected: "red",
-  retry: "amber",
-} as const;
 const CASE_TONE = { open: "red", pending_approval: "amber", cleared: "green", confirmed: "slate" } as const;
 const SEVERITY_TONE = { critical: "red", high: "red", medium: "amber", low: "slate" } as const;
 
@@ -83,6 +77,11 @@ function Body({ p }: { p: Person }) {
   const admin = atLeast(me.role, "admin");
   return (
     <div className="grid gap-6 lg:grid-cols-2">
+      {compliance && p.duplicate && (
+        <div className="min-w-0 lg:col-span-2">
+          <PossibleDuplicate duplicate={p.duplicate} />
+        </div>
+      )}
       <Section title="KYC">
         <Facts>
           <Fact label="Status">
@@ -99,6 +98,14 @@ function Body({ p }: { p: Person }) {
               <CopyButton value={p.personDid} label="Copy DID" />
             </span>
           </Fact>
+          {compliance && p.pairwiseId && (
+            <Fact label="Pairwise id">
+              <span className="flex items-center gap-2">
+                <span className="break-all font-mono text-xs">{p.pairwiseId}</span>
+                <CopyButton value={p.pairwiseId} label="Copy pairwise id" />
+              </span>
+            </Fact>
+          )}
         </Facts>
       </Section>
       <Section title="Flags">
