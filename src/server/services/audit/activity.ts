@@ -93,6 +93,12 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "aml.cleared": `${actor} cleared the AML case for ${s}`,
     "aml.confirmed": `${actor} confirmed the AML case for ${s}`,
     "aml.sanctions_hit": `${actor} recorded a screening match for ${s}`,
+    "kyc.duplicate_person": `${actor} found that ${s} ${data.match === "document" ? "has the same identity document as" : "has the same name and birth date as"} another person${data.createRefused === true ? " (create token refused)" : ""}`,
+    "person.erased": `${actor} erased ${s}`,
+    "person.erasure_scheduled": `${actor} asked to erase ${s} (held until the hold ends)`,
+    "person.erasure_withdrawn": `${actor} withdrew the erasure of ${s}`,
+    "person.exported": `${actor} exported what is held about ${s}`,
+    "claim.recorded": `${actor} recorded a claim of ${s}`,
     "aml.screened": `${actor} screened ${s || "an applicant"}`,
     "aml.account_screened": `${actor} screened a chain account`,
     "aml.denylist_added": `${actor} added an applicant to the denylist`,
@@ -185,8 +191,8 @@ export async function describeAudit(db: DbOrTx, orgId: string, entries: AuditEnt
  * The newest entries (at most `limit`) that are about one of `subjects` or made by one of
  * `actors`, in words: the audit trail of a person, an account or an API key.
  */
-/** AML work and screening: for compliance officers and up (the AML queue's own bar). */
-const AML_ACTIONS = /^(aml|screening)\./;
+/** AML work and screening, and duplicate-person findings (a review signal): for compliance officers and up (the AML queue's own bar). */
+const AML_ACTIONS = /^(aml\.|screening\.|kyc\.duplicate_person$)/;
 /** Entries whose `reason` can say why a binding or account was held: a sanctions flag, an AML hold. */
 const REASONED = new Set(["identity.binding_suspended", "identity.binding_suspension_lifted", "identity.unbound", "bind.refused"]);
 
@@ -221,8 +227,11 @@ export async function auditTrail(db: DbOrTx, orgId: string, of: { subjects?: str
   ];
   if (!or.length) return [];
   const rows = await db.auditEntry.findMany({ where: { orgId, OR: or }, orderBy: { seq: "desc" }, take: limit });
-  return describeAudit(db, orgId, reader && !mayReadAmlDetail(reader) ? withoutAmlDetail(rows) : rows);
+  return describeAudit(db, orgId, reader ? readableBy(reader, rows) : rows);
 }
+
+/** The entries this reader may see: all of them, or without AML work below compliance officer (`mayReadAmlDetail`). */
+export const readableBy = (reader: Actor, rows: AuditEntry[]): AuditEntry[] => (mayReadAmlDetail(reader) ? rows : withoutAmlDetail(rows));
 
 /** Newest entries of the caller's organization first, in words; page on with `before` = the last seq seen. */
 export async function listAudit(ctx: ServiceContext, query: { limit: number; before?: number }) {

@@ -1,4 +1,4 @@
-export { actorNames, auditTrail, describeAudit, listAudit, mayReadAmlDetail } from "./activity";
+export { actorNames, auditTrail, describeAudit, listAudit, mayReadAmlDetail, readableBy } from "./activity";
 export {
   AuditActivityView,
   AuditEntryView,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { extraKey, flaggedPerson } from "@/server/testing/aml";
+import { extraKey, flaggedPerson, serviceCtx } from "@/server/testing/aml";
 import { walletKey } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
+import { dashboard } from "./dashboard";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -44,5 +45,17 @@ describe("GET /v1/admin/dashboard", () => {
     for (const path of ["/v1/admin/dashboard", "/v1/admin/aml", "/v1/admin/risk", "/v1/admin/people"]) {
       expect((await client(url, officer.raw).get(path)).status, path).toBe(403);
     }
+  });
+
+  it("leaves AML work out of the recent activity a console viewer reads, and shows it to a compliance officer", async () => {
+    const { db, org, api } = await setup();
+    const pend = await flaggedPerson(db, org.orgId, { pep: true });
+    expect((await api.post("/v1/aml/clear", { subjectDid: pend.person.did, reason: "namesake" })).status).toBe(200);
+    const read = async (role: string) =>
+      (await dashboard(await serviceCtx(db, org.orgId, { type: "member", email: `${role}@example.com`, role }))).recentAudit.map(
+        (e) => e.action,
+      );
+    expect(await read("compliance_officer")).toEqual(expect.arrayContaining(["aml.cleared"]));
+    expect((await read("viewer")).filter((a) => a.startsWith("aml."))).toEqual([]);
   });
 });
