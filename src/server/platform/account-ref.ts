@@ -23,6 +23,10 @@ export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promi
 
 export const personDidOf = (issuerDid: string, personId: string) => `${issuerDid}:people:${personId}`;
 
+/** A person named either way the API accepts: their DID (`did:web:<host>:people:<uuid>` of `issuerDid`) or their bare id; the id, or null. */
+export const personIdOfRef = (issuerDid: string, ref: string): string | null =>
+  isUuid(ref) ? ref.toLowerCase() : personIdFromDid(issuerDid, ref);
+
 /** The person id inside `did:web:<host>:people:<uuid>` of this issuer, or null. */
 export function personIdFromDid(issuerDid: string, did: string): string | null {
   const prefix = `${issuerDid}:people:`;

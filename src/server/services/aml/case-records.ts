@@ -7,7 +7,9 @@ import { evidenceKeyOwner, evidenceView } from "./evidence";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
 
-export const OPEN_STATUSES = ["open", "pending_approval"] as const;
+export { OPEN_STATUSES } from "../../platform/aml-case-status";
+
+import { OPEN_STATUSES } from "../../platform/aml-case-status";
 
 export const worse = (a: Severity, b: Severity): Severity => (SEVERITIES.indexOf(a) >= SEVERITIES.indexOf(b) ? a : b);
 

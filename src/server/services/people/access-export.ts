@@ -6,8 +6,7 @@ import { jcs } from "../../crypto/jcs";
 import { openStored } from "../../crypto/person-box";
 import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
-import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { isUuid } from "../../platform/ids";
+import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { appendAudit, checkpointProofProblem, signCheckpoint } from "../audit";
 
 /**
@@ -98,7 +97,7 @@ async function gather(tx: Tx, orgId: string, personId: string) {
 
 /** The export, and its `person.exported` audit entry, in one transaction. */
 export async function exportPerson(ctx: ServiceContext, personDid: string) {
-  const personId = isUuid(personDid) ? personDid.toLowerCase() : personIdFromDid(issuerDid(), personDid);
+  const personId = personIdOfRef(issuerDid(), personDid);
   if (!personId) throw notFound("Person");
   return ctx.db.$transaction(
     async (tx) => {

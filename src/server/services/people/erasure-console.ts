@@ -2,8 +2,7 @@ import { z } from "zod";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { AppError, notFound, validationError } from "../../errors";
-import { personIdFromDid } from "../../platform/account-ref";
-import { isUuid } from "../../platform/ids";
+import { personIdOfRef } from "../../platform/account-ref";
 import { getErasure, requestErasure } from "./erasure";
 import { PersonRef } from "./people.schema";
 
@@ -27,7 +26,7 @@ const typed = (s: string) => s.trim().toLowerCase().replace(/-/g, "");
 
 /** The person's id (uuid) from an id or a person DID, for a person of the caller's organization. */
 async function personId(ctx: ServiceContext, ref: string): Promise<string> {
-  const id = isUuid(ref) ? ref.toLowerCase() : personIdFromDid(issuerDid(), ref);
+  const id = personIdOfRef(issuerDid(), ref);
   const person = id ? await ctx.db.person.findFirst({ where: { id, orgId: ctx.org.id }, select: { id: true } }) : null;
   if (!person) throw notFound("Person");
   return person.id;

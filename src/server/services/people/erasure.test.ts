@@ -149,17 +149,18 @@ async function scanDatabase(values: string[]): Promise<string[]> {
       -- The sanctions and PEP lists: public reference data, not anything about our people.
       AND table_name NOT LIKE 'screening\_entr%'`;
   const hits: string[] = [];
+  const patterns = (value: string) => reversibleForms(value).map((f) => `%${f.replace(/[%_\\]/g, "\\$&")}%`);
+  // One query per column answers which values appear in it (one EXISTS per value).
   for (const c of columns) {
     const text =
       c.data_type === "bytea" ? `encode("${c.column_name}", 'escape') || encode("${c.column_name}", 'hex')` : `"${c.column_name}"::text`;
-    for (const value of values) {
-      const forms = reversibleForms(value);
-      const [row] = await db.$queryRawUnsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM "${c.table_name}" WHERE ${text} ILIKE ANY($1::text[])`,
-        forms.map((f) => `%${f.replace(/[%_\\]/g, "\\$&")}%`),
-      );
-      if (row!.n > 0) hits.push(`${c.table_name}.${c.column_name}: ${value}`);
-    }
+    const [row] = await db.$queryRawUnsafe<{ found: boolean[] }[]>(
+      `SELECT ARRAY[${values.map((_, i) => `EXISTS (SELECT 1 FROM "${c.table_name}" WHERE ${text} ILIKE ANY($${i + 1}::text[]))`).join(", ")}] AS found`,
+      ...values.map(patterns),
+    );
+    values.forEach((value, i) => {
+      if (row!.found[i]) hits.push(`${c.table_name}.${c.column_name}: ${value}`);
+    });
   }
   return hits;
 }

@@ -4,8 +4,8 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { destroyPersonKey } from "../../crypto/person-box";
 import type { Db, Tx } from "../../db/client";
 import { AppError, conflict, notFound } from "../../errors";
-import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { isUuid } from "../../platform/ids";
+import { personDidOf, personIdOfRef } from "../../platform/account-ref";
+import { OPEN_STATUSES } from "../../platform/aml-case-status";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
 import { applyComplianceStatus, setStatusBit } from "../credential-status";
@@ -24,8 +24,7 @@ import { applyComplianceStatus, setStatusBit } from "../credential-status";
  */
 
 export const ERASED_REASON = "person_erased";
-/** A case still being worked (the aml domain's OPEN_STATUSES; it imports this domain, so not imported from there). */
-const OPEN_STATUSES = ["open", "pending_approval"] as const;
+
 const DAY_MS = 86_400_000;
 
 export type ErasureOutcome = {
@@ -43,7 +42,7 @@ export type Holds = { heldBy: ("open_case" | "aml_retention")[]; erasableFrom: D
 type Subject = { person: Person; did: string };
 
 async function lockSubject(tx: Tx, orgId: string, personDid: string): Promise<Subject> {
-  const id = isUuid(personDid) ? personDid.toLowerCase() : personIdFromDid(issuerDid(), personDid);
+  const id = personIdOfRef(issuerDid(), personDid);
   if (!id) throw notFound("Person");
   await tx.$queryRaw`SELECT id FROM people WHERE id = ${id}::uuid AND "orgId" = ${orgId}::uuid FOR UPDATE`;
   const person = await tx.person.findFirst({ where: { id, orgId } });
@@ -152,7 +151,7 @@ export async function requestErasure(ctx: ServiceContext, personDid: string): Pr
 
 /** GET /v1/people/{personDid}/erase: the person's erasure request as it stands. */
 export async function getErasure(ctx: ServiceContext, personDid: string) {
-  const id = isUuid(personDid) ? personDid.toLowerCase() : personIdFromDid(issuerDid(), personDid);
+  const id = personIdOfRef(issuerDid(), personDid);
   const person = id ? await ctx.db.person.findFirst({ where: { id, orgId: ctx.org.id }, include: { erasure: true } }) : null;
   if (!person) throw notFound("Person");
   if (!person.erasure) throw new AppError("NOT_FOUND", "No erasure was requested for this person.");
@@ -363,7 +362,7 @@ export async function runDueErasures(db: Db, now: Date = new Date(), limit = 200
 export async function replayErasures(db: Db, personDids: string[], now: Date = new Date()) {
   const results: { personDid: string; result: "erased" | "already_erased" | "not_found" }[] = [];
   for (const personDid of personDids) {
-    const id = isUuid(personDid) ? personDid.toLowerCase() : personIdFromDid(issuerDid(), personDid);
+    const id = personIdOfRef(issuerDid(), personDid);
     const person = id ? await db.person.findUnique({ where: { id }, select: { orgId: true } }) : null;
     if (!person) {
       results.push({ personDid, result: "not_found" });

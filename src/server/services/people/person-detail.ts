@@ -2,8 +2,7 @@ import { personLabel } from "@/lib/person-label";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { notFound } from "../../errors";
-import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { isUuid } from "../../platform/ids";
+import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { actorNames, auditTrail, mayReadAmlDetail } from "../audit";
 import { personSummary } from "./people";
 
@@ -34,7 +33,7 @@ type DuplicateMatch = "document" | "name_birth";
  */
 export async function getPersonDetail(ctx: ServiceContext, ref: string) {
   const issuer = issuerDid();
-  const id = isUuid(ref) ? ref.toLowerCase() : personIdFromDid(issuer, ref);
+  const id = personIdOfRef(issuer, ref);
   const person = id ? await ctx.db.person.findFirst({ where: { id, orgId: ctx.org.id } }) : null;
   if (!person) throw notFound("Person");
   const did = personDidOf(issuer, person.id);

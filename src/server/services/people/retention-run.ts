@@ -6,6 +6,7 @@ import type { Db, DbOrTx, Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
+import { OPEN_STATUSES } from "../../platform/aml-case-status";
 import { appendAudit } from "../audit";
 import { eraseUnlessHeld } from "./erasure";
 
@@ -38,8 +39,8 @@ import { eraseUnlessHeld } from "./erasure";
 export const RETENTION_ACTOR = "system:retention";
 /** How many people, held people and accounts one plan (and so one run) lists, at most. */
 export const RETENTION_BATCH = 1000;
-/** A case still being worked (erasure.ts's OPEN_STATUSES, which a hold is read from). */
-const OPEN_CASE_STATUSES = Prisma.sql`('open', 'pending_approval')`;
+/** A case still being worked (the statuses a hold is read from), as an SQL list. */
+const OPEN_CASE_STATUSES = Prisma.sql`(${Prisma.join([...OPEN_STATUSES])})`;
 
 const Rule = z
   .enum(["rejected_kyc", "closed_relationship"])
@@ -144,7 +145,7 @@ function peopleSql(org: OrgPolicies, now: Date, only?: string): Prisma.Sql | nul
       SELECT "personId" AS pid, count(*)::int AS n, bool_or(status IN ('active', 'suspended')) AS live, max("revokedAt") AS "lastRevoked"
       FROM account_bindings WHERE "orgId" = ${org.id}::uuid ${person(`"personId"`)} GROUP BY "personId"
     ), c AS (
-      SELECT pid, count(*)::int AS n, bool_or(status IN ${OPEN_CASE_STATUSES}) AS open, max("closedAt") AS "lastClosed" FROM (
+      SELECT pid, count(*)::int AS n, bool_or(status::text IN ${OPEN_CASE_STATUSES}) AS open, max("closedAt") AS "lastClosed" FROM (
         SELECT "personId" AS pid, status::text AS status, "closedAt" FROM aml_cases
         WHERE "orgId" = ${org.id}::uuid AND "personId" IS NOT NULL ${person(`"personId"`)}
         UNION ALL
