@@ -22,7 +22,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "service",
-          include: ["src/**/*.test.ts", "tests/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "tests/**/*.test.ts", "contracts/**/*.test.ts"],
           exclude: [SMOKE, "tests/topology/**"],
           sequence: { groupOrder: 0 },
         },

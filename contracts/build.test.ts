@@ -1,0 +1,51 @@
+// The committed WASM + ABI are what the contracts' sources build to: the tests run them and a
+// deployment uploads them, so a stale build would test and ship something else.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const sha256 = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+
+type Record = {
+  compiler: { [pkg: string]: string };
+  contracts: { [name: string]: { sources: { [file: string]: string }; wasm: string; abi: string } };
+};
+
+describe("the committed contract builds", () => {
+  it("match contracts/build-hash.json: every source, both artefacts and the compiler's versions (fast)", () => {
+    const record: Record = JSON.parse(fs.readFileSync(path.join(ROOT, "contracts/build-hash.json"), "utf8"));
+    const stale = "is not what contracts/build-hash.json records: npm run contracts:build, then commit contracts/";
+    const names = fs
+      .readdirSync(path.join(ROOT, "contracts"))
+      .filter((d) => fs.existsSync(path.join(ROOT, "contracts", d, `${d}.contract.ts`)));
+    expect(Object.keys(record.contracts).sort()).toEqual(names.sort());
+    expect(names).toEqual(expect.arrayContaining(["airdrop", "attestation"]));
+    for (const [name, built] of Object.entries(record.contracts)) {
+      const dir = path.join(ROOT, "contracts", name);
+      const sources = fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+        .sort();
+      expect(Object.keys(built.sources), `contracts/${name}'s sources`).toEqual(sources);
+      for (const file of sources) expect(sha256(path.join(dir, file)), `contracts/${name}/${file} ${stale}`).toBe(built.sources[file]);
+      for (const ext of ["wasm", "abi"] as const) {
+        const artefact = path.join(dir, "target", `${name}.contract.${ext}`);
+        expect(sha256(artefact), `contracts/${name}/target/${name}.contract.${ext} ${stale}`).toBe(built[ext]);
+      }
+    }
+    for (const [pkg, version] of Object.entries(record.compiler)) {
+      const installed = JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", pkg, "package.json"), "utf8")).version;
+      expect(installed, `${pkg} ${stale}`).toBe(version);
+    }
+    expect(record.compiler["proton-tsc"]).toBe("0.3.58");
+  });
+
+  it("are byte for byte what a build of the sources makes now (npm run contracts:build -- --check)", { timeout: 240_000 }, () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/contracts-build.mjs"), "--check"], { cwd: ROOT, encoding: "utf8" });
+    expect(`${r.stdout}${r.stderr}`.trim()).toBe("✔ the committed contract builds are what their sources build to");
+    expect(r.status).toBe(0);
+  });
+});
