@@ -43,6 +43,15 @@ describe("the committed contract builds", () => {
     expect(record.compiler["proton-tsc"]).toBe("0.3.58");
   });
 
+  it("are the sizes the on-chain guide's RAM estimate counts", () => {
+    const size = (ext: string) => fs.statSync(path.join(ROOT, `contracts/attestation/target/attestation.contract.${ext}`)).size;
+    const [wasm, abi] = [size("wasm"), size("abi")];
+    // setcode bills ten times the WASM, setabi the ABI once.
+    const kb = Math.round((wasm * 10 + abi) / 1000);
+    const guide = fs.readFileSync(path.join(ROOT, "docs/api/guides/onchain.md"), "utf8");
+    expect(guide).toContain(`The build is ${wasm.toLocaleString("en-US")} + ${abi.toLocaleString("en-US")} bytes, about ${kb} KB.`);
+  });
+
   it("are byte for byte what a build of the sources makes now (npm run contracts:build -- --check)", { timeout: 240_000 }, () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/contracts-build.mjs"), "--check"], { cwd: ROOT, encoding: "utf8" });
     expect(`${r.stdout}${r.stderr}`.trim()).toBe("✔ the committed contract builds are what their sources build to");

@@ -32,6 +32,11 @@ export const GUIDES = [
     summary: "The same identity document across verifications, pairwise person ids, and one claim per human.",
   },
   {
+    slug: "onchain",
+    title: "On-chain attestations",
+    summary: "The attestation table contracts read to let only verified people in, require, reading it off chain, deploying it.",
+  },
+  {
     slug: "erasure",
     title: "Erasing a person, and access requests",
     summary: "Erasure of one person's data, what holds it and what stays; the signed export of everything held about them.",
