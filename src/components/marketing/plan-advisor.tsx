@@ -39,6 +39,8 @@ export function PlanAdvisor({ plans }: { plans: CatalogPlan[] }) {
   const [questionTouched, setQuestionTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const sending = useRef(false);
+  /** The question the advice on screen answers: asking it again (a double click whose second click comes after the answer) sends nothing. */
+  const answered = useRef<string | null>(null);
   const [advice, setAdvice] = useState<AdviceAnswer | null>(null);
   const [error, setError] = useState<{ message: string; retryAt: number | null } | null>(null);
   const [now, setNow] = useState(() => Date.now());
@@ -71,16 +73,20 @@ export function PlanAdvisor({ plans }: { plans: CatalogPlan[] }) {
     if (v.error) return verificationsRef.current?.focus();
     if (r.error) return rpmRef.current?.focus();
     if (waitSec > 0) return;
+    const input = {
+      question: question.trim(),
+      ...(v.value !== undefined && { expectedMonthlyVerifications: v.value }),
+      ...(r.value !== undefined && { expectedRequestsPerMinute: r.value }),
+      ...(needsSla && { needsSla: true }),
+    };
+    const asked = JSON.stringify(input);
+    if (answered.current === asked) return resultRef.current?.focus();
     sending.current = true;
     setBusy(true);
     setError(null);
     try {
-      const answer = await askAdvisor({
-        question: question.trim(),
-        ...(v.value !== undefined && { expectedMonthlyVerifications: v.value }),
-        ...(r.value !== undefined && { expectedRequestsPerMinute: r.value }),
-        ...(needsSla && { needsSla: true }),
-      });
+      const answer = await askAdvisor(input);
+      answered.current = asked;
       setAdvice(answer);
       requestAnimationFrame(() => resultRef.current?.focus());
     } catch (err) {

@@ -15,7 +15,7 @@ export type RouteFixture = {
   /** Creates a record in the given organization and returns the path parameters that address it. */
   params?: (ctx: FixtureContext) => Promise<Record<string, string>>;
   /** A body that would succeed, when the one derived from the zod schema would not. */
-  body?: (ctx: FixtureContext, params: Record<string, string>) => unknown;
+  body?: (ctx: FixtureContext, params: Record<string, string>) => unknown | Promise<unknown>;
   /** A query that would succeed, when the derived one would not. */
   query?: Record<string, string>;
 };

@@ -125,7 +125,8 @@ async function buildRequest(
     if (q && Object.keys(q).length) path += `?${new URLSearchParams(q)}`;
   }
   if (!route.body) return { path, body: undefined };
-  const given = ctx && fixture?.body ? [fixture.body(ctx, params)] : [];
+  // Awaited: a body that makes a record first (an account to claim with) has made it before the test reads its "before".
+  const given = ctx && fixture?.body ? [await fixture.body(ctx, params)] : [];
   const body = validSample(route.body, given);
   if (!body && strict) throw new Error(`No valid sample body for ${key}: ${where}`);
   return { path, body: body?.value ?? {} };
