@@ -14,9 +14,20 @@ import type { RiskAssessInput, RiskAssessment, RiskKind } from "./risk.schema";
 // is also what later velocity counts read, so refused attempts count too.
 
 const require = createRequire(import.meta.url);
-const DISPOSABLE = new Set<string>((require("disposable-email-domains") as string[]).map((d) => d.toLowerCase()));
-/** Domains whose every subdomain is disposable too. */
-const DISPOSABLE_WILDCARD = new Set<string>((require("disposable-email-domains/wildcard.json") as string[]).map((d) => d.toLowerCase()));
+/**
+ * The lists (about 120,000 domains), read on the first check rather than at import: parsing them
+ * costs most of a second, which every process that loads the routes but never checks an address
+ * (the worker, operator scripts) would pay.
+ */
+let disposable: { exact: Set<string>; wildcard: Set<string> } | undefined;
+function disposableLists() {
+  disposable ??= {
+    exact: new Set<string>((require("disposable-email-domains") as string[]).map((d) => d.toLowerCase())),
+    /** Domains whose every subdomain is disposable too. */
+    wildcard: new Set<string>((require("disposable-email-domains/wildcard.json") as string[]).map((d) => d.toLowerCase())),
+  };
+  return disposable;
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -58,10 +69,11 @@ export function isDisposableEmail(email: string): boolean {
     .toLowerCase()
     .replace(/\.$/, "");
   if (!domain) return false;
-  if (DISPOSABLE.has(domain)) return true;
+  const { exact, wildcard } = disposableLists();
+  if (exact.has(domain)) return true;
   const labels = domain.split(".");
   for (let i = 0; i < labels.length - 1; i++) {
-    if (DISPOSABLE_WILDCARD.has(labels.slice(i).join("."))) return true;
+    if (wildcard.has(labels.slice(i).join("."))) return true;
   }
   return false;
 }
