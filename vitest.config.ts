@@ -15,6 +15,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Files run one after another in each worker without a new process each: the packages the app
+    // loads (a second or more per file) load once per worker. setup-env.ts undoes what a file
+    // leaves in the process (environment, database connection, process-wide state, the app's modules).
+    isolate: false,
     fileParallelism: true,
     maxWorkers: 2,
     projects: [
