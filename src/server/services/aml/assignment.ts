@@ -7,6 +7,7 @@ import { normalizeEmail } from "../../platform/contact-address";
 import { appendAudit } from "../audit";
 import { caseEvent } from "./case-events";
 import { caseClosed, lockedCase, OPEN_STATUSES, withHits } from "./case-records";
+import { caseTexts, sealEventData } from "./case-text";
 import type { AssignCaseInput, NextCaseInput, ReassignCaseInput, UnassignCaseInput } from "./casework.schema";
 
 // Who works an AML case. A case is assigned to a console member holding compliance_officer or
@@ -78,7 +79,10 @@ async function changeAssignment(
         where: { id: c.id },
         data: { assigneeEmail: next.assigneeEmail, assignedAt: next.assigneeEmail ? ctx.now() : null },
       });
-      await caseEvent(tx, { orgId, caseId: c.id, kind: next.kind, actor: actorId(ctx.actor), data: next.data });
+      // A reassignment's or unassignment's reason is the officer's own text: sealed in the timeline
+      // (case-text.ts); the audit entry seals its own copy.
+      const { seal } = await caseTexts(tx, c);
+      await caseEvent(tx, { orgId, caseId: c.id, kind: next.kind, actor: actorId(ctx.actor), data: sealEventData(next.data, seal) });
       await audit(tx, ctx, c, next.action, next.data);
     }
     return view(tx, ctx, c.id);

@@ -5,7 +5,8 @@ import type { AmlCaseEventKind } from "./casework.schema";
 /**
  * Appends one event to a case's timeline, inside the transaction of the transition it records
  * (so the timeline never shows what did not commit). `data` holds ids, reasons and statuses,
- * never a comment's text (that stays in aml_case_comments).
+ * never a comment's text (that stays in aml_case_comments); an officer's reason or notes in it
+ * is sealed by the caller under the person's key (case-text.ts).
  */
 export async function caseEvent(
   tx: Tx,

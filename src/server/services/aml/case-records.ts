@@ -3,6 +3,7 @@ import type { DbOrTx, Tx } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../errors";
 import { isUuid } from "../../platform/ids";
 import { type AmlCaseView, type CaseAgeing, SEVERITIES, type Severity } from "./aml.schema";
+import { caseKeys, openCaseText } from "./case-text";
 import { evidenceKeyOwner, evidenceView } from "./evidence";
 
 // Shared pieces of the AML case state machine (aml.ts) and of screening hits (aml-hits.ts).
@@ -81,29 +82,36 @@ export function ageingOf(c: Pick<AmlCase, "status" | "createdAt" | "dueAt">, now
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/**
+ * A case as the API shows it. `keys` holds the sealed data keys (person_keys.keySealed) of the
+ * case's person and of its hits' evidence: what officers wrote and the evidence's subject are
+ * opened with them ("[erased]" and null fields once the person is erased).
+ */
 export function caseView(
   c: AmlCase,
   hits: AmlCaseHit[] = [],
   now: Date = new Date(),
   keys: Map<string, string | null> = new Map(),
 ): AmlCaseView {
+  const key = c.personId ? keys.get(c.personId) : null;
+  const text = <T extends string | null>(v: T) => openCaseText(v, c.personId, key) as T;
   return {
     caseId: c.id,
     status: c.status,
     priority: c.priority,
     subjectDid: c.subjectDid,
-    reason: c.reason,
+    reason: text(c.reason),
     openedBy: c.openedBy,
     openedAt: c.createdAt.toISOString(),
     proposedBy: c.proposedBy,
     proposedAt: iso(c.proposedAt),
-    proposeReason: c.proposeReason,
+    proposeReason: text(c.proposeReason),
     approvedBy: c.approvedBy,
     approvedAt: iso(c.approvedAt),
-    approveNotes: c.approveNotes,
+    approveNotes: text(c.approveNotes),
     confirmedBy: c.confirmedBy,
     confirmedAt: iso(c.confirmedAt),
-    confirmReason: c.confirmReason,
+    confirmReason: text(c.confirmReason),
     closedAt: iso(c.closedAt),
     assigneeEmail: c.assigneeEmail,
     assignedAt: iso(c.assignedAt),
@@ -125,12 +133,9 @@ export function caseView(
 export async function withHits(db: DbOrTx, orgId: string, cases: AmlCase[], now: Date = new Date()): Promise<AmlCaseView[]> {
   if (!cases.length) return [];
   const hits = await db.amlCaseHit.findMany({ where: { orgId, caseId: { in: cases.map((c) => c.id) } }, orderBy: { createdAt: "asc" } });
-  // The data keys the hits' evidence is sealed under, read in one query (never cached: erasure destroys them).
-  const owners = [...new Set(hits.map((h) => evidenceKeyOwner(h.evidence)).filter((p): p is string => !!p))];
-  const keyRows = owners.length
-    ? await db.personKey.findMany({ where: { personId: { in: owners } }, select: { personId: true, keySealed: true } })
-    : [];
-  const keys = new Map(keyRows.map((k) => [k.personId, k.keySealed]));
+  // The data keys the cases' texts and the hits' evidence are sealed under, read in one query
+  // (never cached: erasure destroys them).
+  const keys = await caseKeys(db, [...cases.map((c) => c.personId), ...hits.map((h) => evidenceKeyOwner(h.evidence))]);
   return cases.map((c) =>
     caseView(
       c,

@@ -34,7 +34,9 @@ describe("AML case races", () => {
     const c = await db.amlCase.findUniqueOrThrow({ where: { id: caseId } });
     expect(c.status).toBe("cleared");
     expect(c.approvedBy).toBe(winner.body.approvedBy);
-    expect(c.approveNotes).toBe(keys.find((k) => k.actor === c.approvedBy)!.id);
+    // The winner's notes, sealed under the person's key at rest and opened in the answer.
+    expect(winner.body.approveNotes).toBe(keys.find((k) => k.actor === c.approvedBy)!.id);
+    expect(c.approveNotes).toMatch(new RegExp(`^p1\\.${person.id}\\.`));
     expect(await flags(db, person.id)).toEqual({ pepFlag: false, sanctionsFlag: false, riskScore: 0 });
     expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.cleared" } })).toBe(1);
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);

@@ -22,6 +22,7 @@ import {
   sameApprover,
   withHits,
 } from "./case-records";
+import { caseTexts } from "./case-text";
 import type { ListCasesQuery } from "./casework.schema";
 import { credentialsFollowCase, lockPersonBindings } from "./credential-effects";
 import { searchTerms } from "./evidence";
@@ -84,7 +85,9 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, ctx.now(), me);
       if (settled) return result(settled, subjectDid);
     }
-    current ??= await openByHand(tx, ctx, personId, { subjectDid, reason: input.reason }, person);
+    // The reason is stored sealed under the person's key (case-text.ts); the audit entry seals its own copy.
+    const { seal } = await caseTexts(tx, { orgId, personId });
+    current ??= await openByHand(tx, ctx, personId, { subjectDid, reason: input.reason }, person, seal);
     const now = ctx.now();
     if (fourEyes) {
       // A proposal already waiting stays as it is: the approver must be another identity.
@@ -94,9 +97,15 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       const proposedAssignee = current.assigneeEmail ? `member:${current.assigneeEmail}` : null;
       const pending = await tx.amlCase.update({
         where: { id: current.id },
-        data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: input.reason, proposedAssignee },
+        data: { status: "pending_approval", proposedBy: me, proposedAt: now, proposeReason: seal(input.reason), proposedAssignee },
       });
-      await caseEvent(tx, { orgId, caseId: current.id, kind: "proposed", actor: me, data: { reason: input.reason, proposedAssignee } });
+      await caseEvent(tx, {
+        orgId,
+        caseId: current.id,
+        kind: "proposed",
+        actor: me,
+        data: { reason: seal(input.reason), proposedAssignee },
+      });
       await appendAudit(
         tx,
         { orgId, actor: ctx.actor },
@@ -111,10 +120,10 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     }
     const cleared = await tx.amlCase.update({
       where: { id: current.id },
-      data: { status: "cleared", proposedBy: me, proposedAt: now, proposeReason: input.reason, closedAt: now },
+      data: { status: "cleared", proposedBy: me, proposedAt: now, proposeReason: seal(input.reason), closedAt: now },
     });
     await liftFlags(tx, orgId, personId);
-    await caseEvent(tx, { orgId, caseId: current.id, kind: "cleared", actor: me, data: { reason: input.reason, fourEyes: false } });
+    await caseEvent(tx, { orgId, caseId: current.id, kind: "cleared", actor: me, data: { reason: seal(input.reason), fourEyes: false } });
     await credentialsFollowCase(tx, { orgId, caseId: current.id, personId, change: "lift", reason: input.reason, actor: ctx.actor });
     await appendAudit(
       tx,
@@ -154,6 +163,9 @@ async function closedMeanwhile(tx: Tx, orgId: string, personId: string, seenId: 
   throw caseClosed();
 }
 
+/** How the reason of a case opened by hand begins; the clearing reason follows. */
+const OPENED_BY_HAND = "Opened by hand to clear: ";
+
 /** (none) → open: a case opened by hand, its priority from the flags the person carries now. */
 async function openByHand(
   tx: Tx,
@@ -161,6 +173,7 @@ async function openByHand(
   personId: string,
   input: ClearAmlInput,
   p: { pepFlag: boolean; sanctionsFlag: boolean },
+  seal: (text: string) => string,
 ) {
   const priority = priorityFromFlags({ sanctions: p.sanctionsFlag, pep: p.pepFlag });
   const now = ctx.now();
@@ -170,7 +183,8 @@ async function openByHand(
       subjectDid: input.subjectDid,
       personId,
       priority,
-      reason: `Opened by hand to clear: ${input.reason}`,
+      // The officer's words make this reason free text: sealed like the clearing reason itself.
+      reason: seal(`${OPENED_BY_HAND}${input.reason}`),
       openedBy: actorId(ctx.actor),
       createdAt: now,
       dueAt: dueAtFor(now, priority, await slaHours(tx, ctx.org.id)),
@@ -213,9 +227,13 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
     // So is the assignee the case had when it was proposed (a backend key proposing for them).
     if (c.proposedAssignee && (await samePerson(tx, orgId, c.proposedAssignee, me))) throw assigneeProposed();
     const now = ctx.now();
+    const texts = await caseTexts(tx, c);
+    const notes = input.notes == null ? null : texts.seal(input.notes);
+    // What the proposer wrote, as the audit entry takes it (it seals its own copy).
+    const proposeReason = texts.open(c.proposeReason);
     const done = await tx.amlCase.updateMany({
       where: { id: c.id, orgId, status: "pending_approval", proposedBy: { not: me } },
-      data: { status: "cleared", approvedBy: me, approvedAt: now, approveNotes: input.notes ?? null, closedAt: now },
+      data: { status: "cleared", approvedBy: me, approvedAt: now, approveNotes: notes, closedAt: now },
     });
     if (done.count !== 1) throw notAwaitingApproval();
     await liftFlags(tx, orgId, c.personId);
@@ -224,14 +242,14 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
       caseId: c.id,
       kind: "approved",
       actor: me,
-      data: { proposedBy: c.proposedBy, notes: input.notes ?? null },
+      data: { proposedBy: c.proposedBy, notes },
     });
     await credentialsFollowCase(tx, {
       orgId,
       caseId: c.id,
       personId: c.personId,
       change: "lift",
-      reason: c.proposeReason ?? "",
+      reason: proposeReason ?? "",
       actor: ctx.actor,
     });
     await appendAudit(
@@ -243,7 +261,7 @@ export async function approveClear(ctx: ServiceContext, caseId: string, input: A
         subject: c.subjectDid,
         data: {
           caseId: c.id,
-          reason: c.proposeReason,
+          reason: proposeReason,
           proposedBy: c.proposedBy,
           approvedBy: me,
           notes: input.notes ?? null,
@@ -264,12 +282,19 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
     const c = await lockedCase(tx, orgId, caseId);
     if (c.status !== "open" && c.status !== "pending_approval") throw caseClosed();
     const now = ctx.now();
+    const { seal } = await caseTexts(tx, c);
     const done = await tx.amlCase.updateMany({
       where: { id: c.id, orgId, status: { in: [...OPEN_STATUSES] } },
-      data: { status: "confirmed", confirmedBy: me, confirmedAt: now, confirmReason: input.reason, closedAt: now },
+      data: { status: "confirmed", confirmedBy: me, confirmedAt: now, confirmReason: seal(input.reason), closedAt: now },
     });
     if (done.count !== 1) throw caseClosed();
-    await caseEvent(tx, { orgId, caseId: c.id, kind: "confirmed", actor: me, data: { reason: input.reason, previousStatus: c.status } });
+    await caseEvent(tx, {
+      orgId,
+      caseId: c.id,
+      kind: "confirmed",
+      actor: me,
+      data: { reason: seal(input.reason), previousStatus: c.status },
+    });
     // A confirmed sanctions match ends the person's bindings; a PEP match alone calls for due diligence, not revocation.
     const flags = c.personId ? await tx.person.findFirst({ where: { id: c.personId, orgId }, select: { sanctionsFlag: true } }) : null;
     if (flags?.sanctionsFlag) {

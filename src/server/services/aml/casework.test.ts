@@ -4,6 +4,7 @@ import { base58 } from "@scure/base";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
+import { openForPerson } from "../../crypto/person-box";
 import type { Db } from "../../db/client";
 import { extraKey, flaggedPerson, serviceCtx } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
@@ -59,10 +60,12 @@ describe("assign, reassign, unassign", () => {
 
     expect(await eventsOf(db, caseId)).toEqual(["opened", "hit_added", "webhook_sent", "assigned", "reassigned", "unassigned"]);
     const reassigned = await db.amlCaseEvent.findFirstOrThrow({ where: { caseId, kind: "reassigned" } });
+    // The reason is the officer's own text: sealed under the person's key (case-text.ts).
     expect(reassigned).toMatchObject({
       actor: keyActor,
-      data: { from: "ada@example.test", assigneeEmail: "ben@example.test", reason: "Ada is on leave" },
+      data: { from: "ada@example.test", assigneeEmail: "ben@example.test", reason: expect.stringMatching(/^p1\./) },
     });
+    expect(await openForPerson(db, (reassigned.data as { reason: string }).reason)).toBe("Ada is on leave");
     const audit = await db.auditEntry.findMany({
       where: { orgId: org.orgId, action: { startsWith: "aml.case_" } },
       orderBy: { seq: "asc" },

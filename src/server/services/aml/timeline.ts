@@ -8,6 +8,7 @@ import { appendAudit, signCheckpoint } from "../audit";
 import { personSummary } from "../people";
 import { caseEvent } from "./case-events";
 import { caseNotFound, withHits } from "./case-records";
+import { caseKeys, openCaseText, openEventData } from "./case-text";
 import type { AmlCaseEventKind } from "./casework.schema";
 
 /** What a clear does and does not do, as the case detail states it (docs/api/guides/aml-cases.md). */
@@ -25,11 +26,15 @@ export const CLEARING_EFFECT = {
   ],
 };
 
-/** The case, its person with their accounts and bindings, and its events in order, read from one client (a transaction for exports). */
+/**
+ * The case, its person with their accounts and bindings, and its events in order, read from one
+ * client (a transaction for exports). What officers wrote (comments, the reasons and notes in
+ * events) is opened with the person's data key: "[erased]" once they are erased.
+ */
 async function readTimeline(db: DbOrTx, orgId: string, caseId: string, now: Date) {
   const row = isUuid(caseId) ? await db.amlCase.findFirst({ where: { id: caseId, orgId } }) : null;
   if (!row) throw caseNotFound();
-  const [[view], person, bindings, events, comments] = await Promise.all([
+  const [[view], person, bindings, events, comments, keys] = await Promise.all([
     withHits(db, orgId, [row], now),
     row.personId ? db.person.findFirst({ where: { id: row.personId, orgId } }) : null,
     row.personId
@@ -41,8 +46,10 @@ async function readTimeline(db: DbOrTx, orgId: string, caseId: string, now: Date
       : [],
     db.amlCaseEvent.findMany({ where: { orgId, caseId: row.id }, orderBy: { seq: "asc" } }),
     db.amlCaseComment.findMany({ where: { orgId, caseId: row.id } }),
+    caseKeys(db, [row.personId]),
   ]);
-  const textOf = new Map(comments.map((c) => [c.id, c.body]));
+  const key = row.personId ? keys.get(row.personId) : null;
+  const textOf = new Map(comments.map((c) => [c.id, openCaseText(c.body, row.personId, key)]));
   const accounts = new Map<string, { accountDid: string; name: string; chain: string; lifecycle: string }>();
   for (const b of bindings)
     accounts.set(b.account.did, {
@@ -62,7 +69,7 @@ async function readTimeline(db: DbOrTx, orgId: string, caseId: string, now: Date
       revokedAt: b.revokedAt?.toISOString() ?? null,
     })),
     events: events.map((e) => {
-      const data = (e.data ?? {}) as Record<string, unknown>;
+      const data = openEventData((e.data ?? {}) as Record<string, unknown>, row.personId, key);
       return {
         seq: e.seq,
         kind: e.kind as AmlCaseEventKind,

@@ -29,6 +29,21 @@ describe("KYC start and status", () => {
     }
   });
 
+  it("keeps the client's address sealed under the person's key, shown in their access export, gone with their erasure", async () => {
+    const { db, api } = await setup();
+    const started = await api.post("/v1/kyc/start", {});
+    expect(started.status, started.text).toBe(200);
+    const personDid = started.body.personDid as string;
+    const personId = personDid.split(":").pop()!;
+    const [session] = await db.$queryRaw<{ clientIp: string }[]>`SELECT "clientIp" FROM kyc_sessions WHERE "personId" = ${personId}::uuid`;
+    expect(session!.clientIp).toMatch(new RegExp(`^p1\\.${personId}\\.`));
+    const exported = await api.get(`/v1/people/${encodeURIComponent(personDid)}/export`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.body.data.verifications.map((v: { clientIp: string }) => v.clientIp)).toEqual(["127.0.0.1"]);
+    expect((await api.post(`/v1/people/${encodeURIComponent(personDid)}/erase`, {})).status).toBe(200);
+    expect((await db.kycSession.findFirstOrThrow({ where: { personId } })).clientIp).toBeNull();
+  });
+
   it("answers 404 for another organization's person and for a DID that is not ours", async () => {
     const { url, api } = await setup();
     const other = await createTestOrg();

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { sealForPerson } from "../../crypto/person-box";
 import type { Db } from "../../db/client";
 import { AppError, conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
@@ -139,7 +140,8 @@ async function startWithProvider(
         verificationUrl: started.verificationUrl,
         redirectUrl,
         status: "pending",
-        clientIp: ctx.clientIp,
+        // Only ever shown (the person's access export), never looked up: sealed under their key.
+        clientIp: await sealForPerson(tx, { id: personId, orgId: ctx.org.id }, ctx.clientIp),
         expiresAt: started.expiresAt,
       },
     });

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
-import { openStored } from "../../crypto/person-box";
+import { isPersonSealed, openStored } from "../../crypto/person-box";
 import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
@@ -67,7 +67,8 @@ async function gather(tx: Tx, orgId: string, personId: string) {
         level: s.level,
         status: s.status,
         providerReference: s.providerSessionId,
-        clientIp: s.clientIp,
+        // Sealed under the person's key since it was written (a clear one is from before).
+        clientIp: s.clientIp && isPersonSealed(s.clientIp) ? openStored(s.clientIp, key?.keySealed) : s.clientIp,
         review: s.review,
         createdAt: s.createdAt.toISOString(),
       })),

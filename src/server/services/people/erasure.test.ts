@@ -177,12 +177,21 @@ describe("erasing a person", () => {
     const to = new Date(Date.now() + 3_600_000);
     const who = { first: "Adwoa", last: "Quansah-Boateng", dob: "1987-04-23", phone: "+233 24 987 1234", email: "adwoa.qb@mail.example" };
     const ama = await verifiedCustomer(url, api, who);
-    // A case about her, cleared by hand with a reason that names her.
-    const cleared = await api.post("/v1/aml/clear", {
+    // A case about her, opened by hand to clear with a reason that names her, then (four-eyes:
+    // the clear waits for a second pair of eyes) a comment and a confirming reason naming her too.
+    const nickname = "Adwoaba";
+    await db.organization.update({ where: { id: org.orgId }, data: { requireSecondApprovalToClearAml: true } });
+    const proposed = await api.post("/v1/aml/clear", {
       subjectDid: ama.personDid,
       reason: "Adwoa Quansah-Boateng called; the match is her namesake",
     });
-    expect(cleared.status, cleared.text).toBe(200);
+    expect(proposed.status, proposed.text).toBe(200);
+    expect(proposed.body.pendingApproval).toBe(true);
+    const caseId = proposed.body.caseId as string;
+    const note = await api.post(`/v1/aml/cases/${caseId}/comments`, { text: `${nickname} (born ${who.dob}) sent her passport again` });
+    expect(note.status, note.text).toBe(201);
+    const confirmed = await api.post(`/v1/aml/cases/${caseId}/confirm`, { reason: `On a second look ${nickname} is the listed person` });
+    expect(confirmed.status, confirmed.text).toBe(200);
     // Someone else, who must keep everything.
     const other = await verifiedCustomer(url, api, {
       first: "Kwesi",
@@ -191,11 +200,13 @@ describe("erasing a person", () => {
       phone: "+233 20 111 2233",
       email: "kwesi.ad@mail.example",
     });
-    const values = [`${who.first} ${who.last}`, who.last, who.dob, who.email, "+233249871234", "249871234", ama.applicantId];
+    const values = [`${who.first} ${who.last}`, who.last, who.dob, who.email, "+233249871234", "249871234", ama.applicantId, nickname];
     const otherValues = ["Appiah-Danquah", "kwesi.ad@mail.example", "+233201112233"];
     const personal = await scanDatabase([...values, ...otherValues]);
     // Before: what we hold in clear (the rest is sealed): the contacts and the provider's reference.
     expect(personal).toEqual(expect.arrayContaining(["accounts.email: adwoa.qb@mail.example", "people.verifiedPhone: +233249871234"]));
+    // What officers wrote about her is sealed already: no clear copy in any AML table.
+    expect(personal.filter((h) => h.startsWith("aml_"))).toEqual([]);
 
     const human = (await db.person.findUniqueOrThrow({ where: { id: ama.personId } })).nameBirthHumanId;
     expect(await db.identityHash.count({ where: { humanId: human! } })).toBeGreaterThan(0);

@@ -234,13 +234,23 @@ async function carryOut(
 
   const cases = await tx.amlCase.findMany({ where: caseWhere(s), select: { id: true } });
   const caseIds = cases.map((c) => c.id);
-  await tx.amlCase.updateMany({
-    where: { id: { in: caseIds } },
-    data: { reason: "erased", proposeReason: null, approveNotes: null, confirmReason: null },
-  });
-  await tx.amlCaseEvent.updateMany({ where: { caseId: { in: caseIds } }, data: { data: {} } });
-  await tx.amlCaseComment.updateMany({ where: { caseId: { in: caseIds } }, data: { body: "" } });
-  await tx.amlCaseHit.updateMany({ where: { caseId: { in: caseIds } }, data: { evidence: {}, searchText: null } });
+  // What officers wrote about the person is sealed under their key (services/aml/case-text.ts):
+  // the key's destruction below leaves it unreadable ("[erased]"). What is still in clear (written
+  // before sealing and not yet migrated, or the service's own words) is blanked; of the timeline's
+  // data only the sealed texts and the comment ids stay, and the evidence goes.
+  const sealed = { startsWith: `p1.${person.id}.` };
+  const inCases = { in: caseIds };
+  await tx.amlCase.updateMany({ where: { id: inCases, NOT: { reason: sealed } }, data: { reason: "erased" } });
+  for (const column of ["proposeReason", "approveNotes", "confirmReason"] as const)
+    await tx.amlCase.updateMany({ where: { id: inCases, NOT: { [column]: sealed } }, data: { [column]: null } });
+  await tx.$executeRaw`
+    UPDATE aml_case_events SET data = jsonb_strip_nulls(jsonb_build_object(
+      'reason', CASE WHEN data->>'reason' LIKE ${`${sealed.startsWith}%`} THEN data->'reason' END,
+      'notes', CASE WHEN data->>'notes' LIKE ${`${sealed.startsWith}%`} THEN data->'notes' END,
+      'commentId', data->'commentId'))
+    WHERE "caseId" = ANY(${caseIds}::uuid[])`;
+  await tx.amlCaseComment.updateMany({ where: { caseId: inCases, NOT: { body: sealed } }, data: { body: "" } });
+  await tx.amlCaseHit.updateMany({ where: { caseId: inCases }, data: { evidence: {}, searchText: null } });
 
   await tx.kycSession.updateMany({
     where: { personId: person.id },

@@ -1,9 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { openStored } from "../../crypto/person-box";
 import { seal } from "../../crypto/secret-box";
+import { person as approvedPerson, serviceCtx } from "../../testing/aml";
 import { createTestOrg } from "../../testing/harness";
+import { getTimeline } from "../aml";
 import { evidenceView } from "../aml/evidence";
 import { rememberScreeningSubject } from "../screening";
+import { exportPerson } from "./access-export";
 import { migratePersonData, resealSubject } from "./person-data-migration";
 
 // Rows written before person data keys existed, sealed with BI_ENCRYPTION_KEY alone, are
@@ -12,6 +16,7 @@ import { migratePersonData, resealSubject } from "./person-data-migration";
 // stop and continue anywhere.
 
 const identity = { name: "Nana Serwaa Bonsu", birthDate: "1983-03-17", country: "GH" };
+const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0 };
 
 async function legacyPerson(org: Awaited<ReturnType<typeof createTestOrg>>) {
   const person = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", country: "GH" } });
@@ -57,7 +62,7 @@ describe("the person data migration", () => {
 
     const progress: unknown[] = [];
     const done = await migratePersonData(org.db, { batch: 1, onBatch: (p) => progress.push(p) });
-    expect(done).toEqual({ resealed: 2, unreadable: 1, remaining: { subjects: 1, evidence: 0 } });
+    expect(done).toEqual({ resealed: 2, unreadable: 1, remaining: { ...NONE_LEFT, subjects: 1 } });
     expect(progress.length).toBeGreaterThanOrEqual(2);
 
     const key = (await org.db.personKey.findUniqueOrThrow({ where: { personId: person.id } })).keySealed;
@@ -75,7 +80,7 @@ describe("the person data migration", () => {
     expect((await org.db.screeningSubject.findUniqueOrThrow({ where: { personId: other.id } })).querySealed).toBe("v1.retired.AAAA.BBBB");
 
     // A second pass finds nothing more to do.
-    expect(await migratePersonData(org.db)).toEqual({ resealed: 0, unreadable: 1, remaining: { subjects: 1, evidence: 0 } });
+    expect(await migratePersonData(org.db)).toEqual({ resealed: 0, unreadable: 1, remaining: { ...NONE_LEFT, subjects: 1 } });
   });
 
   it("never overwrites a newer value written between its read and its write", async () => {
@@ -89,5 +94,101 @@ describe("the person data migration", () => {
     const key = (await org.db.personKey.findUniqueOrThrow({ where: { personId: person.id } })).keySealed;
     const row = await org.db.screeningSubject.findUniqueOrThrow({ where: { personId: person.id } });
     expect(JSON.parse(openStored(row.querySealed, key)!)).toEqual(newer);
+  });
+
+  it("seals what officers wrote in clear on a person's cases and their KYC sessions' addresses, read the same before and after", async () => {
+    const org = await createTestOrg();
+    const db = org.db;
+    const p = await approvedPerson(db, org.orgId);
+    const texts = {
+      byHand: "Opened by hand to clear: Yaa Asantewaa-Boakye is a namesake",
+      propose: "Yaa Asantewaa-Boakye is a namesake",
+      confirm: "Yaa Asantewaa-Boakye matches after all",
+      comment: "Yaa Asantewaa-Boakye called us back",
+    };
+    // Rows as the service wrote them before it sealed them: in clear, straight into the tables.
+    const caseId = randomUUID();
+    await db.$executeRaw`
+      INSERT INTO aml_cases (id, "orgId", "subjectDid", "personId", status, priority, reason, "openedBy",
+        "proposedBy", "proposedAt", "proposeReason", "confirmedBy", "confirmedAt", "confirmReason", "closedAt", "updatedAt")
+      VALUES (${caseId}::uuid, ${org.orgId}::uuid, ${p.did}, ${p.id}::uuid, 'confirmed', 'low', ${texts.byHand}, 'api_key:a',
+        'api_key:a', now(), ${texts.propose}, 'api_key:b', now(), ${texts.confirm}, now(), now())`;
+    const commentId = randomUUID();
+    await db.$executeRaw`
+      INSERT INTO aml_case_comments (id, "orgId", "caseId", author, body)
+      VALUES (${commentId}::uuid, ${org.orgId}::uuid, ${caseId}::uuid, 'api_key:a', ${texts.comment})`;
+    const events = [
+      { kind: "opened", data: { priority: "low", source: "clear" } },
+      { kind: "comment", data: { commentId, length: texts.comment.length } },
+      { kind: "proposed", data: { reason: texts.propose, proposedAssignee: null } },
+      { kind: "confirmed", data: { reason: texts.confirm, previousStatus: "pending_approval" } },
+      // A reason code the service wrote stays as it is.
+      { kind: "credentials_changed", data: { change: "suspended", reason: "key_changed", bindings: [] } },
+    ];
+    for (const e of events)
+      await db.$executeRaw`
+        INSERT INTO aml_case_events (id, "orgId", "caseId", kind, actor, data)
+        VALUES (${randomUUID()}::uuid, ${org.orgId}::uuid, ${caseId}::uuid, ${e.kind}, 'api_key:a', ${JSON.stringify(e.data)}::jsonb)`;
+    await db.$executeRaw`
+      INSERT INTO kyc_sessions (id, "orgId", "personId", provider, level, "verificationUrl", status, "clientIp", "expiresAt", "updatedAt")
+      VALUES (${randomUUID()}::uuid, ${org.orgId}::uuid, ${p.id}::uuid, 'sandbox', 'basic', 'https://kyc.example/x', 'approved',
+        '203.0.113.7', now(), now() - interval '30 days')`;
+    // A case naming no person keeps its texts in clear: there is no key to seal them under.
+    const accountCase = randomUUID();
+    await db.$executeRaw`
+      INSERT INTO aml_cases (id, "orgId", "subjectDid", status, priority, reason, "openedBy", "confirmReason", "closedAt", "updatedAt")
+      VALUES (${accountCase}::uuid, ${org.orgId}::uuid, ${`did:antelope:sandbox:${randomUUID()}`}, 'confirmed', 'low',
+        'Opened by hand to clear: the account alone', 'api_key:a', 'Known mixer address', now(), now())`;
+
+    const ctx = await serviceCtx(db, org.orgId, { type: "system", label: "test" });
+    const readable = async () => {
+      const t = await getTimeline(ctx, caseId);
+      const exported = await exportPerson(ctx, p.did);
+      return {
+        case: { reason: t.case.reason, proposeReason: t.case.proposeReason, confirmReason: t.case.confirmReason },
+        events: t.events.map((e) => ({ kind: e.kind, data: e.data, text: e.text })),
+        clientIp: exported.data.verifications.map((v) => v.clientIp),
+      };
+    };
+    const before = await readable();
+    expect(before.case).toEqual({ reason: texts.byHand, proposeReason: texts.propose, confirmReason: texts.confirm });
+    expect(before.events.find((e) => e.kind === "comment")!.text).toBe(texts.comment);
+    expect(before.clientIp).toEqual(["203.0.113.7"]);
+
+    const progress: { remaining: Record<string, number> }[] = [];
+    const done = await migratePersonData(db, { batch: 1, onBatch: (x) => progress.push(x) });
+    // The case row, the comment, two events and the session (and what the tests above left legacy).
+    expect(done).toMatchObject({ remaining: { cases: 0, comments: 0, events: 0, sessions: 0 } });
+    expect(done.resealed).toBeGreaterThanOrEqual(5);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress[0]!.remaining.events).toBe(1);
+
+    const sealed = new RegExp(`^p1\\.${p.id}\\.`);
+    const [row] = await db.$queryRaw<{ reason: string; proposeReason: string; confirmReason: string }[]>`
+      SELECT reason, "proposeReason", "confirmReason" FROM aml_cases WHERE id = ${caseId}::uuid`;
+    expect(row).toEqual({
+      reason: expect.stringMatching(sealed),
+      proposeReason: expect.stringMatching(sealed),
+      confirmReason: expect.stringMatching(sealed),
+    });
+    const [comment] = await db.$queryRaw<{ body: string }[]>`SELECT body FROM aml_case_comments WHERE id = ${commentId}::uuid`;
+    expect(comment!.body).toMatch(sealed);
+    const stored = await db.$queryRaw<{ kind: string; data: Record<string, unknown> }[]>`
+      SELECT kind, data FROM aml_case_events WHERE "caseId" = ${caseId}::uuid ORDER BY seq`;
+    expect(stored.find((e) => e.kind === "proposed")!.data).toEqual({ reason: expect.stringMatching(sealed), proposedAssignee: null });
+    expect(stored.find((e) => e.kind === "confirmed")!.data.reason).toMatch(sealed);
+    expect(stored.find((e) => e.kind === "credentials_changed")!.data.reason).toBe("key_changed");
+    const [session] = await db.$queryRaw<{ clientIp: string; updatedAt: Date }[]>`
+      SELECT "clientIp", "updatedAt" FROM kyc_sessions WHERE "personId" = ${p.id}::uuid`;
+    expect(session!.clientIp).toMatch(sealed);
+    // The session's last change, which the retention run reads as activity, is left as it was.
+    expect(session!.updatedAt.getTime()).toBeLessThan(Date.now() - 29 * 86_400_000);
+    const [untouched] = await db.$queryRaw<{ reason: string; confirmReason: string }[]>`
+      SELECT reason, "confirmReason" FROM aml_cases WHERE id = ${accountCase}::uuid`;
+    expect(untouched).toEqual({ reason: "Opened by hand to clear: the account alone", confirmReason: "Known mixer address" });
+
+    // The same texts read back, and a second pass finds nothing more to do.
+    expect(await readable()).toEqual(before);
+    expect(await migratePersonData(db)).toMatchObject({ resealed: 0, remaining: { cases: 0, comments: 0, events: 0, sessions: 0 } });
   });
 });

@@ -1,12 +1,15 @@
 import { sealForPerson } from "../../crypto/person-box";
 import { open } from "../../crypto/secret-box";
 import type { Db } from "../../db/client";
+import { CLEAR_START, type ClearCursor, type ClearRemaining, clearRemaining, sealClearBatch } from "./person-data-migration-clear";
 
 /**
  * Re-seals personal values written before person data keys existed (sealed with
  * BI_ENCRYPTION_KEY alone) under each person's own key (docs/data-protection.md,
  * "Crypto-shredding"): the identity kept for re-screening (`screening_subjects.querySealed`) and
- * the subject frozen in AML evidence (`aml_case_hits.evidence.subject.sealed`).
+ * the subject frozen in AML evidence (`aml_case_hits.evidence.subject.sealed`). And seals those
+ * written in clear before they were sealed (person-data-migration-clear.ts): what officers wrote
+ * on a person's AML cases, and their KYC sessions' client addresses.
  *
  * Safe while the service serves: readers open both forms, and each row is changed by a
  * compare-and-set on the value read, so a newer write in between is never overwritten (that row
@@ -17,7 +20,8 @@ import type { Db } from "../../db/client";
 
 type LegacySubject = { personId: string; orgId: string; querySealed: string };
 type LegacyEvidence = { id: string; orgId: string; personId: string; sealed: string };
-export type MigrationProgress = { resealed: number; unreadable: number; remaining: { subjects: number; evidence: number } };
+type Remaining = { subjects: number; evidence: number } & ClearRemaining;
+export type MigrationProgress = { resealed: number; unreadable: number; remaining: Remaining };
 
 const openLegacy = (value: string) => {
   try {
@@ -51,20 +55,23 @@ export async function resealEvidence(db: Db, row: LegacyEvidence): Promise<boole
   return changed > 0;
 }
 
-async function remaining(db: Db) {
+async function remaining(db: Db): Promise<Remaining> {
   const [r] = await db.$queryRaw<{ subjects: number; evidence: number }[]>`
     SELECT (SELECT count(*)::int FROM screening_subjects WHERE "querySealed" NOT LIKE 'p1.%') AS subjects,
            (SELECT count(*)::int FROM aml_case_hits h JOIN aml_cases c ON c.id = h."caseId"
              WHERE c."personId" IS NOT NULL AND h.evidence->'subject'->>'sealed' NOT LIKE 'p1.%') AS evidence`;
-  return r!;
+  return { ...r!, ...(await clearRemaining(db)) };
 }
 
-export type Cursor = { subject: string | null; evidence: string | null };
+const total = (r: Remaining) => Object.values(r).reduce((n, v) => n + v, 0);
+
+export type Cursor = { subject: string | null; evidence: string | null; clear: ClearCursor };
 
 /**
- * One batch: up to `batch` legacy subjects and `batch` legacy evidence rows after `after` (keyset
- * order), each re-sealed in its own statement. Returns what it did and where the next batch
- * starts (null once both are exhausted): unreadable rows are walked past, not read again.
+ * One batch: up to `batch` legacy subjects, `batch` legacy evidence rows and `batch` rows of each
+ * kind still in clear after `after` (keyset order), each re-sealed in its own statement. Returns
+ * what it did and where the next batch starts (null once all are exhausted): unreadable rows are
+ * walked past, not read again.
  */
 export async function migratePersonDataBatch(
   db: Db,
@@ -91,11 +98,18 @@ export async function migratePersonDataBatch(
     if (openLegacy(row.sealed) === null) unreadable++;
     else if (await resealEvidence(db, row)) resealed++;
   }
-  const done = subjects.length < batch && evidence.length < batch;
+  const clear = await sealClearBatch(db, after.clear, batch);
+  const done = subjects.length < batch && evidence.length < batch && !clear.more;
   return {
-    resealed,
-    unreadable,
-    next: done ? null : { subject: subjects.at(-1)?.personId ?? after.subject, evidence: evidence.at(-1)?.id ?? after.evidence },
+    resealed: resealed + clear.resealed,
+    unreadable: unreadable + clear.unreadable,
+    next: done
+      ? null
+      : {
+          subject: subjects.at(-1)?.personId ?? after.subject,
+          evidence: evidence.at(-1)?.id ?? after.evidence,
+          clear: clear.next,
+        },
   };
 }
 
@@ -104,7 +118,7 @@ export async function migratePersonData(
   db: Db,
   opts: { batch?: number; onBatch?: (p: MigrationProgress) => void } = {},
 ): Promise<MigrationProgress> {
-  let cursor: Cursor | null = { subject: null, evidence: null };
+  let cursor: Cursor | null = { subject: null, evidence: null, clear: CLEAR_START };
   let resealed = 0;
   let unreadable = 0;
   while (cursor) {
@@ -126,10 +140,10 @@ let finished = false;
 export async function personDataMigrationJob(db: Db, log: (p: MigrationProgress) => void): Promise<void> {
   if (finished) return;
   const before = await remaining(db);
-  if (before.subjects + before.evidence === 0) {
+  if (total(before) === 0) {
     finished = true;
     return;
   }
   const done = await migratePersonData(db, { onBatch: log });
-  if (done.remaining.subjects + done.remaining.evidence === done.unreadable) finished = true;
+  if (total(done.remaining) === done.unreadable) finished = true;
 }

@@ -1,6 +1,7 @@
 import { personLabel } from "@/lib/person-label";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { isPersonSealed, openStored, sealedPersonId } from "../../crypto/person-box";
 import { notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { actorNames, auditTrail, mayReadAmlDetail } from "../audit";
@@ -39,7 +40,7 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
   const did = personDidOf(issuer, person.id);
   const orgId = ctx.org.id;
   const amlDetail = mayReadAmlDetail(ctx.actor);
-  const [screenings, cases, bindings, audit, duplicates] = await Promise.all([
+  const [screenings, cases, bindings, audit, duplicates, key] = await Promise.all([
     ctx.db.screeningResult.findMany({
       where: { orgId, subjectType: "person", subjectRef: { in: [did, person.id] } },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -55,7 +56,12 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
     amlDetail && person.duplicateOf && person.duplicatePersonIds.length
       ? ctx.db.person.findMany({ where: { orgId, id: { in: person.duplicatePersonIds } } })
       : Promise.resolve([]),
+    ctx.db.personKey.findUnique({ where: { personId: person.id }, select: { keySealed: true } }),
   ]);
+  // A case opened by hand has the officer's words in its reason, sealed under the person's key
+  // (services/aml/case-text.ts): opened here, "[erased]" once the key is gone.
+  const caseReason = (r: string) =>
+    isPersonSealed(r) && sealedPersonId(r) === person.id ? (openStored(r, key?.keySealed) ?? "[erased]") : r;
   const names = await actorNames(
     ctx.db,
     orgId,
@@ -116,7 +122,7 @@ export async function getPersonDetail(ctx: ServiceContext, ref: string) {
       caseId: c.id,
       status: c.status,
       priority: c.priority,
-      reason: c.reason,
+      reason: caseReason(c.reason),
       openedBy: nameOf(c.openedBy)!,
       proposedBy: nameOf(c.proposedBy),
       approvedBy: nameOf(c.approvedBy),

@@ -1,0 +1,180 @@
+import { isPersonSealed, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
+import { type Db, Prisma } from "../../db/client";
+
+/**
+ * The second half of the person data migration (person-data-migration.ts): personal values that
+ * were written in clear before they were sealed under the person's data key, sealed now
+ * (docs/data-protection.md, "Crypto-shredding"). What compliance officers wrote on the cases of a
+ * person (services/aml/case-text.ts: a case opened by hand's reason, the clearing and confirming
+ * reasons, the approver's notes, comments, and the reasons and notes of the timeline events that
+ * record them), and the client address of their KYC sessions. Cases naming no person keep their
+ * texts in clear; people already erased had theirs blanked by the erasure.
+ *
+ * The same design as the re-sealing of legacy values: each row is rewritten by a compare-and-set on
+ * the values read (a newer write in between is never overwritten; the row is left for the next
+ * pass), a value already sealed for the person is never touched again, and the rows are walked in
+ * id order from a cursor, so a pass stopped anywhere continues where it stopped. `updatedAt`
+ * columns are left as they are: the retention run reads a KYC session's as the person's activity.
+ */
+
+/** How services/aml/cases.ts begins the reason of a case opened by hand (the clearing reason follows): free text. */
+const OPENED_BY_HAND = "Opened by hand to clear: ";
+/** The timeline events whose `reason` and `notes` an officer wrote (services/aml/cases.ts, assignment.ts). */
+const OFFICER_EVENT_KINDS = ["proposed", "cleared", "approved", "confirmed", "reassigned", "unassigned"];
+/** What a text reads as once its person is erased (services/aml/case-text.ts). */
+const ERASED_TEXT = "[erased]";
+
+export type ClearRemaining = { cases: number; comments: number; events: number; sessions: number };
+export type ClearCursor = { [K in keyof ClearRemaining]: string | null };
+
+type Row = { id: string; orgId: string; personId: string };
+type CaseRow = Row & { reason: string; proposeReason: string | null; approveNotes: string | null; confirmReason: string | null };
+type CommentRow = Row & { body: string };
+type EventRow = Row & { data: Record<string, unknown> };
+type SessionRow = Row & { clientIp: string };
+
+/** Seals one text for the row's person; null once they are erased. */
+type Seal = (text: string) => string | null;
+
+type Source<R extends Row> = {
+  /** Up to `batch` rows still holding clear text, after `after` in id order. */
+  pending: (db: Db, after: string | null, batch: number) => Promise<R[]>;
+  /** Rewrites the row if it still holds what was read; whether it changed it. */
+  reseal: (db: Db, row: R, seal: Seal) => Promise<boolean>;
+};
+
+const sealedFor = (value: string, personId: string) => isPersonSealed(value) && sealedPersonId(value) === personId;
+const sealText = (v: string | null, personId: string, seal: Seal) => (v === null || sealedFor(v, personId) ? v : (seal(v) ?? ERASED_TEXT));
+
+/** Not sealed for the person of the row (`personId` the SQL expression naming them). */
+const notSealed = (column: Prisma.Sql, personId: Prisma.Sql) => Prisma.sql`${column} NOT LIKE 'p1.' || ${personId}::text || '.%'`;
+const caseP = Prisma.sql`c."personId"`;
+const ownP = Prisma.sql`x."personId"`;
+
+/** The rows of each kind still holding clear text about a person not erased (FROM and WHERE, `x` the row). */
+const CLEAR = {
+  cases: Prisma.sql`FROM aml_cases x JOIN people p ON p.id = x."personId"
+    WHERE p."erasedAt" IS NULL
+      AND (x.reason LIKE ${`${OPENED_BY_HAND}%`} OR ${notSealed(Prisma.sql`x."proposeReason"`, ownP)}
+        OR ${notSealed(Prisma.sql`x."approveNotes"`, ownP)} OR ${notSealed(Prisma.sql`x."confirmReason"`, ownP)})`,
+  comments: Prisma.sql`FROM aml_case_comments x JOIN aml_cases c ON c.id = x."caseId" JOIN people p ON p.id = c."personId"
+    WHERE p."erasedAt" IS NULL AND ${notSealed(Prisma.sql`x.body`, caseP)}`,
+  events: Prisma.sql`FROM aml_case_events x JOIN aml_cases c ON c.id = x."caseId" JOIN people p ON p.id = c."personId"
+    WHERE p."erasedAt" IS NULL AND x.kind = ANY(${OFFICER_EVENT_KINDS}::text[])
+      AND ((jsonb_typeof(x.data->'reason') = 'string' AND ${notSealed(Prisma.sql`x.data->>'reason'`, caseP)})
+        OR (jsonb_typeof(x.data->'notes') = 'string' AND ${notSealed(Prisma.sql`x.data->>'notes'`, caseP)}))`,
+  sessions: Prisma.sql`FROM kyc_sessions x JOIN people p ON p.id = x."personId"
+    WHERE p."erasedAt" IS NULL AND ${notSealed(Prisma.sql`x."clientIp"`, ownP)}`,
+} satisfies Record<keyof ClearRemaining, Prisma.Sql>;
+
+/** Rows of one kind after `after` in id order, with their person and `columns` of the row (`x`). */
+const pendingRows = <R>(db: Db, kind: keyof ClearRemaining, columns: Prisma.Sql, after: string | null, batch: number) =>
+  db.$queryRaw<R[]>`SELECT x.id::text AS id, p."orgId"::text AS "orgId", p.id::text AS "personId", ${columns} ${CLEAR[kind]}
+    AND (${after}::uuid IS NULL OR x.id > ${after}::uuid) ORDER BY x.id LIMIT ${batch}`;
+
+const cases: Source<CaseRow> = {
+  pending: (db, after, batch) =>
+    pendingRows(db, "cases", Prisma.sql`x.reason, x."proposeReason", x."approveNotes", x."confirmReason"`, after, batch),
+  reseal: async (db, row, seal) => {
+    const reason = row.reason.startsWith(OPENED_BY_HAND) ? (seal(row.reason) ?? ERASED_TEXT) : row.reason;
+    const [proposeReason, approveNotes, confirmReason] = [row.proposeReason, row.approveNotes, row.confirmReason].map((v) =>
+      sealText(v, row.personId, seal),
+    );
+    const changed = await db.$executeRaw`
+      UPDATE aml_cases SET reason = ${reason}, "proposeReason" = ${proposeReason}::text,
+        "approveNotes" = ${approveNotes}::text, "confirmReason" = ${confirmReason}::text
+      WHERE id = ${row.id}::uuid AND reason = ${row.reason}
+        AND "proposeReason" IS NOT DISTINCT FROM ${row.proposeReason}::text
+        AND "approveNotes" IS NOT DISTINCT FROM ${row.approveNotes}::text
+        AND "confirmReason" IS NOT DISTINCT FROM ${row.confirmReason}::text`;
+    return changed > 0;
+  },
+};
+
+const comments: Source<CommentRow> = {
+  pending: (db, after, batch) => pendingRows(db, "comments", Prisma.sql`x.body`, after, batch),
+  reseal: async (db, row, seal) =>
+    (await db.$executeRaw`
+      UPDATE aml_case_comments SET body = ${sealText(row.body, row.personId, seal)}
+      WHERE id = ${row.id}::uuid AND body = ${row.body}`) > 0,
+};
+
+const events: Source<EventRow> = {
+  pending: (db, after, batch) => pendingRows(db, "events", Prisma.sql`x.data`, after, batch),
+  reseal: async (db, row, seal) => {
+    const data = { ...row.data };
+    for (const k of ["reason", "notes"]) {
+      const v = data[k];
+      if (typeof v === "string") data[k] = sealText(v, row.personId, seal);
+    }
+    const changed = await db.$executeRaw`
+      UPDATE aml_case_events SET data = ${JSON.stringify(data)}::jsonb
+      WHERE id = ${row.id}::uuid AND data = ${JSON.stringify(row.data)}::jsonb`;
+    return changed > 0;
+  },
+};
+
+const sessions: Source<SessionRow> = {
+  pending: (db, after, batch) => pendingRows(db, "sessions", Prisma.sql`x."clientIp"`, after, batch),
+  // An erased person keeps no address at all.
+  reseal: async (db, row, seal) =>
+    (await db.$executeRaw`
+      UPDATE kyc_sessions SET "clientIp" = ${seal(row.clientIp)}::text
+      WHERE id = ${row.id}::uuid AND "clientIp" = ${row.clientIp}`) > 0,
+};
+
+export const CLEAR_START: ClearCursor = { cases: null, comments: null, events: null, sessions: null };
+
+/** One kind's rows after `after`, each sealed in its own statement by the seal of its person (none: unreadable). */
+async function walk<R extends Row>(
+  db: Db,
+  source: Source<R>,
+  after: string | null,
+  batch: number,
+  sealOf: (row: Row) => Promise<Seal | undefined>,
+) {
+  const rows = await source.pending(db, after, batch);
+  let resealed = 0;
+  let unreadable = 0;
+  for (const row of rows) {
+    const seal = await sealOf(row);
+    if (!seal) unreadable++;
+    else if (await source.reseal(db, row, seal)) resealed++;
+  }
+  return { resealed, unreadable, full: rows.length >= batch, last: rows.at(-1)?.id ?? after };
+}
+
+/**
+ * One batch of each kind after `after`: up to `batch` rows each. A person whose data key cannot be
+ * opened (a retired BI_ENCRYPTION_KEY id) has their rows counted unreadable and walked past.
+ * `next` is where each kind continues; `more` is false once every kind returned less than a batch.
+ */
+export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) {
+  // The person's key is read for each row, as every use of it is (never cached: an erasure meanwhile holds at once).
+  const sealOf = async (row: Row): Promise<Seal | undefined> => {
+    const key = await personKey(db, { id: row.personId, orgId: row.orgId }).catch(() => undefined);
+    if (key === undefined) return undefined;
+    return (text) => (key ? sealWithKey(key, row.personId, text) : null);
+  };
+  const steps = {
+    cases: await walk(db, cases, after.cases, batch, sealOf),
+    comments: await walk(db, comments, after.comments, batch, sealOf),
+    events: await walk(db, events, after.events, batch, sealOf),
+    sessions: await walk(db, sessions, after.sessions, batch, sealOf),
+  };
+  const all = Object.values(steps);
+  return {
+    resealed: all.reduce((n, s) => n + s.resealed, 0),
+    unreadable: all.reduce((n, s) => n + s.unreadable, 0),
+    next: { cases: steps.cases.last, comments: steps.comments.last, events: steps.events.last, sessions: steps.sessions.last },
+    more: all.some((s) => s.full),
+  };
+}
+
+/** How many rows of each kind still hold clear text about a person not erased. */
+export async function clearRemaining(db: Db): Promise<ClearRemaining> {
+  const [r] = await db.$queryRaw<ClearRemaining[]>`
+    SELECT (SELECT count(*)::int ${CLEAR.cases}) AS cases, (SELECT count(*)::int ${CLEAR.comments}) AS comments,
+           (SELECT count(*)::int ${CLEAR.events}) AS events, (SELECT count(*)::int ${CLEAR.sessions}) AS sessions`;
+  return r!;
+}
