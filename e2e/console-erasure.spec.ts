@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { PrivateKey } from "@wharfkit/antelope";
 import pg from "pg";
@@ -35,18 +36,18 @@ async function boundPerson(request: APIRequestContext, org: Org) {
 }
 
 /**
- * The `person.erased` audit entries about the person, counted in the database. The embedded
+ * The audit entries of `action` about the person, counted in the database. The embedded
  * database admits only the service's process; there the same rows are read through /v1.
  */
-async function erasedEntries(request: APIRequestContext, org: Org, personDid: string): Promise<number> {
+async function entriesAbout(request: APIRequestContext, org: Org, personDid: string, action = "person.erased"): Promise<number> {
   const db = e2eDatabase();
   if (db) {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM audit_entries WHERE "orgId" = $1::uuid AND action = 'person.erased' AND subject = $2`,
-        [org.organizationId, personDid],
+        `SELECT count(*)::int AS n FROM audit_entries WHERE "orgId" = $1::uuid AND action = $3 AND subject = $2`,
+        [org.organizationId, personDid, action],
       );
       return rows[0]!.n;
     } finally {
@@ -56,7 +57,7 @@ async function erasedEntries(request: APIRequestContext, org: Org, personDid: st
   const res = await request.get("/v1/admin/audit?limit=200", { headers: { authorization: `Bearer ${org.apiKey}` } });
   expect(res.status()).toBe(200);
   const { entries } = (await res.json()) as { entries: { action: string; subject: string | null }[] };
-  return entries.filter((e) => e.action === "person.erased" && e.subject === personDid).length;
+  return entries.filter((e) => e.action === action && e.subject === personDid).length;
 }
 
 async function setRetentionDays(request: APIRequestContext, org: Org, days: number) {
@@ -90,6 +91,34 @@ test("an admin erases a person: typed confirmation, a double click erases once, 
 
   await openPerson(a, personId, label);
   await expect(a.getByRole("region", { name: "Bindings and accounts" }).getByRole("link", { name: accountName })).toBeVisible();
+
+  // First the access request: a double click downloads one signed document, and one export is audited.
+  // The answer is held until both clicks are in, so the second click always meets the first in flight.
+  let exports = 0;
+  let release!: () => void;
+  const clicked = new Promise<void>((r) => (release = r));
+  const exportCall = (url: URL) => url.pathname.startsWith("/api/trpc/") && url.pathname.includes("people.exportData");
+  await a.route(exportCall, async (route) => {
+    exports++;
+    await clicked;
+    await route.continue();
+  });
+  const exportRegion = a.getByRole("region", { name: "Access request" });
+  const downloaded = a.waitForEvent("download");
+  await exportRegion.getByRole("button", { name: "Download the person's data" }).dblclick();
+  release();
+  const file = await downloaded;
+  expect(file.suggestedFilename()).toBe(`person-${personId}-export.json`);
+  const doc = JSON.parse(fs.readFileSync((await file.path())!, "utf8"));
+  expect(doc).toMatchObject({ format: "bi-person-export/1", organizationId: org.organizationId, personDid });
+  expect(doc.proof.signatureMultibase).toMatch(/^z/);
+  expect(JSON.stringify(doc.data)).toContain(accountName);
+  await expect(a.getByText(/exported/).first()).toBeVisible();
+  expect(exports).toBe(1);
+  expect(await entriesAbout(request, org, personDid, "person.exported")).toBe(1);
+  await a.unroute(exportCall);
+  await shoot(a, "person-access-export");
+
   const section = a.getByRole("region", { name: "Erasure" });
   await section.getByRole("button", { name: "Erase this person" }).click();
   const dialog = a.getByRole("dialog", { name: "Erase this person" });
@@ -108,7 +137,7 @@ test("an admin erases a person: typed confirmation, a double click erases once, 
   const refused = await callProcedure(a, "people.erase", "mutation", { id: personId, confirmation: "00000000" });
   expect(refused.status()).toBe(400);
   expect(JSON.stringify(await refused.json())).toContain("body.confirmation");
-  expect(await erasedEntries(request, org, personDid)).toBe(0);
+  expect(await entriesAbout(request, org, personDid)).toBe(0);
 
   await field.fill(personId.slice(0, 8));
   await expect(submit).toBeEnabled();
@@ -130,7 +159,7 @@ test("an admin erases a person: typed confirmation, a double click erases once, 
   await shoot(a, "person-erased");
 
   // One erasure, however many clicks: exactly one person.erased entry in the audit chain.
-  expect(await erasedEntries(request, org, personDid)).toBe(1);
+  expect(await entriesAbout(request, org, personDid)).toBe(1);
   const erasure = await callProcedure(a, "people.erasure", "query", { id: personId });
   expect((await erasure.json()).result.data.json).toMatchObject({ status: "completed", personDid });
 
@@ -169,7 +198,7 @@ test("held by the AML retention period: the erasure is scheduled with its date, 
   await expect(section).toContainText(year);
   await expect(page.getByRole("region", { name: "KYC" })).toBeVisible();
   await shoot(page, "person-erasure-pending");
-  expect(await erasedEntries(request, org, personDid)).toBe(0);
+  expect(await entriesAbout(request, org, personDid)).toBe(0);
   let erasure = await callProcedure(page, "people.erasure", "query", { id: personId });
   expect((await erasure.json()).result.data.json).toMatchObject({ status: "scheduled", heldBy: ["aml_retention"] });
 
@@ -178,5 +207,5 @@ test("held by the AML retention period: the erasure is scheduled with its date, 
   await expect(section.getByRole("button", { name: "Erase this person" })).toBeEnabled();
   erasure = await callProcedure(page, "people.erasure", "query", { id: personId });
   expect((await erasure.json()).result.data.json).toMatchObject({ status: "withdrawn" });
-  expect(await erasedEntries(request, org, personDid)).toBe(0);
+  expect(await entriesAbout(request, org, personDid)).toBe(0);
 });

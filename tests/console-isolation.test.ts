@@ -46,6 +46,7 @@ const CASES: Case[] = [
   },
   { procedure: "webhooks.deactivate", route: "DELETE /v1/admin/webhooks/{id}", input: (p) => ({ id: p.id }) },
   { procedure: "webhooks.replay", route: "POST /v1/admin/webhooks/deliveries/{id}/replay", input: (p) => ({ id: p.id }) },
+  { procedure: "people.exportData", route: "GET /v1/people/{personDid}/export", input: (p) => ({ id: p.personDid }) },
   { procedure: "audit.getExport", route: "GET /v1/compliance/export/{jobId}", input: (p) => ({ jobId: p.jobId }) },
 ];
 

@@ -84,6 +84,7 @@ const EXPECTED: Record<string, MemberRole> = {
   "people.get": "operator",
   "people.erase": "admin",
   "people.erasure": "admin",
+  "people.exportData": "compliance_officer",
   "people.withdrawErasure": "admin",
   "organizations.list": "operator",
   "risk.overview": "compliance_officer",

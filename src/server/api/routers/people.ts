@@ -2,6 +2,7 @@ import {
   ConsoleEraseInput,
   consoleErasure,
   eraseFromConsole,
+  exportPerson,
   getPersonDetail,
   ListPeopleQuery,
   listPeople,
@@ -30,6 +31,14 @@ export const peopleRouter = router({
   erasure: consoleProcedure("admin")
     .input(PersonRef)
     .query(({ ctx, input }) => consoleErasure(ctx.svc, input.id)),
+  /**
+   * GET /v1/people/{personDid}/export's twin (scope compliance_export there, so compliance
+   * officers and up, as audit exports): the signed access-request document. A mutation, since
+   * every export is audited.
+   */
+  exportData: consoleProcedure("compliance_officer")
+    .input(PersonRef)
+    .mutation(({ ctx, input }) => exportPerson(ctx.svc, input.id)),
   /** DELETE /v1/people/{personDid}/erase's twin: withdraws a scheduled erasure. */
   withdrawErasure: consoleProcedure("admin")
     .input(PersonRef)

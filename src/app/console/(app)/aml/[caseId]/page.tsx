@@ -9,6 +9,7 @@ import { Badge, fmtTime, PageHeader } from "@/components/ui/badge";
 import { FormError } from "@/components/ui/form-field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useSubmission } from "@/components/ui/use-submission";
+import { downloadJson } from "@/lib/download-json";
 import { personIdOfDid, personShortLabel } from "@/lib/person-label";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
@@ -201,12 +202,7 @@ function ExportButton({ caseId }: { caseId: string }) {
   const qc = useQueryClient();
   const exp = useSubmission(client.aml.exportCase, {
     onSuccess: (bundle) => {
-      const blob = new Blob([JSON.stringify(bundle, null, 2)], { type: "application/json" });
-      const link = document.createElement("a");
-      link.href = URL.createObjectURL(blob);
-      link.download = `aml-case-${caseId}.json`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      downloadJson(`aml-case-${caseId}.json`, bundle);
       void qc.invalidateQueries({ queryKey: trpc.aml.timeline.queryKey({ caseId }) });
     },
   });

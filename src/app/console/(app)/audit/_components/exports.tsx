@@ -7,6 +7,7 @@ import { dateIssue, present } from "@/components/ui/error-text";
 import { FormError, fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
+import { downloadJson } from "@/lib/download-json";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
 
 const EXPORT_FIELDS = {
@@ -49,12 +50,7 @@ export function Exports() {
   const toField = fieldProblem("export-to", request.fieldError("to"));
   async function download(jobId: string) {
     const job = await client.audit.getExport.query({ jobId });
-    const blob = new Blob([JSON.stringify(job.artifact, null, 2)], { type: "application/json" });
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `audit-export-${jobId}.json`;
-    a.click();
-    URL.revokeObjectURL(a.href);
+    downloadJson(`audit-export-${jobId}.json`, job.artifact);
   }
   return (
     <section className="card mt-6" aria-labelledby="exports-h">

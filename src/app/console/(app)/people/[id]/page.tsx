@@ -12,6 +12,7 @@ import { personShortLabel } from "@/lib/person-label";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC } from "@/trpc/react";
+import { PersonAccessExport } from "./_components/access-export";
 import { PossibleDuplicate } from "./_components/duplicate";
 import { PersonErasure } from "./_components/erasure";
 import { KYC_TONE } from "./_components/kyc-tone";
@@ -210,6 +211,7 @@ function Body({ p }: { p: Person }) {
       <Section title="Activity">
         <ActivityList entries={p.audit} empty="No audit entries about this person." />
       </Section>
+      {compliance && <PersonAccessExport person={p} />}
       {admin && <PersonErasure person={p} />}
     </div>
   );

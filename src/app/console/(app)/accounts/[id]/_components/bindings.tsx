@@ -10,6 +10,7 @@ import { FormDialog } from "@/components/ui/form-dialog";
 import { Counter, fieldProblem } from "@/components/ui/form-field";
 import { useToast } from "@/components/ui/toast";
 import { useSubmission } from "@/components/ui/use-submission";
+import { downloadJson } from "@/lib/download-json";
 import { atLeast } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { useTRPC, useTRPCClient } from "@/trpc/react";
@@ -25,12 +26,7 @@ const REASON_WORDS: Record<string, string> = {
 
 /** Saves a binding's AccountBinding credential as a JSON file, built in the browser from the read. */
 function downloadCredential(account: string, b: Binding) {
-  const blob = new Blob([JSON.stringify(b.credential, null, 2)], { type: "application/json" });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = `credential-${account}-${b.bindingId}.json`;
-  link.click();
-  URL.revokeObjectURL(link.href);
+  downloadJson(`credential-${account}-${b.bindingId}.json`, b.credential);
 }
 
 /** What the public status lists say about the credential, in words a relying party would read. */
