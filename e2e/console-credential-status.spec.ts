@@ -76,7 +76,9 @@ test("a compliance officer confirms a sanctions match and sees the credential re
   await expect(co.getByRole("heading", { level: 1, name: accountName })).toBeVisible();
   await expect(bindings.getByText(/^revoked /)).toBeVisible();
   await expect(bindings.getByText("Status lists say: revocation and suspension")).toBeVisible();
-  await expect(bindings.getByText(/Revoked: “Confirmed sanctions match: Same person as entry 701/)).toBeVisible();
+  // The binding names the case, not the officer's words (those stay in the case, sealed under the person's key).
+  await expect(bindings.getByText(/Revoked: “Confirmed sanctions match \(AML case [0-9a-f-]{36}\)/)).toBeVisible();
+  await expect(bindings.getByText(/entry 701/)).toHaveCount(0);
   await expect(bindings.getByRole("button", { name: "Revoke binding" })).toHaveCount(0);
   await expect(co.getByRole("region", { name: "Account" }).getByText("provisional")).toBeVisible();
   await expect(co.getByRole("region", { name: "Activity" }).getByText(/revoked the binding of account/)).toBeVisible();

@@ -298,7 +298,9 @@ export async function confirmCase(ctx: ServiceContext, caseId: string, input: Co
     // A confirmed sanctions match ends the person's bindings; a PEP match alone calls for due diligence, not revocation.
     const flags = c.personId ? await tx.person.findFirst({ where: { id: c.personId, orgId }, select: { sanctionsFlag: true } }) : null;
     if (flags?.sanctionsFlag) {
-      const reason = `Confirmed sanctions match: ${input.reason}`;
+      // The binding's reason (kept in clear on the binding and sent in the identity.unbound webhook)
+      // names the case, not the officer's words: those stay in the case, sealed under the person's key.
+      const reason = `Confirmed sanctions match (AML case ${c.id})`;
       await credentialsFollowCase(tx, { orgId, caseId: c.id, personId: c.personId, change: "revoke", reason, actor: ctx.actor });
     }
     await appendAudit(

@@ -72,7 +72,7 @@ describe("credential status follows the AML case", () => {
     const account = (await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).body;
     expect(account).toMatchObject({ lifecycle: "provisional", bindings: [] });
     const unbound = await db.outboxEvent.findMany({ where: { orgId: org.orgId, event: "identity.unbound" } });
-    expect(unbound.map((e) => (e.payload as any).reason)).toEqual(["Confirmed sanctions match: Same person as the OFAC entry"]);
+    expect(unbound.map((e) => (e.payload as any).reason)).toEqual([`Confirmed sanctions match (AML case ${hit!.caseId})`]);
     const timeline = await api.get(`/v1/aml/cases/${hit!.caseId}/timeline`);
     expect(timeline.body.events.filter((e: any) => e.kind === "credentials_changed").map((e: any) => e.data.change)).toEqual([
       "suspended",
