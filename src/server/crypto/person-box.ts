@@ -86,3 +86,12 @@ export function openStored(value: string, keySealed: string | null | undefined):
     return null;
   }
 }
+
+/**
+ * A column that holds a value sealed under the person's key, or one written in clear before that
+ * column was sealed (until the person data migration reaches it): opened, or as it is. Null once
+ * the person's key is gone.
+ */
+export function openPersonal(value: string, keySealed: string | null | undefined): string | null {
+  return isPersonSealed(value) ? openStored(value, keySealed) : value;
+}

@@ -1,4 +1,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
+import { hmacSha256Hex } from "../crypto/hash";
+import { deriveKey } from "../crypto/secret-box";
 import { AppError } from "../errors";
 
 /** Local numbers without a country code are read as Ghanaian (the spec's "local Ghana number"). */
@@ -16,6 +18,13 @@ export function normalizePhone(raw: string, field = "phone"): string {
   }
   return parsed.number;
 }
+
+/**
+ * How a person's verified phone is looked up and kept unique in an organization while the number
+ * itself is sealed under the person's data key (`people.verifiedPhoneHash`): a keyed hash of the
+ * organization and the E.164 number, so a database dump alone cannot test numbers against it.
+ */
+export const verifiedPhoneHash = (orgId: string, e164: string) => hmacSha256Hex(deriveKey("verified-phone"), `${orgId}\n${e164}`);
 
 /** "j***@example.com": the first character and the domain. */
 export function maskEmail(email: string): string {

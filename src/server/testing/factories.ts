@@ -1,6 +1,8 @@
 import { randomInt } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
+import { sealForPerson } from "../crypto/person-box";
 import { getDb } from "../db/client";
+import { verifiedPhoneHash } from "../platform/contact-address";
 import { liveCreateToken } from "../services/kyc/create-tokens";
 
 /** A wallet key pair as a user's wallet would hold it. */
@@ -17,9 +19,17 @@ export const walletSign = (privateKey: PrivateKey, text: string) => privateKey.s
 export async function approvedPersonWithToken(orgId: string, opts: { verifiedPhone?: string } = {}) {
   const db = await getDb();
   return db.$transaction(async (tx) => {
-    const person = await tx.person.create({
-      data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH", verifiedPhone: opts.verifiedPhone },
-    });
+    let person = await tx.person.create({ data: { orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH" } });
+    if (opts.verifiedPhone) {
+      // As a KYC review records it: sealed under the person's key, found by its keyed hash.
+      person = await tx.person.update({
+        where: { id: person.id },
+        data: {
+          verifiedPhone: await sealForPerson(tx, person, opts.verifiedPhone),
+          verifiedPhoneHash: verifiedPhoneHash(orgId, opts.verifiedPhone),
+        },
+      });
+    }
     const { token } = await liveCreateToken(tx, orgId, person.id);
     return { person, token };
   });

@@ -2,7 +2,7 @@ import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { conflict } from "../../errors";
 import { findAccount, personDidOf } from "../../platform/account-ref";
-import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
+import { maskEmail, maskPhone, normalizeEmail, normalizePhone, verifiedPhoneHash } from "../../platform/contact-address";
 import { confirmChallenge, issueProofToken, OTP, startChallenge } from "./otp";
 
 const codeMessage = (code: string, what: string) => ({
@@ -58,7 +58,11 @@ export async function startPhoneVerification(ctx: ServiceContext, input: { phone
  */
 async function personKnownByPhone(ctx: ServiceContext, phone: string) {
   const orgId = ctx.org.id;
-  const verified = await ctx.db.person.findFirst({ where: { orgId, verifiedPhone: phone }, select: { id: true } });
+  // Sealed under the person's key, the number is found by its keyed hash (a clear one written before, by value).
+  const verified = await ctx.db.person.findFirst({
+    where: { orgId, OR: [{ verifiedPhoneHash: verifiedPhoneHash(orgId, phone) }, { verifiedPhone: phone }] },
+    select: { id: true },
+  });
   if (verified) return verified.id;
   const binding = await ctx.db.accountBinding.findFirst({
     where: { orgId, revokedAt: null, account: { phone, phoneVerifiedAt: { not: null } }, person: { kycStatus: "approved" } },

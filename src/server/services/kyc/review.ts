@@ -2,11 +2,13 @@ import type { KycStatus, Person } from "@/generated/prisma/client.ts";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
+import { sealForPerson } from "../../crypto/person-box";
 import { deriveKey } from "../../crypto/secret-box";
 import type { Db, Tx } from "../../db/client";
 import { AppError, notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
+import { verifiedPhoneHash } from "../../platform/contact-address";
 import { isUuid } from "../../platform/ids";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import { type IdentityAttributes, type KybReview, type KycReview, ProviderError, type ProviderName } from "../../providers/kyc/types";
@@ -92,7 +94,7 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
       kycStatus: target,
       kycProvider: review.provider,
       kycLevel: session.level,
-      providerApplicantId: review.applicantId,
+      providerApplicantId: await sealForPerson(tx, person, review.applicantId),
       country,
       applicantIdHash:
         applicantIdHash({ ...review.identity, country }, review.provider === "sandbox" ? person.id : null) ?? person.applicantIdHash,
@@ -194,10 +196,17 @@ async function orgOf(tx: Tx, id: string) {
  * (a soft signal only). A number already recorded for another person of the organization stays theirs.
  */
 async function recordVerifiedPhone(tx: Tx, person: Person, phone: string): Promise<boolean> {
-  if (person.verifiedPhone === phone) return false;
-  const holder = await tx.person.findFirst({ where: { orgId: person.orgId, verifiedPhone: phone }, select: { id: true } });
+  const hash = verifiedPhoneHash(person.orgId, phone);
+  if (person.verifiedPhoneHash === hash || person.verifiedPhone === phone) return false;
+  // The number is sealed under the person's key; its keyed hash finds it (and a clear one written before, by value).
+  const holder = await tx.person.findFirst({
+    where: { orgId: person.orgId, OR: [{ verifiedPhoneHash: hash }, { verifiedPhone: phone }] },
+    select: { id: true },
+  });
   if (holder) return false;
-  await tx.person.update({ where: { id: person.id }, data: { verifiedPhone: phone } });
+  const sealed = await sealForPerson(tx, person, phone);
+  if (!sealed) return false;
+  await tx.person.update({ where: { id: person.id }, data: { verifiedPhone: sealed, verifiedPhoneHash: hash } });
   return true;
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { sealForPerson } from "../../crypto/person-box";
+import { personKey, sealWithKey } from "../../crypto/person-box";
 import type { Db } from "../../db/client";
 import { AppError, conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
@@ -126,9 +126,12 @@ async function startWithProvider(
 
   const personDid = personDidOf(issuerDid(), personId);
   await ctx.db.$transaction(async (tx) => {
-    const data = { kycStatus: "pending" as const, kycLevel: level, kycProvider: provider, providerApplicantId: started.applicantId };
-    if (person) await tx.person.update({ where: { id: person.id }, data });
-    else await tx.person.create({ data: { id: personId, orgId: ctx.org.id, ...data } });
+    const data = { kycStatus: "pending" as const, kycLevel: level, kycProvider: provider };
+    if (!person) await tx.person.create({ data: { id: personId, orgId: ctx.org.id, ...data } });
+    // The provider's reference and the client address are sealed under the person's key (docs/data-protection.md).
+    const key = await personKey(tx, { id: personId, orgId: ctx.org.id });
+    const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
+    await tx.person.update({ where: { id: personId }, data: { ...data, providerApplicantId: seal(started.applicantId) } });
     const session = await tx.kycSession.create({
       data: {
         orgId: ctx.org.id,
@@ -141,7 +144,7 @@ async function startWithProvider(
         redirectUrl,
         status: "pending",
         // Only ever shown (the person's access export), never looked up: sealed under their key.
-        clientIp: await sealForPerson(tx, { id: personId, orgId: ctx.org.id }, ctx.clientIp),
+        clientIp: seal(ctx.clientIp),
         expiresAt: started.expiresAt,
       },
     });

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
-import { isPersonSealed, openStored } from "../../crypto/person-box";
+import { openPersonal, openStored } from "../../crypto/person-box";
 import type { Tx } from "../../db/client";
 import { notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
@@ -56,7 +56,7 @@ async function gather(tx: Tx, orgId: string, personId: string) {
         kycLevel: person.kycLevel,
         kycProvider: person.kycProvider,
         country: person.country,
-        verifiedPhone: person.verifiedPhone,
+        verifiedPhone: person.verifiedPhone && openPersonal(person.verifiedPhone, key?.keySealed),
         reviewedAt: iso(person.reviewedAt),
         createdAt: person.createdAt.toISOString(),
         erasedAt: iso(person.erasedAt),
@@ -68,7 +68,7 @@ async function gather(tx: Tx, orgId: string, personId: string) {
         status: s.status,
         providerReference: s.providerSessionId,
         // Sealed under the person's key since it was written (a clear one is from before).
-        clientIp: s.clientIp && isPersonSealed(s.clientIp) ? openStored(s.clientIp, key?.keySealed) : s.clientIp,
+        clientIp: s.clientIp && openPersonal(s.clientIp, key?.keySealed),
         review: s.review,
         createdAt: s.createdAt.toISOString(),
       })),

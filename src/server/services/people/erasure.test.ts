@@ -5,6 +5,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPersonal } from "@/server/crypto/person-box";
 import { getDb } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { type Artifact, checkByRecipe, type DidDocument } from "@/server/testing/export-recipe-checker";
@@ -203,8 +204,10 @@ describe("erasing a person", () => {
     const values = [`${who.first} ${who.last}`, who.last, who.dob, who.email, "+233249871234", "249871234", ama.applicantId, nickname];
     const otherValues = ["Appiah-Danquah", "kwesi.ad@mail.example", "+233201112233"];
     const personal = await scanDatabase([...values, ...otherValues]);
-    // Before: what we hold in clear (the rest is sealed): the contacts and the provider's reference.
-    expect(personal).toEqual(expect.arrayContaining(["accounts.email: adwoa.qb@mail.example", "people.verifiedPhone: +233249871234"]));
+    // Before: what we hold in clear (the rest is sealed): the account's contacts.
+    expect(personal).toEqual(expect.arrayContaining(["accounts.email: adwoa.qb@mail.example"]));
+    // Her verified phone and provider reference are sealed under her key.
+    expect(personal.filter((h) => h.startsWith("people."))).toEqual([]);
     // What officers wrote about her is sealed already: no clear copy in any AML table.
     expect(personal.filter((h) => h.startsWith("aml_"))).toEqual([]);
 
@@ -230,7 +233,9 @@ describe("erasing a person", () => {
     // Nothing of hers in any column, in any reversible form; the other customer keeps everything.
     const after = await scanDatabase([...values, ...otherValues]);
     expect(after.filter((h) => values.some((v) => h.endsWith(`: ${v}`)))).toEqual([]);
-    expect(after).toEqual(expect.arrayContaining(["accounts.email: kwesi.ad@mail.example", "people.verifiedPhone: +233201112233"]));
+    expect(after).toEqual(expect.arrayContaining(["accounts.email: kwesi.ad@mail.example"]));
+    const kept = await db.person.findUniqueOrThrow({ where: { id: other.personId }, include: { dataKey: true } });
+    expect(openPersonal(kept.verifiedPhone!, kept.dataKey?.keySealed)).toBe("+233201112233");
     expect((await db.personKey.findUniqueOrThrow({ where: { personId: ama.personId } })).keySealed).toBeNull();
     // The identity hashes that named only her are gone.
     expect(await db.identityHash.count({ where: { humanId: human! } })).toBe(0);
@@ -331,7 +336,8 @@ describe("a held erasure", () => {
     expect(erasableFrom - requestedAt).toBeLessThanOrEqual(30 * 86_400_000 + 5_000);
     expect((await db.accountBinding.findFirstOrThrow({ where: { personId: p.personId } })).status).toBe("revoked");
     expect((await api.get(path)).body).toMatchObject({ status: "scheduled", heldBy: ["aml_retention"], erasedAt: null });
-    expect((await db.person.findUniqueOrThrow({ where: { id: p.personId } })).verifiedPhone).toBe("+233265550101");
+    const heldRow = await db.person.findUniqueOrThrow({ where: { id: p.personId }, include: { dataKey: true } });
+    expect(openPersonal(heldRow.verifiedPhone!, heldRow.dataKey?.keySealed)).toBe("+233265550101");
 
     // Before the date the worker leaves it; after it, the worker erases.
     expect(await runDueErasures(db, new Date(erasableFrom - 60_000))).toEqual({ erased: 0, stillHeld: 0 });
@@ -339,7 +345,7 @@ describe("a held erasure", () => {
     const done = await runDueErasures(db, new Date(erasableFrom + 1_000));
     expect(done).toEqual({ erased: 1, stillHeld: 0 });
     const person = await db.person.findUniqueOrThrow({ where: { id: p.personId } });
-    expect(person).toMatchObject({ verifiedPhone: null, country: null, providerApplicantId: null });
+    expect(person).toMatchObject({ verifiedPhone: null, verifiedPhoneHash: null, country: null, providerApplicantId: null });
     expect(person.erasedAt?.getTime()).toBe(erasableFrom + 1_000);
     expect((await api.get(path)).body).toMatchObject({ status: "completed", heldBy: [] });
     const tomb = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "person.erased" } });

@@ -1,7 +1,7 @@
 import type { Organization, Person, PersonErasure } from "@/generated/prisma/client.ts";
 import { type Actor, actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { destroyPersonKey } from "../../crypto/person-box";
+import { destroyPersonKey, openPersonal } from "../../crypto/person-box";
 import type { Db, Tx } from "../../db/client";
 import { AppError, conflict, notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
@@ -215,7 +215,10 @@ async function carryOut(
 
   const accounts = await linkedAccounts(tx, s);
   const accountIds = accounts.map((a) => a.id);
-  const addresses = [...new Set([...accounts.flatMap((a) => [a.email, a.phone]), person.verifiedPhone].filter((x): x is string => !!x))];
+  // The verified phone is sealed under the key destroyed below: opened first, to find its codes and messages.
+  const keySealed = (await tx.personKey.findUnique({ where: { personId: person.id }, select: { keySealed: true } }))?.keySealed;
+  const verifiedPhone = person.verifiedPhone && openPersonal(person.verifiedPhone, keySealed);
+  const addresses = [...new Set([...accounts.flatMap((a) => [a.email, a.phone]), verifiedPhone].filter((x): x is string => !!x))];
   await tx.otpChallenge.deleteMany({ where: { orgId, OR: [{ address: { in: addresses } }, { accountId: { in: accountIds } }] } });
   await tx.proofToken.deleteMany({ where: { orgId, address: { in: addresses } } });
   await tx.devOutboxMessage.deleteMany({ where: { to: { in: addresses } } });
@@ -266,6 +269,7 @@ async function carryOut(
       providerApplicantId: null,
       applicantIdHash: null,
       verifiedPhone: null,
+      verifiedPhoneHash: null,
       humanId: null,
       nameBirthHumanId: null,
       pairwiseId: null,

@@ -1,5 +1,6 @@
 import { isPersonSealed, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
 import { type Db, Prisma } from "../../db/client";
+import { verifiedPhoneHash } from "../../platform/contact-address";
 
 /**
  * The second half of the person data migration (person-data-migration.ts): personal values that
@@ -7,7 +8,8 @@ import { type Db, Prisma } from "../../db/client";
  * (docs/data-protection.md, "Crypto-shredding"). What compliance officers wrote on the cases of a
  * person (services/aml/case-text.ts: a case opened by hand's reason, the clearing and confirming
  * reasons, the approver's notes, comments, and the reasons and notes of the timeline events that
- * record them), and the client address of their KYC sessions. Cases naming no person keep their
+ * record them), the client address of their KYC sessions, and the person's verified phone (with
+ * its keyed hash, platform/contact-address.ts) and provider reference. Cases naming no person keep their
  * texts in clear; people already erased had theirs blanked by the erasure.
  *
  * The same design as the re-sealing of legacy values: each row is rewritten by a compare-and-set on
@@ -24,7 +26,7 @@ const OFFICER_EVENT_KINDS = ["proposed", "cleared", "approved", "confirmed", "re
 /** What a text reads as once its person is erased (services/aml/case-text.ts). */
 const ERASED_TEXT = "[erased]";
 
-export type ClearRemaining = { cases: number; comments: number; events: number; sessions: number };
+export type ClearRemaining = { cases: number; comments: number; events: number; sessions: number; people: number };
 export type ClearCursor = { [K in keyof ClearRemaining]: string | null };
 
 type Row = { id: string; orgId: string; personId: string };
@@ -32,6 +34,7 @@ type CaseRow = Row & { reason: string; proposeReason: string | null; approveNote
 type CommentRow = Row & { body: string };
 type EventRow = Row & { data: Record<string, unknown> };
 type SessionRow = Row & { clientIp: string };
+type PersonRow = Row & { verifiedPhone: string | null; providerApplicantId: string | null };
 
 /** Seals one text for the row's person; null once they are erased. */
 type Seal = (text: string) => string | null;
@@ -65,6 +68,9 @@ const CLEAR = {
         OR (jsonb_typeof(x.data->'notes') = 'string' AND ${notSealed(Prisma.sql`x.data->>'notes'`, caseP)}))`,
   sessions: Prisma.sql`FROM kyc_sessions x JOIN people p ON p.id = x."personId"
     WHERE p."erasedAt" IS NULL AND ${notSealed(Prisma.sql`x."clientIp"`, ownP)}`,
+  people: Prisma.sql`FROM people x JOIN people p ON p.id = x.id
+    WHERE p."erasedAt" IS NULL
+      AND (${notSealed(Prisma.sql`x."verifiedPhone"`, Prisma.sql`x.id`)} OR ${notSealed(Prisma.sql`x."providerApplicantId"`, Prisma.sql`x.id`)})`,
 } satisfies Record<keyof ClearRemaining, Prisma.Sql>;
 
 /** Rows of one kind after `after` in id order, with their person and `columns` of the row (`x`). */
@@ -123,7 +129,22 @@ const sessions: Source<SessionRow> = {
       WHERE id = ${row.id}::uuid AND "clientIp" = ${row.clientIp}`) > 0,
 };
 
-export const CLEAR_START: ClearCursor = { cases: null, comments: null, events: null, sessions: null };
+const people: Source<PersonRow> = {
+  pending: (db, after, batch) => pendingRows(db, "people", Prisma.sql`x."verifiedPhone", x."providerApplicantId"`, after, batch),
+  reseal: async (db, row, seal) => {
+    const phone = row.verifiedPhone && !sealedFor(row.verifiedPhone, row.personId) ? row.verifiedPhone : null;
+    const verifiedPhone = phone ? seal(phone) : row.verifiedPhone;
+    const providerApplicantId = sealText(row.providerApplicantId, row.personId, seal);
+    const changed = await db.$executeRaw`
+      UPDATE people SET "verifiedPhone" = ${verifiedPhone}::text, "providerApplicantId" = ${providerApplicantId}::text
+        ${phone ? Prisma.sql`, "verifiedPhoneHash" = ${verifiedPhoneHash(row.orgId, phone)}` : Prisma.empty}
+      WHERE id = ${row.id}::uuid AND "verifiedPhone" IS NOT DISTINCT FROM ${row.verifiedPhone}::text
+        AND "providerApplicantId" IS NOT DISTINCT FROM ${row.providerApplicantId}::text`;
+    return changed > 0;
+  },
+};
+
+export const CLEAR_START: ClearCursor = { cases: null, comments: null, events: null, sessions: null, people: null };
 
 /** One kind's rows after `after`, each sealed in its own statement by the seal of its person (none: unreadable). */
 async function walk<R extends Row>(
@@ -161,12 +182,19 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
     comments: await walk(db, comments, after.comments, batch, sealOf),
     events: await walk(db, events, after.events, batch, sealOf),
     sessions: await walk(db, sessions, after.sessions, batch, sealOf),
+    people: await walk(db, people, after.people, batch, sealOf),
   };
   const all = Object.values(steps);
   return {
     resealed: all.reduce((n, s) => n + s.resealed, 0),
     unreadable: all.reduce((n, s) => n + s.unreadable, 0),
-    next: { cases: steps.cases.last, comments: steps.comments.last, events: steps.events.last, sessions: steps.sessions.last },
+    next: {
+      cases: steps.cases.last,
+      comments: steps.comments.last,
+      events: steps.events.last,
+      sessions: steps.sessions.last,
+      people: steps.people.last,
+    },
     more: all.some((s) => s.full),
   };
 }
@@ -175,6 +203,7 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
 export async function clearRemaining(db: Db): Promise<ClearRemaining> {
   const [r] = await db.$queryRaw<ClearRemaining[]>`
     SELECT (SELECT count(*)::int ${CLEAR.cases}) AS cases, (SELECT count(*)::int ${CLEAR.comments}) AS comments,
-           (SELECT count(*)::int ${CLEAR.events}) AS events, (SELECT count(*)::int ${CLEAR.sessions}) AS sessions`;
+           (SELECT count(*)::int ${CLEAR.events}) AS events, (SELECT count(*)::int ${CLEAR.sessions}) AS sessions,
+           (SELECT count(*)::int ${CLEAR.people}) AS people`;
   return r!;
 }

@@ -16,7 +16,7 @@ import { migratePersonData, resealSubject } from "./person-data-migration";
 // stop and continue anywhere.
 
 const identity = { name: "Nana Serwaa Bonsu", birthDate: "1983-03-17", country: "GH" };
-const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0 };
+const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0, people: 0 };
 
 async function legacyPerson(org: Awaited<ReturnType<typeof createTestOrg>>) {
   const person = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", country: "GH" } });
@@ -158,7 +158,7 @@ describe("the person data migration", () => {
     const progress: { remaining: Record<string, number> }[] = [];
     const done = await migratePersonData(db, { batch: 1, onBatch: (x) => progress.push(x) });
     // The case row, the comment, two events and the session (and what the tests above left legacy).
-    expect(done).toMatchObject({ remaining: { cases: 0, comments: 0, events: 0, sessions: 0 } });
+    expect(done).toMatchObject({ remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0 } });
     expect(done.resealed).toBeGreaterThanOrEqual(5);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]!.remaining.events).toBe(1);
@@ -189,6 +189,9 @@ describe("the person data migration", () => {
 
     // The same texts read back, and a second pass finds nothing more to do.
     expect(await readable()).toEqual(before);
-    expect(await migratePersonData(db)).toMatchObject({ resealed: 0, remaining: { cases: 0, comments: 0, events: 0, sessions: 0 } });
+    expect(await migratePersonData(db)).toMatchObject({
+      resealed: 0,
+      remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0 },
+    });
   });
 });
