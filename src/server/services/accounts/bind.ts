@@ -7,6 +7,7 @@ import { Prisma } from "../../db/client";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { emitEvent } from "../../platform/outbox";
+import { attestationChanged } from "../../platform/attestation-sync";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { appendAudit } from "../audit";
 import { payloadToSign } from "../contacts";
@@ -224,6 +225,7 @@ export async function bindConfirm(
             issuerKeyId: issued.verificationMethod,
           },
         });
+        await attestationChanged(tx, ctx.org.id, [account.id], ctx.now());
         await emitEvent(tx, ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash });
         await appendAudit(
           tx,

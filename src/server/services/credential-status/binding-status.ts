@@ -2,6 +2,7 @@ import { type Actor, actorId } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { Tx } from "../../db/client";
 import { personDidOf } from "../../platform/account-ref";
+import { attestationChanged } from "../../platform/attestation-sync";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
 import { setOrganizationStatusBits, setStatusBit } from "./lists";
@@ -51,6 +52,7 @@ export async function suspendLocked(tx: Tx, b: Locked, reason: SuspensionReason,
   const suspendedFor = [...b.suspendedFor, reason];
   await tx.accountBinding.update({ where: { id: b.id }, data: { status: "suspended", suspendedFor, statusChangedAt: at } });
   await setStatusBit(tx, b.id, "suspension", true, at);
+  await attestationChanged(tx, b.orgId, [b.accountId], at);
   const payload = { accountDid: b.accountDid, personDid: personDid(b), bindingVcHash: b.bindingVcHash, reason };
   await emitEvent(tx, b.orgId, "identity.binding_suspended", payload);
   await appendAudit(
@@ -75,6 +77,7 @@ export async function liftLocked(tx: Tx, b: Locked, reason: SuspensionReason, ac
   await tx.accountBinding.update({ where: { id: b.id }, data: { status, suspendedFor, statusChangedAt: at } });
   if (status === "active") {
     await setStatusBit(tx, b.id, "suspension", false, at);
+    await attestationChanged(tx, b.orgId, [b.accountId], at);
     await emitEvent(tx, b.orgId, "identity.binding_reinstated", {
       accountDid: b.accountDid,
       personDid: personDid(b),
@@ -109,6 +112,7 @@ export async function revokeLocked(tx: Tx, b: Locked, reason: string, actor: Act
     data: { status: "revoked", revokedAt: at, revocationReason: reason, revokedBy: by, statusChangedAt: at },
   });
   await setStatusBit(tx, b.id, "revocation", true, at);
+  await attestationChanged(tx, b.orgId, [b.accountId], at);
   await tx.account.updateMany({ where: { id: b.accountId, lifecycle: "bound" }, data: { lifecycle: "provisional" } });
   await tx.account.updateMany({
     where: { id: b.accountId, lifecycle: "suspended", lifecycleBeforeSuspend: "bound" },

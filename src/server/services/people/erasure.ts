@@ -6,6 +6,7 @@ import type { Db, Tx } from "../../db/client";
 import { AppError, conflict, notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { OPEN_STATUSES } from "../../platform/aml-case-status";
+import { attestationChanged } from "../../platform/attestation-sync";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
 import { applyComplianceStatus, setStatusBit } from "../credential-status";
@@ -215,6 +216,8 @@ async function carryOut(
 
   const accounts = await linkedAccounts(tx, s);
   const accountIds = accounts.map((a) => a.id);
+  // Their on-chain attestations go (a revoked row would still carry the pairwise id).
+  await attestationChanged(tx, orgId, accountIds, at);
   // The verified phone is sealed under the key destroyed below: opened first, to find its codes and messages.
   const keySealed = (await tx.personKey.findUnique({ where: { personId: person.id }, select: { keySealed: true } }))?.keySealed;
   const verifiedPhone = person.verifiedPhone && openPersonal(person.verifiedPhone, keySealed);
