@@ -1282,6 +1282,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/admin/attestations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the organization's bindings are published into the on-chain attestation contract, what a row carries (country or not, days of validity), the organization's number on chain, the deployment's contract and issuer, and how many accounts the chain has still to follow. */
+    get: operations["getV1AdminAttestations"];
+    /** Sets the attestation settings given (at least one; the others stay). A change while publishing, or turning it off, has every account of the organization with a binding published again within seconds: its row issued anew, or removed once off. Enabling on a deployment without an attestation contract: 409 attestations_not_configured, nothing changed. */
+    put: operations["putV1AdminAttestations"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/claims/{action}": {
     parameters: {
       query?: never;
@@ -3566,6 +3584,33 @@ export interface components {
         signatureMultibase: string;
       };
     };
+    AttestationSettings: {
+      /** @description Whether the organization's bindings are published into the attestation contract (off by default) */
+      enabled: boolean;
+      /** @description Whether a row carries the person's country (ISO 3166-1 alpha-2) beside its risk tier; off by default, the tier alone */
+      publishCountry: boolean;
+      /** @description Days a published attestation holds after its binding was made (its expires field); default 365 */
+      validDays: number;
+      /** @description The organization's number on chain (the row's org field), a decimal string; assigned at the first PUT, never reused, null before. Give it to contracts that accept only your users */
+      orgNumber: string | null;
+      /** @description The attestation contract's account on this deployment; null when the deployment publishes nothing */
+      contract: string | null;
+      /** @description The issuer's account and permission (account@permission) the service signs with; null like contract */
+      issuer: string | null;
+      /** @description Accounts of the organization whose on-chain row still has to follow a change */
+      pending: number;
+      /** @description When a change of one of the organization's accounts was last published; null before the first */
+      lastPublishedAt: string | null;
+    };
+    /** @description At least one setting; omitted settings are left unchanged. Enabling needs a deployment with an attestation contract (409 attestations_not_configured otherwise). */
+    AttestationSettingsInput: {
+      /** @description Whether the organization's bindings are published into the attestation contract (off by default) */
+      enabled?: boolean;
+      /** @description Whether a row carries the person's country (ISO 3166-1 alpha-2) beside its risk tier; off by default, the tier alone */
+      publishCountry?: boolean;
+      /** @description Days a published attestation holds after its binding was made (its expires field); default 365 */
+      validDays?: number;
+    };
     ClaimResult: {
       action: string;
       accountDid: string;
@@ -3849,7 +3894,8 @@ export interface components {
         | "account.unlocked"
         | "aml.sanctions_hit"
         | "kyc.duplicate_person"
-        | "person.erased";
+        | "person.erased"
+        | "attestation.published";
     };
     RecoverJobView: {
       /** Format: uuid */
@@ -10313,6 +10359,121 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1AdminAttestations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Whether the organization's bindings are published into the on-chain attestation contract, what a row carries (country or not, days of validity), the organization's number on chain, the deployment's contract and issuer, and how many accounts the chain has still to follow. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "enabled": true,
+           *       "publishCountry": false,
+           *       "validDays": 365,
+           *       "orgNumber": "7",
+           *       "contract": "bindattest",
+           *       "issuer": "bindissuer@attest",
+           *       "pending": 0,
+           *       "lastPublishedAt": "2026-03-09T14:02:11.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["AttestationSettings"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  putV1AdminAttestations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        "application/json": components["schemas"]["AttestationSettingsInput"];
+      };
+    };
+    responses: {
+      /** @description Sets the attestation settings given (at least one; the others stay). A change while publishing, or turning it off, has every account of the organization with a binding published again within seconds: its row issued anew, or removed once off. Enabling on a deployment without an attestation contract: 409 attestations_not_configured, nothing changed. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "enabled": true,
+           *       "publishCountry": false,
+           *       "validDays": 365,
+           *       "orgNumber": "7",
+           *       "contract": "bindattest",
+           *       "issuer": "bindissuer@attest",
+           *       "pending": 42,
+           *       "lastPublishedAt": null
+           *     }
+           */
+          "application/json": components["schemas"]["AttestationSettings"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["Internal"];
     };

@@ -21,6 +21,10 @@ export const WEBHOOK_EVENTS = [
       "A newly approved person has the same identity document as another person of the organization (or, weaker, the same name, birth date and nationality)",
   },
   { name: "person.erased", firesWhen: "A person's personal data is erased: their bindings are revoked and nothing about them is kept" },
+  {
+    name: "attestation.published",
+    firesWhen: "The service published a change of an account's binding into the on-chain attestation contract",
+  },
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number]["name"];
@@ -39,4 +43,10 @@ export type WebhookPayloads = {
   "aml.sanctions_hit": { personDid: string; severity: "low" | "medium" | "high" | "critical" };
   "person.erased": { personDid: string; erasedAt: string };
   "kyc.duplicate_person": { personDid: string; match: "document" | "name_birth"; otherPersonDids: string[]; createRefused: boolean };
+  "attestation.published": {
+    accountDid: string;
+    status: "active" | "suspended" | "revoked" | "removed";
+    actions: string[];
+    transactionId: string | null;
+  };
 };

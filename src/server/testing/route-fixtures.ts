@@ -177,6 +177,8 @@ export const routeFixtures: Record<string, RouteFixture> = {
   "DELETE /v1/people/{personDid}/erase": { params: async (ctx) => ({ personDid: (await scheduledErasure(ctx)).id }) },
   "GET /v1/people/{personDid}/export": { params: async (ctx) => ({ personDid: (await erasable(ctx)).id }) },
   "PUT /v1/admin/retention": { body: () => ({ amlRetentionDays: 365, rejectedKycDays: 90 }) },
+  // Enabling needs an attestation contract in the environment (409 without): the fixture changes what needs none.
+  "PUT /v1/admin/attestations": { body: () => ({ publishCountry: true, validDays: 180 }) },
   "GET /v1/bindings/{id}": { params: async (ctx) => ({ id: (await binding(ctx)).id }) },
   "POST /v1/bindings/{id}/revoke": {
     params: async (ctx) => ({ id: (await binding(ctx)).id }),

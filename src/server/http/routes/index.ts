@@ -14,6 +14,7 @@ import type { RouteDef } from "../types";
 import { accountRoutes } from "./accounts";
 import { amlAdminRoutes, amlRoutes } from "./aml";
 import { apiKeyRoutes } from "./api-keys";
+import { attestationRoutes } from "./attestations";
 import { auditRoutes } from "./audit";
 import { billingRoutes, sandboxChainRoutes } from "./billing";
 import { bindRoutes } from "./bind";
@@ -49,6 +50,7 @@ export const routes: RouteDef[] = [
   ...amlRoutes,
   ...riskRoutes,
   ...peopleRoutes,
+  ...attestationRoutes,
   ...claimRoutes,
   ...amlAdminRoutes,
   ...riskAdminRoutes,

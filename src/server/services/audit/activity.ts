@@ -16,6 +16,7 @@ const SYSTEM_ACTORS: Record<string, string> = {
   billing: "Billing",
   bind_page: "The account's wallet, on the hosted bind page",
   compliance: "Compliance",
+  attestations: "The attestation publisher",
   test: "The system",
 };
 
@@ -63,6 +64,18 @@ function subjectName(e: AuditEntry, names: Names): string | null {
 
 const personIn = (data: Record<string, unknown>) =>
   typeof data.personDid === "string" && personIdOfDid(data.personDid) ? personShortLabel(data.personDid) : null;
+
+/** "turned on-chain attestations on", "changed the on-chain attestation settings (validDays 365 to 180)". */
+function attestationSettingsWords(data: Record<string, unknown>): string {
+  const record = (v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const before = record(data.before);
+  const after = record(data.after);
+  const others = Object.keys(after).filter((k) => k !== "enabled");
+  const changes = others.map((k) => `${k} ${String(before[k])} to ${String(after[k])}`).join(", ");
+  const turned = typeof after.enabled === "boolean" ? `turned on-chain attestations ${after.enabled ? "on" : "off"}` : null;
+  if (turned) return changes ? `${turned} (${changes})` : turned;
+  return `changed the on-chain attestation settings${changes ? ` (${changes})` : ""}`;
+}
 
 /** One sentence per entry: "alice@acme.test cleared the AML case for Person 7F3A-21C9". */
 function summary(e: AuditEntry, actor: string, subject: string | null): string {
@@ -131,6 +144,8 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "compliance.export_completed": `${actor} completed an audit export`,
     "compliance.export_failed": `${actor} could not complete an audit export`,
     "kyb.started": `${actor} started KYB for the organization`,
+    "attestation.published": `${actor} published the attestation of account ${s}${typeof data.status === "string" ? ` (${data.status})` : ""}`,
+    "attestations.settings_changed": `${actor} ${attestationSettingsWords(data)}`,
   };
   return sentences[e.action] ?? `${actor}: ${e.action.replace(/[._]/g, " ")}${subject ? ` (${subject})` : ""}`;
 }

@@ -46,6 +46,16 @@ export const EVENT_PAYLOADS = {
     createRefused: z.boolean().describe("The organization's policy refuses this person a create token"),
   }),
   "person.erased": z.object({ personDid: did, erasedAt: z.iso.datetime().describe("When the person's data was erased") }),
+  "attestation.published": z.object({
+    accountDid: z.string().describe("The account's DID (did:antelope:…)"),
+    status: z
+      .enum(["active", "suspended", "revoked", "removed"])
+      .describe("The account's row on chain now: active, suspended or revoked, or removed (no row: erased, or publishing turned off)"),
+    actions: z
+      .array(z.string())
+      .describe("The attestation contract's actions sent, in order (issue, suspend, reinstate, revoke, remove); empty when none had to be"),
+    transactionId: z.string().nullable().describe("The id of the chain transaction that carried them; null when nothing had to be sent"),
+  }),
 } satisfies { [E in WebhookEventName]: z.ZodType<WebhookPayloads[E]> };
 
 export const EventTypeView = z.object({

@@ -34,6 +34,12 @@ export const SAMPLE_PAYLOADS: { [E in WebhookEventName]: WebhookPayloads[E] } = 
     createRefused: false,
   },
   "person.erased": { personDid: "did:web:example.com:people:00000000-0000-4000-8000-000000000000", erasedAt: "2026-01-01T00:00:00.000Z" },
+  "attestation.published": {
+    accountDid: "did:antelope:sandbox:testaccount1",
+    status: "revoked",
+    actions: ["revoke"],
+    transactionId: "0".repeat(64),
+  },
 };
 
 /**

@@ -1,0 +1,2 @@
+export { AttestationSettings, AttestationSettingsInput } from "./attestations.schema";
+export { getAttestationSettings, setAttestationSettings } from "./settings";
