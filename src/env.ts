@@ -137,6 +137,10 @@ const EnvSchema = z
     SANDBOX_CHAIN_FINALITY_SEC: int(3),
     /** How often the owner and active keys of bound accounts are read from the chain. */
     CHAIN_WATCH_INTERVAL_MS: int(60_000),
+    /** How often accounts marked by a binding change are published to the attestation contract (docs/api/guides/onchain.md). */
+    ATTESTATION_PUBLISH_INTERVAL_MS: int(3_000),
+    /** How long a worker holds an account it is publishing before another worker may take it over (a crashed one's). */
+    ATTESTATION_LEASE_MS: int(60_000),
     /** Keys the console session cookie; required in production, derived from the local key material otherwise. */
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */

@@ -4,6 +4,7 @@ import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
 import { personDataMigrationJob, runDueErasures, runRetentionPolicies } from "../services/people";
 import { amlOverdueJob } from "./aml-overdue";
+import { attestationPublishJob, attestationReconcileJob } from "./attestations";
 import { bindingKeyWatchJob } from "./binding-key-watch";
 import { exportRunnerJob } from "./export-runner";
 import type { Job } from "./job";
@@ -34,6 +35,8 @@ export const jobs: Job[] = [
   screeningMonitorJob,
   pendingCreatesJob,
   bindingKeyWatchJob,
+  attestationPublishJob,
+  attestationReconcileJob,
   // Scheduled erasures whose hold has ended (docs/data-protection.md, "Holds").
   { name: "person-erasures", everyMs: 10 * 60_000, run: (db) => runDueErasures(db) },
   // The organizations' retention policies (docs/data-protection.md, "Retention").

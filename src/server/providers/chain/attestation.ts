@@ -257,7 +257,9 @@ const AttestationEnvSchema = z.object({
   ATTESTATION_ISSUER: name,
   ATTESTATION_PERMISSION: name.default("attest"),
   ATTESTATION_PRIVATE_KEY: privateKey,
-  CHAIN_API_URL: z.url(),
+  /** The node the contract is read and written through; defaults to CHAIN_API_URL (a sandbox deployment may name one while its accounts stay simulated). */
+  ATTESTATION_API_URL: z.url().optional(),
+  CHAIN_API_URL: z.url().optional(),
   CHAIN_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
 
@@ -277,8 +279,10 @@ export function attestationConfigFromEnv(source: Record<string, string | undefin
     throw new Error(`Invalid attestation environment:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const apiUrl = e.ATTESTATION_API_URL ?? e.CHAIN_API_URL;
+  if (!apiUrl) throw new Error("Invalid attestation environment:\n  ATTESTATION_API_URL: is required without CHAIN_API_URL");
   return {
-    apiUrl: e.CHAIN_API_URL.replace(/\/+$/, ""),
+    apiUrl: apiUrl.replace(/\/+$/, ""),
     contract: e.ATTESTATION_CONTRACT,
     issuer: e.ATTESTATION_ISSUER,
     permission: e.ATTESTATION_PERMISSION,
