@@ -4,6 +4,7 @@
 // repairs a row changed behind its back.
 import { PrivateKey } from "@wharfkit/antelope";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deploy, failure } from "../../../../contracts/vert";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
 import { personIdFromDid } from "../../platform/account-ref";
@@ -50,6 +51,13 @@ async function bound(url: string, apiKey: string) {
   const b = await boundAccount(url, api);
   node.bc.createAccounts(b.accountName);
   return { ...b, api };
+}
+
+/** The airdrop example contract on the emulated chain, accepting only this organization's level-2 accounts. */
+async function airdropFor(orgNumber: number, account = `drop${orgNumber.toString(36).padStart(8, "a")}`.slice(0, 12)) {
+  const airdrop = deploy(node.bc, account, "airdrop");
+  await airdrop.actions.init!(["attestation", orgNumber, 2]).send(`${account}@active`);
+  return (name: string) => failure(airdrop.actions.claim!([name]).send(`${name}@active`));
 }
 
 const sanctionsHit = (db: Db, orgId: string, personDid: string) =>
@@ -102,13 +110,17 @@ describe("attestations published from the service", () => {
     expect(await publishPending(db, publisher)).toEqual({ published: 0, inStep: 0, failed: 0 });
     expect(node.received.length).toBe(txCount);
 
+    const claim = await airdropFor(org.orgNumber);
     const hit = await sanctionsHit(db, org.orgId, personDid);
     await publishPending(db, publisher);
     expect(await publisher.readRow(accountName)).toMatchObject({ status: "suspended" });
+    // The consumer contract reads the row the service published.
+    expect(await claim(accountName)).toBe("eosio_assert: verification suspended");
     const confirmed = await api.post(`/v1/aml/cases/${hit!.caseId}/confirm`, { reason: "Same person as the listed entry" });
     expect(confirmed.status, confirmed.text).toBe(200);
     await publishPending(db, publisher);
     expect(await publisher.readRow(accountName)).toMatchObject({ status: "revoked", person: person.pairwiseId });
+    expect(await claim(accountName)).toMatch(/^eosio_assert: verification revoked/);
     const actions = (
       await db.auditEntry.findMany({ where: { orgId: org.orgId, action: "attestation.published" }, orderBy: { seq: "asc" } })
     ).map((e) => (e.data as { actions: string[] }).actions);
@@ -150,6 +162,8 @@ describe("attestations published from the service", () => {
     expect(await publishPending(db, publisher)).toMatchObject({ failed: 0 });
     expect(await publisher.readRow(first.accountName)).toMatchObject({ status: "active" });
     expect(await publisher.readRow(second.accountName)).toMatchObject({ status: "active" });
+    const claim = await airdropFor(org.orgNumber);
+    expect(await claim(first.accountName)).toBe("");
     // And a row for an account the service does not know is removed.
     node.bc.createAccounts("strangeracct");
     await publisher.issue({
@@ -164,6 +178,28 @@ describe("attestations published from the service", () => {
     });
     expect((await reconcileAttestations(db, publisher, { chain: "sandbox" })).removedUnknown).toBe(1);
     expect(await publisher.readRow("strangeracct")).toBeNull();
+  });
+
+  it("an attestation past its expiry is swept by the reconciliation, and nothing is issued for it again", async () => {
+    const { url, db } = await testServer();
+    const org = await publishingOrg(db);
+    await db.attestationSetting.update({ where: { orgId: org.orgId }, data: { validDays: 1 } });
+    const b = await bound(url, org.apiKey);
+    await publishPending(db, publisher);
+    expect(await publisher.readRow(b.accountName)).toMatchObject({ status: "active" });
+    // Two days on, on the chain and for the service.
+    node.advance(2 * 86_400);
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    const claim = await airdropFor(org.orgNumber);
+    expect(await claim(b.accountName)).toBe("eosio_assert: verification expired");
+    const sent = node.received.length;
+    const outcome = await reconcileAttestations(db, publisher, { chain: "sandbox", now: later });
+    expect(outcome.expired).toBeGreaterThanOrEqual(1);
+    expect(node.received.slice(sent).map((t) => t.actions.map((a) => a.name))).toEqual([["expire"]]);
+    expect(await publisher.readRow(b.accountName)).toBeNull();
+    // The binding is still active, but its attestation has expired: nothing is issued again.
+    expect(await reconcileAttestations(db, publisher, { chain: "sandbox", now: later })).toMatchObject({ drifted: 0 });
+    expect(await publishPending(db, publisher, { now: () => later })).toMatchObject({ published: 0 });
   });
 
   it("a publication the chain refuses stays marked, with the chain's words and a later retry", async () => {
