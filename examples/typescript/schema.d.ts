@@ -2003,6 +2003,142 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/wallet/offers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A credential offer (OpenID4VCI 1.0, pre-authorized code) for an approved person, optionally naming an account bound to them: show credentialOfferUri to the person's wallet and give them txCode on another channel. Valid 10 minutes, redeemed once. */
+    post: operations["postV1WalletOffers"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/.well-known/openid-credential-issuer": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** OpenID4VCI 1.0 credential issuer metadata: the credential, nonce and (through the authorization server metadata) token endpoints, and the one credential configuration, AccountBindingSdJwt (dc+sd-jwt, holder key as a JWK, jwt key proofs with EdDSA or ES256). */
+    get: operations["getWellKnownOpenidCredentialIssuer"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/.well-known/oauth-authorization-server": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** RFC 8414 authorization server metadata: the token endpoint and the pre-authorized code grant, without client authentication. */
+    get: operations["getWellKnownOauthAuthorizationServer"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/.well-known/jwt-vc-issuer": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** SD-JWT VC issuer metadata: the issuer's Ed25519 keys as JWKs (kid = the multibase key id of did.json), for verifiers of the wallet credential, whose iss is this origin. */
+    get: operations["getWellKnownJwtVcIssuer"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/vct/account-binding": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** SD-JWT VC type metadata of the wallet credential's vct: its name, and each claim's label and description. */
+    get: operations["getVctAccountBinding"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vci/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OAuth 2.0 token endpoint, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:pre-authorized_code, pre-authorized_code and tx_code. Single use; 5 wrong transaction codes lock the offer. Answers {access_token, token_type: Bearer, expires_in} or an RFC 6749 error object (invalid_grant, invalid_request, unsupported_grant_type); a body that is not form-encoded is 400 VALIDATION_ERROR in the usual envelope. */
+    post: operations["postOid4vciToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vci/nonce": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OpenID4VCI 1.0 nonce endpoint: a c_nonce (5 minutes) for the key proof of the next credential request. */
+    post: operations["postOid4vciNonce"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vci/credential": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OpenID4VCI 1.0 credential endpoint: Authorization: Bearer <access token>, JSON {credential_configuration_id: AccountBindingSdJwt, proofs: {jwt: [<key proof>]}}; answers {credentials: [{credential: <SD-JWT VC>}]}, one per offer, or an OpenID4VCI error object (invalid_proof, invalid_nonce, credential_request_denied, invalid_credential_request); a missing, expired or spent access token is 401 with WWW-Authenticate: Bearer error="invalid_token" and the usual envelope. */
+    post: operations["postOid4vciCredential"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4352,6 +4488,99 @@ export interface components {
     MonitoringSettingInput: {
       /** @enum {string} */
       frequency: "off" | "daily" | "weekly";
+    };
+    WalletOfferCreated: {
+      /** Format: uuid */
+      offerId: string;
+      /** @description The OpenID4VCI 1.0 credential offer (pre-authorized code grant, a 6-digit transaction code required). */
+      credentialOffer: {
+        credential_issuer: string;
+        credential_configuration_ids: string[];
+        grants: {
+          [key: string]: unknown;
+        };
+      } & {
+        [key: string]: unknown;
+      };
+      /** @description `openid-credential-offer://?credential_offer=<urlencoded JSON>`: show it as a QR code or a link the wallet opens. */
+      credentialOfferUri: string;
+      /** @description Shown once: give it to the person on another channel than the offer (an SMS, a screen in your app). */
+      txCode: string;
+      /**
+       * Format: date-time
+       * @description The offer must be redeemed before this (10 minutes).
+       */
+      expiresAt: string;
+    };
+    WalletOfferInput: {
+      /** @description The approved person the credential is for: did:web:<host>:people:<id>. */
+      personDid: string;
+      /** @description An account bound to that person (did:antelope:<chain>:<name>): the credential then names it in its `account` claim. */
+      accountDid?: string;
+    };
+    CredentialIssuerMetadata: {
+      credential_issuer: string;
+      credential_endpoint: string;
+      nonce_endpoint: string;
+      display: ({
+        name: string;
+        locale: string;
+      } & {
+        [key: string]: unknown;
+      })[];
+      credential_configurations_supported: {
+        [key: string]: {
+          format: string;
+          vct: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    AuthorizationServerMetadata: {
+      issuer: string;
+      token_endpoint: string;
+      grant_types_supported: string[];
+      "pre-authorized_grant_anonymous_access_supported": boolean;
+    } & {
+      [key: string]: unknown;
+    };
+    JwtVcIssuerMetadata: {
+      issuer: string;
+      jwks: {
+        keys: {
+          kty: string;
+          crv: string;
+          x: string;
+          kid: string;
+          alg: string;
+          use: string;
+        }[];
+      };
+    };
+    SdJwtVcTypeMetadata: {
+      vct: string;
+      name: string;
+      description: string;
+      display: {
+        locale: string;
+        name: string;
+        description: string;
+      }[];
+      claims: {
+        path: string[];
+        display: {
+          locale: string;
+          label: string;
+          description: string;
+        }[];
+        sd: string;
+      }[];
+    };
+    OpenId4VciAnswer: {
+      [key: string]: unknown;
     };
   };
   responses: {
@@ -13411,6 +13640,344 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1WalletOffers: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "personDid": "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6",
+         *       "accountDid": "did:antelope:sandbox:alice1234"
+         *     }
+         */
+        "application/json": components["schemas"]["WalletOfferInput"];
+      };
+    };
+    responses: {
+      /** @description A credential offer (OpenID4VCI 1.0, pre-authorized code) for an approved person, optionally naming an account bound to them: show credentialOfferUri to the person's wallet and give them txCode on another channel. Valid 10 minutes, redeemed once. */
+      201: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "offerId": "7b1e4c2a-9d3f-4e8a-b6c5-2f0a1d9e8c7b",
+           *       "credentialOffer": {
+           *         "credential_issuer": "https://id.example.com",
+           *         "credential_configuration_ids": [
+           *           "AccountBindingSdJwt"
+           *         ],
+           *         "grants": {
+           *           "urn:ietf:params:oauth:grant-type:pre-authorized_code": {
+           *             "pre-authorized_code": "Gm3kQ0o1yq8VbW2hZ5tR7xJ4nC6dL9pA0sE3fU1iK2c",
+           *             "tx_code": {
+           *               "input_mode": "numeric",
+           *               "length": 6,
+           *               "description": "The 6-digit code you were given with this offer."
+           *             }
+           *           }
+           *         }
+           *       },
+           *       "credentialOfferUri": "openid-credential-offer://?credential_offer=%7B%22credential_issuer%22%3A%22https%3A%2F%2Fid.example.com%22%2C%22credential_configuration_ids%22%3A%5B%22AccountBindingSdJwt%22%5D%2C%22grants%22%3A%7B%22urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Apre-authorized_code%22%3A%7B%22pre-authorized_code%22%3A%22Gm3kQ0o1yq8VbW2hZ5tR7xJ4nC6dL9pA0sE3fU1iK2c%22%7D%7D%7D",
+           *       "txCode": "493027",
+           *       "expiresAt": "2026-03-02T09:40:00.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["WalletOfferCreated"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getWellKnownOpenidCredentialIssuer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenID4VCI 1.0 credential issuer metadata: the credential, nonce and (through the authorization server metadata) token endpoints, and the one credential configuration, AccountBindingSdJwt (dc+sd-jwt, holder key as a JWK, jwt key proofs with EdDSA or ES256). */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "credential_issuer": "credential_issuer",
+           *       "credential_endpoint": "credential_endpoint",
+           *       "nonce_endpoint": "nonce_endpoint",
+           *       "display": [
+           *         {
+           *           "name": "coralreef124",
+           *           "locale": "locale"
+           *         }
+           *       ],
+           *       "credential_configurations_supported": {
+           *         "example": {
+           *           "format": "format",
+           *           "vct": "vct"
+           *         }
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["CredentialIssuerMetadata"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getWellKnownOauthAuthorizationServer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description RFC 8414 authorization server metadata: the token endpoint and the pre-authorized code grant, without client authentication. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issuer": "did:web:id.example.com",
+           *       "token_endpoint": "token_endpoint",
+           *       "grant_types_supported": [
+           *         "grant_types_supported"
+           *       ],
+           *       "pre-authorized_grant_anonymous_access_supported": true
+           *     }
+           */
+          "application/json": components["schemas"]["AuthorizationServerMetadata"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getWellKnownJwtVcIssuer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SD-JWT VC issuer metadata: the issuer's Ed25519 keys as JWKs (kid = the multibase key id of did.json), for verifiers of the wallet credential, whose iss is this origin. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "issuer": "did:web:id.example.com",
+           *       "jwks": {
+           *         "keys": [
+           *           {
+           *             "kty": "kty",
+           *             "crv": "crv",
+           *             "x": "x",
+           *             "kid": "kid",
+           *             "alg": "alg",
+           *             "use": "use"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["JwtVcIssuerMetadata"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getVctAccountBinding: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SD-JWT VC type metadata of the wallet credential's vct: its name, and each claim's label and description. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "vct": "vct",
+           *       "name": "coralreef124",
+           *       "description": "See the documentation for details.",
+           *       "display": [
+           *         {
+           *           "locale": "locale",
+           *           "name": "coralreef124",
+           *           "description": "See the documentation for details."
+           *         }
+           *       ],
+           *       "claims": [
+           *         {
+           *           "path": [
+           *             "path"
+           *           ],
+           *           "display": [
+           *             {
+           *               "locale": "locale",
+           *               "label": "label",
+           *               "description": "See the documentation for details."
+           *             }
+           *           ],
+           *           "sd": "sd"
+           *         }
+           *       ]
+           *     }
+           */
+          "application/json": components["schemas"]["SdJwtVcTypeMetadata"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postOid4vciToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OAuth 2.0 token endpoint, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:pre-authorized_code, pre-authorized_code and tx_code. Single use; 5 wrong transaction codes lock the offer. Answers {access_token, token_type: Bearer, expires_in} or an RFC 6749 error object (invalid_grant, invalid_request, unsupported_grant_type); a body that is not form-encoded is 400 VALIDATION_ERROR in the usual envelope. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          "application/json": components["schemas"]["OpenId4VciAnswer"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postOid4vciNonce: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenID4VCI 1.0 nonce endpoint: a c_nonce (5 minutes) for the key proof of the next credential request. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          "application/json": components["schemas"]["OpenId4VciAnswer"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postOid4vciCredential: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenID4VCI 1.0 credential endpoint: Authorization: Bearer <access token>, JSON {credential_configuration_id: AccountBindingSdJwt, proofs: {jwt: [<key proof>]}}; answers {credentials: [{credential: <SD-JWT VC>}]}, one per offer, or an OpenID4VCI error object (invalid_proof, invalid_nonce, credential_request_denied, invalid_credential_request); a missing, expired or spent access token is 401 with WWW-Authenticate: Bearer error="invalid_token" and the usual envelope. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          "application/json": components["schemas"]["OpenId4VciAnswer"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
       500: components["responses"]["Internal"];
     };
   };

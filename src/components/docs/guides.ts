@@ -32,6 +32,11 @@ export const GUIDES = [
     summary: "The same identity document across verifications, pairwise person ids, and one claim per human.",
   },
   {
+    slug: "wallets",
+    title: "Credentials in the person's wallet",
+    summary: "An OpenID4VCI offer, what the wallet does, the SD-JWT VC it receives and how a relying party verifies it.",
+  },
+  {
     slug: "onchain",
     title: "On-chain attestations",
     summary: "The attestation table contracts read to let only verified people in, require, reading it off chain, deploying it.",

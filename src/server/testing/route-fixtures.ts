@@ -156,6 +156,12 @@ export const routeFixtures: Record<string, RouteFixture> = {
     }),
   },
   "POST /v1/accounts/free": { body: () => ({ ownerPublicKey: freshPublicKey() }) },
+  "POST /v1/wallet/offers": {
+    body: async ({ db, orgId }) => {
+      const person = await db.person.create({ data: { orgId, kycStatus: "approved" } });
+      return { personDid: `did:web:localhost%3A3000:people:${person.id}` };
+    },
+  },
   "POST /v1/sandbox/chain/transfer": { body: () => ({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "fixture" }) },
   "DELETE /v1/admin/api-keys/{id}": {
     params: async ({ db, orgId }) => {

@@ -31,6 +31,7 @@ import { riskAdminRoutes, riskRoutes } from "./risk";
 import { sandboxNodeRoutes } from "./sandbox-node";
 import { screeningRoutes } from "./screening";
 import { tenantAdminRoutes, tenantRoutes } from "./tenant";
+import { walletRoutes } from "./wallet";
 import { webhookRoutes } from "./webhooks";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
@@ -60,6 +61,7 @@ export const routes: RouteDef[] = [
   ...sandboxChainRoutes,
   ...sandboxNodeRoutes,
   ...screeningRoutes,
+  ...walletRoutes,
 ];
 
 let cached: Record<string, unknown> | undefined;
