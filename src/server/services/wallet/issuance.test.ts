@@ -277,6 +277,33 @@ describe("wallet credential issuance (OpenID4VCI 1.0 pre-authorized code, SD-JWT
 
     const unknown = await call(url, "POST", "/v1/wallet/offers", { key: null, body: { personDid: ready.personDid } });
     expect(unknown.status).toBe(401);
+
+    const gone = await approvedPerson(url, api);
+    await db.person.update({ where: { id: gone.personDid.split(":").pop()! }, data: { erasedAt: new Date() } });
+    const erased = await api.post("/v1/wallet/offers", { personDid: gone.personDid });
+    expect(erased.status, erased.text).toBe(409);
+    expect(erased.body.error.details.reason).toBe("person_erased");
+  });
+
+  it("redeems an offer once under concurrent requests, and issues nothing to a person flagged after the offer", async () => {
+    const { personDid } = await approvedPerson(url, api);
+    const offered = await offerFor({ personDid });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => redeem(offered.credentialOffer, offered.txCode)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+    const { access_token } = (await answers.find((a) => a.status === 200)!.json()) as { access_token: string };
+
+    const db = (await testServer()).db;
+    await db.person.update({ where: { id: personDid.split(":").pop()! }, data: { sanctionsFlag: true } });
+    const key = await holderKey();
+    const proof = await sign(key, proofHeader(key), {
+      aud: offered.credentialOffer.credential_issuer,
+      iat: Math.floor(Date.now() / 1000),
+      nonce: await nonce(),
+    });
+    const denied = await credentialRequest(access_token, proof);
+    expect(denied.status).toBe(400);
+    expect(await denied.json()).toMatchObject({ error: "credential_request_denied" });
+    expect((await db.walletOffer.findUniqueOrThrow({ where: { id: offered.offerId } })).issuedAt).toBeNull();
   });
 
   it("publishes issuer, authorization server and type metadata the library accepts, and audits the offer without its codes", async () => {
