@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { PrivateKey } from "@wharfkit/antelope";
 import { e2eDatabase } from "./e2e/database";
 
 const port = Number(process.env.E2E_PORT ?? 3107);
@@ -60,6 +61,12 @@ export default defineConfig({
       WEBHOOK_BACKOFF_BASE_MS: "200",
       // Specs may speak for a client address of their own through X-Forwarded-For (e2e/signup.spec.ts).
       TRUSTED_PROXIES: "127.0.0.1/32",
+      // An attestation contract the console can name (e2e/console-attestations.spec.ts); its node
+      // is a closed port, so publications wait and retry, which the settings page shows as pending.
+      ATTESTATION_CONTRACT: "e2eattest",
+      ATTESTATION_ISSUER: "bindissuer",
+      ATTESTATION_PRIVATE_KEY: (process.env.E2E_ATTESTATION_KEY ??= PrivateKey.generate("K1").toString()),
+      ATTESTATION_API_URL: "http://127.0.0.1:9",
     },
   },
 });

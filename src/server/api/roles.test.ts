@@ -40,6 +40,8 @@ const EXPECTED: Record<string, MemberRole> = {
   "tenant.setIpAllowlist": "admin",
   "tenant.setCountryPolicy": "admin",
   "tenant.acceptDpa": "admin",
+  "tenant.attestations": "admin",
+  "tenant.setAttestations": "admin",
   "tenant.changePassword": "owner",
   "audit.list": "compliance_officer",
   "audit.verify": "compliance_officer",

@@ -1,3 +1,4 @@
+import { AttestationSettingsInput, getAttestationSettings, setAttestationSettings } from "../../services/attestations";
 import { whoAmI } from "../../services/ops";
 import * as org from "../../services/org";
 import { ChangeConsolePasswordInput, CountryPolicyInput, IpAllowlistInput, PolicyPatchInput } from "../../services/org";
@@ -21,6 +22,11 @@ export const tenantRouter = router({
     .input(PolicyPatchInput)
     .mutation(({ ctx, input }) => org.updatePolicy(ctx.svc, input)),
   acceptDpa: consoleProcedure("admin").mutation(({ ctx }) => org.acceptDpa(ctx.svc)),
+  /** GET and PUT /v1/admin/attestations' twins: publishing the organization's bindings on chain. */
+  attestations: consoleProcedure("admin").query(({ ctx }) => getAttestationSettings(ctx.svc)),
+  setAttestations: consoleProcedure("admin")
+    .input(AttestationSettingsInput)
+    .mutation(({ ctx, input }) => setAttestationSettings(ctx.svc, input)),
   changePassword: consoleProcedure("owner")
     .input(ChangeConsolePasswordInput)
     .mutation(({ ctx, input }) => org.changeConsolePassword(ctx.svc, input)),

@@ -7,6 +7,7 @@ import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { atLeast } from "@/lib/roles";
 import { useTRPC } from "@/trpc/react";
 import { Allowlist } from "./_components/allowlist";
+import { Attestations } from "./_components/attestations";
 import { ConsolePassword } from "./_components/console-password";
 import { Countries } from "./_components/countries";
 import { Dpa } from "./_components/dpa";
@@ -40,6 +41,7 @@ function Settings() {
           <Allowlist cidrs={s.ipAllowlist.cidrs} />
           <Countries allowed={s.countryPolicy.allowedCountries} blocked={s.countryPolicy.blockedCountries} />
           <Dpa acceptedAt={s.dpaAcceptedAt} />
+          <Attestations />
           {atLeast(me.role, "owner") && <ConsolePassword />}
         </div>
       )}
