@@ -26,6 +26,27 @@ export function normalizePhone(raw: string, field = "phone"): string {
  */
 export const verifiedPhoneHash = (orgId: string, e164: string) => hmacSha256Hex(deriveKey("verified-phone"), `${orgId}\n${e164}`);
 
+/**
+ * How an account's contact is looked up and kept unique in an organization while the address
+ * itself is sealed under the account's data key (`accounts.emailHash`, `phoneHash`): a keyed hash
+ * of the organization and the normalised address (lower-cased email, E.164 number), one HKDF label
+ * per channel. One-time codes and proof tokens carry the same hash (`addressHash`), so the codes of
+ * an account's address are found from the account's hash; a public signup's (no organization)
+ * hashes under "public".
+ */
+export const contactHash = (orgId: string | null, channel: "email" | "phone", address: string) =>
+  hmacSha256Hex(deriveKey(channel === "email" ? "account-email" : "account-phone"), `${orgId ?? "public"}\n${address}`);
+
+/**
+ * The accounts of an organization whose `channel` contact is `address`: by its keyed hash, or by
+ * value for a contact written in clear before contacts were sealed (until the person data
+ * migration reaches it).
+ */
+export function accountsWithContact(orgId: string, channel: "email" | "phone", address: string) {
+  const hash = contactHash(orgId, channel, address);
+  return { orgId, OR: channel === "email" ? [{ emailHash: hash }, { email: address }] : [{ phoneHash: hash }, { phone: address }] };
+}
+
 /** "j***@example.com": the first character and the domain. */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf("@");

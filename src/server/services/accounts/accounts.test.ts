@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { openContacts } from "../../crypto/account-box";
 import { approvedPersonWithToken, uniqueName, walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 
@@ -117,8 +118,9 @@ describe("POST /v1/accounts/free", () => {
     });
     expect(both.status).toBe(201);
     expect(both.body.contacts).toMatchObject({ emailVerified: true, email: "g***@example.test" });
+    // Stored sealed under the account's data key (contact-sealing.test.ts), opened the same.
     const row = (await db.account.findFirst({ where: { orgId: org.orgId } }))!;
-    expect(row.email).toBe(email);
+    expect(openContacts(row).email).toBe(email);
   });
 
   it("refuses a proof token used twice, and an address already on an account", async () => {

@@ -1,5 +1,6 @@
 import type { Account, AccountBinding } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
+import { openContacts } from "../../crypto/account-box";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { findAccount, personDidOf } from "../../platform/account-ref";
 import { maskEmail, maskPhone } from "../../platform/contact-address";
@@ -21,6 +22,8 @@ const bindingView = (issuer: string, b: AccountBinding) => ({
 
 export function accountView(a: Account, bindings: AccountBinding[] = []) {
   const issuer = issuerDid();
+  // Sealed under the account's data key (crypto/account-box.ts): opened here, shown masked only.
+  const { email, phone } = openContacts(a);
   return {
     accountDid: a.did,
     name: a.name,
@@ -30,9 +33,9 @@ export function accountView(a: Account, bindings: AccountBinding[] = []) {
     ownerPublicKey: a.ownerPublicKey,
     activePublicKey: a.activePublicKey,
     contacts: {
-      email: a.email ? maskEmail(a.email) : null,
+      email: email ? maskEmail(email) : null,
       emailVerified: !!a.emailVerifiedAt,
-      phone: a.phone ? maskPhone(a.phone) : null,
+      phone: phone ? maskPhone(phone) : null,
       phoneVerified: !!a.phoneVerifiedAt,
     },
     bindings: bindings.filter((b) => !b.revokedAt).map((b) => bindingView(issuer, b)),

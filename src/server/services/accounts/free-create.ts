@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { Account } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
+import { newAccountKey, sealContact } from "../../crypto/account-box";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { type DbOrTx, Prisma, rawQuery, type Tx } from "../../db/client";
 import { joinSql, timestampTz, utcTimestamp } from "../../db/sql";
 import { AppError, forbidden, isAppError, notFound } from "../../errors";
 import { accountDid, personIdFromDid } from "../../platform/account-ref";
+import { contactHash } from "../../platform/contact-address";
 import { chainAdapter, generateAccountName, isValidAccountName, parsePublicKey } from "../../providers/chain";
 import { decideRisk, lockRiskDevice, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
 import { type ProofTokenRow, proofTokenColumn, spendProofTokenSql, usableProofRow } from "../contacts";
@@ -21,7 +23,9 @@ import { finalizeCreate, PENDING_LEASE_MS, type PendingState, takenConflict, und
  *
  * 1. one read of every gate: the risk counts, the KYC create token, the proof tokens, the person;
  * 2. one statement that records the risk assessment and reserves the account as `pending`,
- *    spending the gates' tokens (all or nothing; a taken name, email or number spends nothing);
+ *    spending the gates' tokens (all or nothing; a taken name, email or number spends nothing),
+ *    with its contacts sealed under its new data key and their keyed hashes (sealed here, in the
+ *    process: the key travels in the account's row, no statement of its own);
  * 3. the chain call, with no lock held that another create needs;
  * 4. one grouped audit append that turns the account `provisional` with its event and its audit
  *    entry (many creates of the organization share that statement and its commit).
@@ -66,6 +70,8 @@ function prepare(ctx: ServiceContext, input: FreeAccountInput): Plan {
 
 type GateRow = RiskCounts & { kyc: KycCreateTokenRow; email: ProofTokenRow; phone: ProofTokenRow; personFound: boolean | null };
 type Reserved = { account: Account; state: PendingState };
+/** The proven contacts, in clear: what the reservation checks against contacts written in clear before sealing. */
+type ClearContacts = { email: string | null; phone: string | null };
 
 /**
  * Steps 1 and 2. With a device fingerprint both run in one transaction holding the device's risk
@@ -91,8 +97,9 @@ async function reserve(ctx: ServiceContext, input: FreeAccountInput, plan: Plan)
     }
     const reserved = pendingAccount(ctx, input, plan, checked, assessment);
     const spends = [checked.kycTokenId, checked.emailTokenId, checked.phoneTokenId];
-    const [row] = await rawQuery<{ reserved: boolean }>(db, reserveStatement(insert, reserved.account, spends, plan.risk.now));
-    if (!row!.reserved) return { refused: await takenConflict(db, ctx.org.id, reserved.account, input.kycCreateToken) };
+    const clear = { email: checked.email, phone: checked.phone };
+    const [row] = await rawQuery<{ reserved: boolean }>(db, reserveStatement(insert, reserved.account, clear, spends, plan.risk.now));
+    if (!row!.reserved) return { refused: await takenConflict(db, ctx.org.id, reserved.account, clear, input.kycCreateToken) };
     return reserved;
   };
   let outcome: Reserved | { refused: unknown };
@@ -184,6 +191,10 @@ function pendingAccount(
 ): Reserved {
   const now = plan.risk.now;
   const chain = chainAdapter(ctx.db).chain;
+  const id = randomUUID();
+  // A proven contact is sealed under a data key of the account's own (crypto/account-box.ts).
+  const key = gates.email || gates.phone ? newAccountKey() : null;
+  const sealed = (v: string | null) => (v && key ? sealContact(key.key, id, v) : null);
   const state: PendingState = {
     actor: actorId(ctx.actor),
     personId: gates.personId,
@@ -196,7 +207,7 @@ function pendingAccount(
     idempotencyClaimId: ctx.idempotencyClaimId ?? null,
   };
   const account: Account = {
-    id: randomUUID(),
+    id,
     orgId: ctx.org.id,
     chain,
     name: plan.name,
@@ -207,10 +218,13 @@ function pendingAccount(
     activePublicKey: plan.activeKey,
     passkeyCredentialId: input.passkeyCredentialId ?? null,
     deviceFingerprintHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
-    email: gates.email,
+    email: sealed(gates.email),
+    emailHash: gates.email ? contactHash(ctx.org.id, "email", gates.email) : null,
     emailVerifiedAt: gates.email ? now : null,
-    phone: gates.phone,
+    phone: sealed(gates.phone),
+    phoneHash: gates.phone ? contactHash(ctx.org.id, "phone", gates.phone) : null,
     phoneVerifiedAt: gates.phone ? now : null,
+    dataKeySealed: key?.sealed ?? null,
     chainTransactionId: null,
     pendingUntil: new Date(now.getTime() + PENDING_LEASE_MS),
     pendingState: state,
@@ -222,10 +236,11 @@ function pendingAccount(
 
 /**
  * Records the assessment and reserves the account, spending the tokens, as one statement. A taken
- * name, email or number (any unique key) inserts nothing and spends nothing; a token spent by a
+ * name, email or number (any unique key: the contacts' keyed hashes; or a contact still in clear,
+ * written before contacts were sealed) inserts nothing and spends nothing; a token spent by a
  * parallel request meanwhile makes the statement raise, so nothing of it stays.
  */
-function reserveStatement(riskInsert: Prisma.Sql, a: Account, tokens: Array<string | null>, now: Date): Prisma.Sql {
+function reserveStatement(riskInsert: Prisma.Sql, a: Account, clear: ClearContacts, tokens: Array<string | null>, now: Date): Prisma.Sql {
   const [kyc, email, phone] = tokens;
   const spends: Prisma.Sql[] = [];
   if (kyc) spends.push(spendKycCreateTokenSql(kyc, now));
@@ -234,15 +249,24 @@ function reserveStatement(riskInsert: Prisma.Sql, a: Account, tokens: Array<stri
   const ctes = spends.map((sql, i) => Prisma.sql`, ${Prisma.raw(`s${i}`)} AS (${sql} AND EXISTS (SELECT 1 FROM acct) RETURNING 1)`);
   const spent = spends.map((_, i) => Prisma.sql` + (SELECT count(*) FROM ${Prisma.raw(`s${i}`)})`);
   const at = (d: Date | null) => (d ? utcTimestamp(d) : Prisma.sql`NULL`);
+  const clearTaken = [
+    ...(clear.email ? [Prisma.sql`email = ${clear.email}`] : []),
+    ...(clear.phone ? [Prisma.sql`phone = ${clear.phone}`] : []),
+  ];
+  const notTakenInClear = clearTaken.length
+    ? Prisma.sql`WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE "orgId" = ${a.orgId}::uuid AND (${Prisma.join(clearTaken, " OR ")}))`
+    : Prisma.empty;
   return Prisma.sql`
     WITH risk AS (${riskInsert} RETURNING 1),
     acct AS (
       INSERT INTO accounts (id, "orgId", chain, name, did, lifecycle, "ownerPublicKey", "activePublicKey", "passkeyCredentialId",
-                            "deviceFingerprintHash", email, "emailVerifiedAt", phone, "phoneVerifiedAt", "pendingUntil", "pendingState",
-                            "createdAt", "updatedAt")
-      VALUES (${a.id}::uuid, ${a.orgId}::uuid, ${a.chain}, ${a.name}, ${a.did}, 'pending', ${a.ownerPublicKey}, ${a.activePublicKey},
-              ${a.passkeyCredentialId}, ${a.deviceFingerprintHash}, ${a.email}, ${at(a.emailVerifiedAt)}, ${a.phone}, ${at(a.phoneVerifiedAt)},
-              ${timestampTz(a.pendingUntil!)}, ${JSON.stringify(a.pendingState)}::jsonb, ${utcTimestamp(a.createdAt)}, ${utcTimestamp(a.updatedAt)})
+                            "deviceFingerprintHash", email, "emailHash", "emailVerifiedAt", phone, "phoneHash", "phoneVerifiedAt",
+                            "dataKeySealed", "pendingUntil", "pendingState", "createdAt", "updatedAt")
+      SELECT ${a.id}::uuid, ${a.orgId}::uuid, ${a.chain}, ${a.name}, ${a.did}, 'pending', ${a.ownerPublicKey}, ${a.activePublicKey},
+             ${a.passkeyCredentialId}, ${a.deviceFingerprintHash}, ${a.email}, ${a.emailHash}, ${at(a.emailVerifiedAt)},
+             ${a.phone}, ${a.phoneHash}, ${at(a.phoneVerifiedAt)}, ${a.dataKeySealed},
+             ${timestampTz(a.pendingUntil!)}, ${JSON.stringify(a.pendingState)}::jsonb, ${utcTimestamp(a.createdAt)}, ${utcTimestamp(a.updatedAt)}
+      ${notTakenInClear}
       ON CONFLICT DO NOTHING
       RETURNING 1)
     ${joinSql(ctes)}

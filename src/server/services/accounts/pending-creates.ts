@@ -89,12 +89,23 @@ export async function undoReservation(db: DbOrTx, accountId: string, state: Pend
   return row!.undone;
 }
 
-/** Which unique key a refused reservation ran into, as the conflict the caller can act on. */
-export async function takenConflict(db: DbOrTx, orgId: string, a: Account, kycCreateToken?: string): Promise<AppError> {
+/**
+ * Which unique key a refused reservation ran into, as the conflict the caller can act on: a contact
+ * is found by its keyed hash, or by value (`clear`) when it was written in clear before sealing.
+ */
+export async function takenConflict(
+  db: DbOrTx,
+  orgId: string,
+  a: Account,
+  clear: { email: string | null; phone: string | null },
+  kycCreateToken?: string,
+): Promise<AppError> {
   const [taken] = await db.$queryRaw<{ name: boolean; email: boolean; phone: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM accounts WHERE (chain = ${a.chain} AND name = ${a.name}) OR did = ${a.did}) AS name,
-           ${a.email}::text IS NOT NULL AND EXISTS (SELECT 1 FROM accounts WHERE "orgId" = ${orgId}::uuid AND email = ${a.email}) AS email,
-           ${a.phone}::text IS NOT NULL AND EXISTS (SELECT 1 FROM accounts WHERE "orgId" = ${orgId}::uuid AND phone = ${a.phone}) AS phone`;
+           ${a.emailHash}::text IS NOT NULL AND EXISTS (SELECT 1 FROM accounts WHERE "orgId" = ${orgId}::uuid
+             AND ("emailHash" = ${a.emailHash} OR email = ${clear.email}::text)) AS email,
+           ${a.phoneHash}::text IS NOT NULL AND EXISTS (SELECT 1 FROM accounts WHERE "orgId" = ${orgId}::uuid
+             AND ("phoneHash" = ${a.phoneHash} OR phone = ${clear.phone}::text)) AS phone`;
   if (taken?.email) return conflict("email_taken", "This email address is already bound to an account.");
   if (taken?.phone) return conflict("phone_taken", "This phone number is already bound to an account.");
   return conflict(

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openContacts } from "../../crypto/account-box";
+import { getDb } from "../../db/client";
 import { simulatedUpdateAuth } from "../../providers/chain/simulated-updateauth";
 import { uniqueName, walletKey, walletSign } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
@@ -19,6 +21,11 @@ afterAll(async () => {
   await smtp.close();
 });
 
+/** The account's contacts as stored, opened under its data key. */
+async function contactsOf(did: string) {
+  return openContacts(await (await getDb()).account.findFirstOrThrow({ where: { did } }));
+}
+
 async function accountWithEmail() {
   const { url, db } = await testServer();
   const org = await createTestOrg();
@@ -34,7 +41,7 @@ async function accountWithEmail() {
 
 describe("contact change", () => {
   it("moves the account to the new address only at confirm, and tells the previous address over SMTP", async () => {
-    const { db, api, key, email, did } = await accountWithEmail();
+    const { api, key, email, did } = await accountWithEmail();
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
     expect(challenge.status).toBe(200);
     const lines = challenge.body.payloadToSign.split("\n");
@@ -54,14 +61,14 @@ describe("contact change", () => {
       signature: walletSign(key.privateKey, challenge.body.payloadToSign),
     });
     expect(start.status).toBe(200);
-    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(email);
+    expect((await contactsOf(did)).email).toBe(email);
     const codeMail = smtp.received.find((m) => m.envelopeTo.includes(newEmail))!;
     expect(codeMail.text).toContain(start.body.devCode);
 
     const confirm = await api.post("/v1/accounts/contact/email/confirm", { challengeId: start.body.challengeId, code: start.body.devCode });
     expect(confirm.status).toBe(200);
     expect(confirm.body).toMatchObject({ accountDid: did, channel: "email", changed: true });
-    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(newEmail);
+    expect((await contactsOf(did)).email).toBe(newEmail);
     const notice = smtp.received.find((m) => m.envelopeTo.includes(email) && /changed/i.test(m.headers.subject ?? ""));
     expect(notice).toBeDefined();
     expect(notice!.text).not.toContain(newEmail);
@@ -129,6 +136,7 @@ describe("contact change", () => {
     const { api, key, did, db } = first;
     const other = await first.api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey });
     const taken = `taken-${uniqueName()}@example.test`;
+    // Written in clear, as before contacts were sealed: still found by value.
     await db.account.update({ where: { did: other.body.accountDid }, data: { email: taken, emailVerifiedAt: new Date() } });
     const challenge = await api.post("/v1/accounts/contact/challenge", { accountDid: did, channel: "email" });
     const res = await api.post("/v1/accounts/contact/email/start", {
@@ -139,7 +147,7 @@ describe("contact change", () => {
     });
     expect(res.status).toBe(409);
     expect(res.body.error.details.reason).toBe("contact_bound_elsewhere");
-    expect((await db.account.findFirst({ where: { did } }))!.email).toBe(first.email);
+    expect((await contactsOf(did)).email).toBe(first.email);
   });
 
   it("changes the phone number with an SMS code, signed by the account's key", async () => {
@@ -157,7 +165,7 @@ describe("contact change", () => {
     const code = /(\d{6})/.exec(sms.body)![1];
     const confirm = await api.post("/v1/accounts/contact/phone/confirm", { challengeId: start.body.challengeId, code });
     expect(confirm.status).toBe(200);
-    expect((await db.account.findFirst({ where: { did } }))!.phone).toBe("+233201234567");
+    expect(await contactsOf(did)).toEqual({ email: expect.stringMatching(/^old-/), phone: "+233201234567" });
   });
 
   it("takes the wallet proofs bind takes: an identity proof or signed transaction of the active authority, and several keys of a multisig", async () => {

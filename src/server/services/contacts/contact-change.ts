@@ -1,9 +1,10 @@
 import type { ContactChannel } from "@/generated/prisma/enums.ts";
 import type { ServiceContext } from "../../context";
+import { accountKey, openContact, sealContact } from "../../crypto/account-box";
 import { randomToken } from "../../crypto/hash";
 import { conflict, notFound } from "../../errors";
 import { findAccount } from "../../platform/account-ref";
-import { maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
+import { accountsWithContact, contactHash, maskEmail, maskPhone, normalizeEmail, normalizePhone } from "../../platform/contact-address";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { messaging } from "../../providers/messaging";
 import { appendAudit } from "../audit";
@@ -69,7 +70,7 @@ export async function startContactChange(
 
   const address = channel === "email" ? normalizeEmail(input.address) : normalizePhone(input.address);
   const elsewhere = await ctx.db.account.findFirst({
-    where: { orgId: ctx.org.id, [channel]: address, NOT: { id: account.id } },
+    where: { ...accountsWithContact(ctx.org.id, channel, address), NOT: { id: account.id } },
     select: { id: true },
   });
   if (elsewhere)
@@ -109,7 +110,8 @@ export async function startContactChange(
 /**
  * POST /v1/accounts/contact/{email|phone}/confirm: detaches the old address and attaches the new
  * one in one transaction (the account is never without a verified address), then tells the
- * previous address. Confirming never creates or promotes a Person.
+ * previous address. Confirming never creates or promotes a Person. The new address is sealed under
+ * the account's data key (made now if the account has none yet), with its keyed hash beside it.
  */
 export async function confirmContactChange(ctx: ServiceContext, channel: ContactChannel, input: { challengeId: string; code: string }) {
   const challenge = await confirmChallenge(ctx.db, { orgId: ctx.org.id, purpose: "contact_change", channel, ...input });
@@ -117,15 +119,20 @@ export async function confirmContactChange(ctx: ServiceContext, channel: Contact
     const account = await tx.account.findFirst({ where: { id: challenge.accountId!, orgId: ctx.org.id } });
     if (!account) throw notFound("Account");
     const elsewhere = await tx.account.findFirst({
-      where: { orgId: ctx.org.id, [channel]: challenge.address, NOT: { id: account.id } },
+      where: { ...accountsWithContact(ctx.org.id, channel, challenge.address), NOT: { id: account.id } },
       select: { id: true },
     });
     if (elsewhere) throw conflict("contact_bound_elsewhere", "This address was bound to another account meanwhile.");
-    const previous = channel === "email" ? account.email : account.phone;
+    const previous = openContact(channel === "email" ? account.email : account.phone, account.dataKeySealed);
     const now = new Date();
+    const sealed = sealContact(await accountKey(tx, account.id), account.id, challenge.address);
+    const hash = contactHash(ctx.org.id, channel, challenge.address);
     await tx.account.update({
       where: { id: account.id },
-      data: channel === "email" ? { email: challenge.address, emailVerifiedAt: now } : { phone: challenge.address, phoneVerifiedAt: now },
+      data:
+        channel === "email"
+          ? { email: sealed, emailHash: hash, emailVerifiedAt: now }
+          : { phone: sealed, phoneHash: hash, phoneVerifiedAt: now },
     });
     await appendAudit(
       tx,

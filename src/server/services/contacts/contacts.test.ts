@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
+import { open } from "../../crypto/secret-box";
+import { contactHash } from "../../platform/contact-address";
 import { uniqueName, walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 
@@ -17,14 +19,18 @@ async function smsCode(db: any, to: string): Promise<string> {
 
 describe("email one-time codes", () => {
   it("issues a masked challenge with a devCode, stores only a hash, and trades the code for a proof token", async () => {
-    const { db, api } = await setup();
+    const { db, org, api } = await setup();
     const email = `Mixed.${uniqueName()}@Example.test`;
     const start = await api.post("/v1/email/otp/start", { email });
     expect(start.status).toBe(200);
     expect(start.body.emailMasked).toBe("m***@example.test");
     expect(start.body.devCode).toMatch(/^\d{6}$/);
     const row = (await db.otpChallenge.findUnique({ where: { id: start.body.challengeId } }))!;
-    expect(row.address).toBe(email.toLowerCase());
+    // Sealed with BI_ENCRYPTION_KEY, found by the keyed hash of organization and address.
+    expect(row.address).toMatch(/^v1\./);
+    expect(row.address).not.toContain(email.toLowerCase());
+    expect(open(row.address)).toBe(email.toLowerCase());
+    expect(row.addressHash).toBe(contactHash(org.orgId, "email", email.toLowerCase()));
     expect(row.codeHash).not.toContain(start.body.devCode);
     expect(new Date(start.body.expiresAt).getTime() - Date.now()).toBeGreaterThan(9 * 60 * 1000);
     const confirm = await api.post("/v1/email/otp/confirm", { challengeId: start.body.challengeId, code: start.body.devCode });

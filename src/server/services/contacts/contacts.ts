@@ -1,8 +1,16 @@
 import type { ServiceContext } from "../../context";
+import { openContacts } from "../../crypto/account-box";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { conflict } from "../../errors";
 import { findAccount, personDidOf } from "../../platform/account-ref";
-import { maskEmail, maskPhone, normalizeEmail, normalizePhone, verifiedPhoneHash } from "../../platform/contact-address";
+import {
+  accountsWithContact,
+  maskEmail,
+  maskPhone,
+  normalizeEmail,
+  normalizePhone,
+  verifiedPhoneHash,
+} from "../../platform/contact-address";
 import { confirmChallenge, issueProofToken, OTP, startChallenge } from "./otp";
 
 const codeMessage = (code: string, what: string) => ({
@@ -13,7 +21,7 @@ const codeMessage = (code: string, what: string) => ({
 /** POST /v1/email/otp/start: a code to prove an address before free create. An address already on an account is 409. */
 export async function startEmailVerification(ctx: ServiceContext, input: { email: string }) {
   const email = normalizeEmail(input.email);
-  if (await ctx.db.account.findFirst({ where: { orgId: ctx.org.id, email }, select: { id: true } })) {
+  if (await ctx.db.account.findFirst({ where: accountsWithContact(ctx.org.id, "email", email), select: { id: true } })) {
     throw conflict("email_taken", "This email address is already bound to an account.");
   }
   const { challenge, devCode } = await startChallenge(ctx.db, {
@@ -65,7 +73,12 @@ async function personKnownByPhone(ctx: ServiceContext, phone: string) {
   });
   if (verified) return verified.id;
   const binding = await ctx.db.accountBinding.findFirst({
-    where: { orgId, revokedAt: null, account: { phone, phoneVerifiedAt: { not: null } }, person: { kycStatus: "approved" } },
+    where: {
+      orgId,
+      revokedAt: null,
+      account: { ...accountsWithContact(orgId, "phone", phone), phoneVerifiedAt: { not: null } },
+      person: { kycStatus: "approved" },
+    },
     orderBy: { createdAt: "desc" },
     select: { personId: true },
   });
@@ -88,14 +101,15 @@ export async function confirmPhoneVerification(ctx: ServiceContext, input: { cha
   };
 }
 
-/** GET /v1/accounts/{did}/contact: always masked. */
+/** GET /v1/accounts/{did}/contact: always masked (opened under the account's data key, then masked). */
 export async function getContacts(ctx: ServiceContext, ref: string) {
   const a = await findAccount(ctx.db, ctx.org.id, ref);
+  const { email, phone } = openContacts(a);
   return {
     accountDid: a.did,
-    email: a.email ? maskEmail(a.email) : null,
+    email: email ? maskEmail(email) : null,
     emailVerified: !!a.emailVerifiedAt,
-    phone: a.phone ? maskPhone(a.phone) : null,
+    phone: phone ? maskPhone(phone) : null,
     phoneVerified: !!a.phoneVerifiedAt,
   };
 }

@@ -3,10 +3,11 @@ import { env } from "@/env";
 import type { OtpChallenge } from "@/generated/prisma/client.ts";
 import type { ContactChannel, OtpPurpose } from "@/generated/prisma/enums.ts";
 import { constantTimeEqual, hmacSha256Hex, randomDigits, randomToken, sha256Hex } from "../../crypto/hash";
-import { deriveKey } from "../../crypto/secret-box";
+import { deriveKey, open, seal } from "../../crypto/secret-box";
 import { type DbOrTx, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { AppError, forbidden, rateLimited } from "../../errors";
+import { contactHash } from "../../platform/contact-address";
 import { hitWindow } from "../../platform/rate-limit";
 import { messaging } from "../../providers/messaging";
 
@@ -22,6 +23,18 @@ export const OTP = {
 
 const codeHash = (challengeId: string, code: string) => hmacSha256Hex(deriveKey("otp-code"), `${challengeId}:${code}`);
 const tokenHash = (token: string) => sha256Hex(token);
+
+/**
+ * How a code's address is stored (docs/data-protection.md): the code is sent to it and its proof
+ * gives it to the create or the contact change that spends it, so it is kept, sealed with
+ * BI_ENCRYPTION_KEY ("v1.…": codes live minutes, no account or person key is needed to read them
+ * back); the keyed hash beside it (`addressHash`, the account's contact hash) is how the erasure
+ * finds them. A public signup's work address (no organization) stays in clear: it becomes the
+ * organization's console member and checkout address, both kept in clear.
+ */
+const storedAddress = (orgId: string | null, address: string) => (orgId ? seal(address) : address);
+/** A stored address as it reads: opened, or as it is (a public signup's, or a code written before addresses were sealed). */
+const readAddress = (stored: string) => (stored.startsWith("v1.") && !stored.includes("@") ? open(stored) : stored);
 
 export type StartInput = {
   orgId: string | null;
@@ -42,7 +55,8 @@ export async function startChallenge(db: DbOrTx, input: StartInput) {
   const now = new Date();
   // Per purpose and organization: codes someone makes us send for a public signup (or another
   // tenant) must not use up the codes a member needs to sign in.
-  const addressBucket = `otp-send:${input.purpose}:${input.orgId ?? "public"}:${input.channel}:${sha256Hex(input.address)}`;
+  const hash = contactHash(input.orgId, input.channel, input.address);
+  const addressBucket = `otp-send:${input.purpose}:${input.orgId ?? "public"}:${input.channel}:${hash}`;
   const perAddress = await hitWindow(db, addressBucket, OTP.sendsPerAddressPerHour, 3600, now);
   if (perAddress.exceeded) throw rateLimited(perAddress.resetSec, "Too many codes were sent to this address; retry later.");
   // Counted per organization too: tenants behind one NAT or proxy must not share a budget.
@@ -57,7 +71,8 @@ export async function startChallenge(db: DbOrTx, input: StartInput) {
       orgId: input.orgId,
       purpose: input.purpose,
       channel: input.channel,
-      address: input.address,
+      address: storedAddress(input.orgId, input.address),
+      addressHash: hash,
       accountId: input.accountId,
       codeHash: codeHash(id, code),
       maxAttempts: OTP.maxAttempts,
@@ -75,7 +90,7 @@ export async function startChallenge(db: DbOrTx, input: StartInput) {
     throw err;
   }
   const devCode = input.channel === "email" && env().BI_DEV_CODES ? { devCode: code } : {};
-  return { challenge, ...devCode };
+  return { challenge: { ...challenge, address: input.address }, ...devCode };
 }
 
 /**
@@ -108,10 +123,10 @@ export async function confirmChallenge(
   }
   const consumed = await db.otpChallenge.updateMany({ where: { id: challenge.id, consumedAt: null }, data: { consumedAt: new Date() } });
   if (consumed.count === 0) throw invalid();
-  return challenge;
+  return { ...challenge, address: readAddress(challenge.address) };
 }
 
-/** A single-use proof that `address` was verified, valid 15 minutes; only its hash is stored. */
+/** A single-use proof that `address` (as confirmChallenge returns it: opened) was verified, valid 15 minutes; only its hash is stored. */
 export async function issueProofToken(db: DbOrTx, c: Pick<OtpChallenge, "id" | "orgId" | "channel" | "purpose" | "address">) {
   const token = `${c.channel === "email" ? "ept" : "ppt"}_${randomToken(32)}`;
   await db.proofToken.create({
@@ -119,7 +134,8 @@ export async function issueProofToken(db: DbOrTx, c: Pick<OtpChallenge, "id" | "
       orgId: c.orgId,
       channel: c.channel,
       purpose: c.purpose,
-      address: c.address,
+      address: storedAddress(c.orgId, c.address),
+      addressHash: contactHash(c.orgId, c.channel, c.address),
       tokenHash: tokenHash(token),
       challengeId: c.id,
       expiresAt: new Date(Date.now() + OTP.proofTtlSec * 1000),
@@ -147,10 +163,10 @@ export async function usableProofToken(db: DbOrTx, holder: ProofHolder, token: s
   const row = await db.proofToken.findUnique({ where: { tokenHash: tokenHash(token) } });
   const facts = row && { ...row, used: !!row.usedAt, expiresAtMs: row.expiresAt.getTime() };
   if (!row || !isUsable(facts, holder, new Date())) throw proofRefused(holder.channel);
-  return row;
+  return { ...row, address: readAddress(row.address) };
 }
 
-/** A proof token as the batched read of a free create sees it (`proofTokenColumn`). */
+/** A proof token as the batched read of a free create sees it (`proofTokenColumn`): its address as stored. */
 export type ProofTokenRow = (ProofFacts & { id: string; address: string }) | null;
 
 /** The token as one JSON column of the caller's own read; null when no token has that hash. */
@@ -159,10 +175,10 @@ export const proofTokenColumn = (token: string) => Prisma.sql`(
                            'used', "usedAt" IS NOT NULL, 'expiresAtMs', extract(epoch from "expiresAt") * 1000)
   FROM proof_tokens WHERE "tokenHash" = ${tokenHash(token)})`;
 
-/** The proven address a token may be spent for by `holder`, or the refusal. */
+/** The proven address (opened) a token may be spent for by `holder`, or the refusal. */
 export function usableProofRow(row: ProofTokenRow, holder: ProofHolder, now: Date): { id: string; address: string } {
   if (!row || !isUsable(row, holder, now)) throw proofRefused(holder.channel);
-  return { id: row.id, address: row.address };
+  return { id: row.id, address: readAddress(row.address) };
 }
 
 /** Spends a proof token as part of the caller's statement (one conditional UPDATE; see spendProofToken). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ServiceContext } from "../../context";
+import { openContact } from "../../crypto/account-box";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
@@ -77,9 +78,10 @@ async function gather(tx: Tx, orgId: string, personId: string) {
         chain: a.chain,
         name: a.name,
         lifecycle: a.lifecycle,
-        email: a.email,
+        // Sealed under the account's data key (a clear one is from before).
+        email: openContact(a.email, a.dataKeySealed),
         emailVerifiedAt: iso(a.emailVerifiedAt),
-        phone: a.phone,
+        phone: openContact(a.phone, a.dataKeySealed),
         phoneVerifiedAt: iso(a.phoneVerifiedAt),
         createdAt: a.createdAt.toISOString(),
       })),

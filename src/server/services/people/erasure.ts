@@ -1,5 +1,6 @@
 import type { Organization, Person, PersonErasure } from "@/generated/prisma/client.ts";
 import { type Actor, actorId, type ServiceContext } from "../../context";
+import { openContacts } from "../../crypto/account-box";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { destroyPersonKey, openPersonal } from "../../crypto/person-box";
 import type { Db, Tx } from "../../db/client";
@@ -7,6 +8,7 @@ import { AppError, conflict, notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { OPEN_STATUSES } from "../../platform/aml-case-status";
 import { attestationChanged } from "../../platform/attestation-sync";
+import { contactHash } from "../../platform/contact-address";
 import { emitEvent } from "../../platform/outbox";
 import { appendAudit } from "../audit";
 import { applyComplianceStatus, setStatusBit } from "../credential-status";
@@ -189,8 +191,17 @@ export async function withdrawErasure(ctx: ServiceContext, personDid: string) {
 
 /** Every account the person is linked to: bound, offered in a bind session, or verified for. */
 async function linkedAccounts(tx: Tx, s: Subject) {
-  return tx.$queryRaw<{ id: string; did: string; email: string | null; phone: string | null }[]>`
-    SELECT a.id::text AS id, a.did, a.email, a.phone FROM accounts a
+  type Linked = {
+    id: string;
+    did: string;
+    email: string | null;
+    emailHash: string | null;
+    phone: string | null;
+    phoneHash: string | null;
+    dataKeySealed: string | null;
+  };
+  return tx.$queryRaw<Linked[]>`
+    SELECT a.id::text AS id, a.did, a.email, a."emailHash", a.phone, a."phoneHash", a."dataKeySealed" FROM accounts a
     WHERE a."orgId" = ${s.person.orgId}::uuid AND a.id IN (
       SELECT "accountId" FROM account_bindings WHERE "personId" = ${s.person.id}::uuid
       UNION SELECT "accountId" FROM bind_sessions WHERE "personId" = ${s.person.id}::uuid
@@ -218,16 +229,38 @@ async function carryOut(
   const accountIds = accounts.map((a) => a.id);
   // Their on-chain attestations go (a revoked row would still carry the pairwise id).
   await attestationChanged(tx, orgId, accountIds, at);
-  // The verified phone is sealed under the key destroyed below: opened first, to find its codes and messages.
+  // The verified phone and the accounts' contacts are sealed under keys destroyed below: opened
+  // first, to find their codes and messages. Codes are found by the contacts' keyed hash (a code
+  // written before addresses were sealed, by value).
   const keySealed = (await tx.personKey.findUnique({ where: { personId: person.id }, select: { keySealed: true } }))?.keySealed;
   const verifiedPhone = person.verifiedPhone && openPersonal(person.verifiedPhone, keySealed);
-  const addresses = [...new Set([...accounts.flatMap((a) => [a.email, a.phone]), verifiedPhone].filter((x): x is string => !!x))];
-  await tx.otpChallenge.deleteMany({ where: { orgId, OR: [{ address: { in: addresses } }, { accountId: { in: accountIds } }] } });
-  await tx.proofToken.deleteMany({ where: { orgId, address: { in: addresses } } });
+  const contacts = accounts.map(openContacts);
+  const emails = contacts.map((c) => c.email).filter((x): x is string => !!x);
+  const phones = [...contacts.map((c) => c.phone), verifiedPhone].filter((x): x is string => !!x);
+  const addresses = [...new Set([...emails, ...phones])];
+  const hashes = [
+    ...new Set([
+      ...accounts.flatMap((a) => [a.emailHash, a.phoneHash]).filter((x): x is string => !!x),
+      ...emails.map((e) => contactHash(orgId, "email", e)),
+      ...phones.map((p) => contactHash(orgId, "phone", p)),
+    ]),
+  ];
+  const byAddress = [{ addressHash: { in: hashes } }, { address: { in: addresses } }];
+  await tx.otpChallenge.deleteMany({ where: { orgId, OR: [...byAddress, { accountId: { in: accountIds } }] } });
+  await tx.proofToken.deleteMany({ where: { orgId, OR: byAddress } });
   await tx.devOutboxMessage.deleteMany({ where: { to: { in: addresses } } });
+  // The contacts go with the account's data key: a copy of them anywhere no longer opens.
   await tx.account.updateMany({
     where: { id: { in: accountIds } },
-    data: { email: null, phone: null, deviceFingerprintHash: null, passkeyCredentialId: null },
+    data: {
+      email: null,
+      emailHash: null,
+      phone: null,
+      phoneHash: null,
+      dataKeySealed: null,
+      deviceFingerprintHash: null,
+      passkeyCredentialId: null,
+    },
   });
 
   const subjectRefs = [did, person.id, ...(person.applicantIdHash ? [person.applicantIdHash] : [])];

@@ -1,6 +1,8 @@
-import { isPersonSealed, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
+import { newAccountKey, sealContact } from "../../crypto/account-box";
+import { isPersonSealed, openKey, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
+import { seal as sealWithServiceKey } from "../../crypto/secret-box";
 import { type Db, Prisma } from "../../db/client";
-import { verifiedPhoneHash } from "../../platform/contact-address";
+import { contactHash, verifiedPhoneHash } from "../../platform/contact-address";
 
 /**
  * The second half of the person data migration (person-data-migration.ts): personal values that
@@ -11,6 +13,11 @@ import { verifiedPhoneHash } from "../../platform/contact-address";
  * record them), the client address of their KYC sessions, and the person's verified phone (with
  * its keyed hash, platform/contact-address.ts) and provider reference. Cases naming no person keep their
  * texts in clear; people already erased had theirs blanked by the erasure.
+ *
+ * And accounts' contacts (email, phone), sealed under the account's own data key (made here when
+ * the account has none) with their keyed hashes, and the addresses of an organization's one-time
+ * codes and proof tokens, sealed with BI_ENCRYPTION_KEY with their keyed hashes
+ * (crypto/account-box.ts, services/contacts/otp.ts). A public signup's codes stay in clear.
  *
  * The same design as the re-sealing of legacy values: each row is rewritten by a compare-and-set on
  * the values read (a newer write in between is never overwritten; the row is left for the next
@@ -26,7 +33,16 @@ const OFFICER_EVENT_KINDS = ["proposed", "cleared", "approved", "confirmed", "re
 /** What a text reads as once its person is erased (services/aml/case-text.ts). */
 const ERASED_TEXT = "[erased]";
 
-export type ClearRemaining = { cases: number; comments: number; events: number; sessions: number; people: number };
+export type ClearRemaining = {
+  cases: number;
+  comments: number;
+  events: number;
+  sessions: number;
+  people: number;
+  accounts: number;
+  codes: number;
+  proofs: number;
+};
 export type ClearCursor = { [K in keyof ClearRemaining]: string | null };
 
 type Row = { id: string; orgId: string; personId: string };
@@ -35,6 +51,8 @@ type CommentRow = Row & { body: string };
 type EventRow = Row & { data: Record<string, unknown> };
 type SessionRow = Row & { clientIp: string };
 type PersonRow = Row & { verifiedPhone: string | null; providerApplicantId: string | null };
+type AccountRow = { id: string; orgId: string; email: string | null; phone: string | null; dataKeySealed: string | null };
+type CodeRow = { id: string; orgId: string; channel: "email" | "phone"; address: string };
 
 /** Seals one text for the row's person; null once they are erased. */
 type Seal = (text: string) => string | null;
@@ -51,6 +69,10 @@ const sealText = (v: string | null, personId: string, seal: Seal) => (v === null
 
 /** Not sealed for the person of the row (`personId` the SQL expression naming them). */
 const notSealed = (column: Prisma.Sql, personId: Prisma.Sql) => Prisma.sql`${column} NOT LIKE 'p1.' || ${personId}::text || '.%'`;
+/** A contact not sealed for the account of the row (`x`). */
+const notAccountSealed = (column: Prisma.Sql) => Prisma.sql`(${column} IS NOT NULL AND ${column} NOT LIKE 'a1.' || x.id::text || '.%')`;
+/** A code's address not sealed with BI_ENCRYPTION_KEY (an email has an "@", a sealed value none). */
+const codeInClear = Prisma.sql`x."orgId" IS NOT NULL AND (x.address NOT LIKE 'v1.%' OR x.address LIKE '%@%')`;
 const caseP = Prisma.sql`c."personId"`;
 const ownP = Prisma.sql`x."personId"`;
 
@@ -71,6 +93,9 @@ const CLEAR = {
   people: Prisma.sql`FROM people x JOIN people p ON p.id = x.id
     WHERE p."erasedAt" IS NULL
       AND (${notSealed(Prisma.sql`x."verifiedPhone"`, Prisma.sql`x.id`)} OR ${notSealed(Prisma.sql`x."providerApplicantId"`, Prisma.sql`x.id`)})`,
+  accounts: Prisma.sql`FROM accounts x WHERE (${notAccountSealed(Prisma.sql`x.email`)} OR ${notAccountSealed(Prisma.sql`x.phone`)})`,
+  codes: Prisma.sql`FROM otp_challenges x WHERE ${codeInClear}`,
+  proofs: Prisma.sql`FROM proof_tokens x WHERE ${codeInClear}`,
 } satisfies Record<keyof ClearRemaining, Prisma.Sql>;
 
 /** Rows of one kind after `after` in id order, with their person and `columns` of the row (`x`). */
@@ -144,7 +169,63 @@ const people: Source<PersonRow> = {
   },
 };
 
-export const CLEAR_START: ClearCursor = { cases: null, comments: null, events: null, sessions: null, people: null };
+/** Rows of a kind that is sealed under no person's key, after `after` in id order, with `columns` of the row (`x`). */
+const ownRows = <R>(db: Db, kind: keyof ClearRemaining, columns: Prisma.Sql, after: string | null, batch: number) =>
+  db.$queryRaw<R[]>`SELECT x.id::text AS id, x."orgId"::text AS "orgId", ${columns} ${CLEAR[kind]}
+    AND (${after}::uuid IS NULL OR x.id > ${after}::uuid) ORDER BY x.id LIMIT ${batch}`;
+
+/** A kind sealed under no person's key: `reseal` answers "unreadable" for a row whose key cannot be opened. */
+type OwnSource<R extends { id: string }> = {
+  pending: (db: Db, after: string | null, batch: number) => Promise<R[]>;
+  reseal: (db: Db, row: R) => Promise<boolean | "unreadable">;
+};
+
+/**
+ * An account's clear contacts, sealed under its data key (made now when it has none: the same
+ * compare-and-set writes it, so two passes never seal under two keys) with their keyed hashes.
+ */
+const accounts: OwnSource<AccountRow> = {
+  pending: (db, after, batch) => ownRows(db, "accounts", Prisma.sql`x.email, x.phone, x."dataKeySealed"`, after, batch),
+  reseal: async (db, row) => {
+    let key: { key: Buffer; sealed: string };
+    try {
+      key = row.dataKeySealed ? { key: openKey(row.dataKeySealed), sealed: row.dataKeySealed } : newAccountKey();
+    } catch {
+      return "unreadable";
+    }
+    const clear = (v: string | null) => (v !== null && !v.startsWith(`a1.${row.id}.`) ? v : null);
+    const [email, phone] = [clear(row.email), clear(row.phone)];
+    const changed = await db.$executeRaw`
+      UPDATE accounts SET email = ${email ? sealContact(key.key, row.id, email) : row.email}::text,
+        phone = ${phone ? sealContact(key.key, row.id, phone) : row.phone}::text, "dataKeySealed" = ${key.sealed}
+        ${email ? Prisma.sql`, "emailHash" = ${contactHash(row.orgId, "email", email)}` : Prisma.empty}
+        ${phone ? Prisma.sql`, "phoneHash" = ${contactHash(row.orgId, "phone", phone)}` : Prisma.empty}
+      WHERE id = ${row.id}::uuid AND email IS NOT DISTINCT FROM ${row.email}::text AND phone IS NOT DISTINCT FROM ${row.phone}::text
+        AND "dataKeySealed" IS NOT DISTINCT FROM ${row.dataKeySealed}::text`;
+    return changed > 0;
+  },
+};
+
+/** The address of an organization's code or proof token, sealed with BI_ENCRYPTION_KEY, with its keyed hash. */
+const codeSource = (table: "otp_challenges" | "proof_tokens", kind: "codes" | "proofs"): OwnSource<CodeRow> => ({
+  pending: (db, after, batch) => ownRows(db, kind, Prisma.sql`x.channel::text AS channel, x.address`, after, batch),
+  reseal: async (db, row) =>
+    (await db.$executeRaw`
+      UPDATE ${Prisma.raw(table)} SET address = ${sealWithServiceKey(row.address)},
+        "addressHash" = ${contactHash(row.orgId, row.channel, row.address)}
+      WHERE id = ${row.id}::uuid AND address = ${row.address}`) > 0,
+});
+
+export const CLEAR_START: ClearCursor = {
+  cases: null,
+  comments: null,
+  events: null,
+  sessions: null,
+  people: null,
+  accounts: null,
+  codes: null,
+  proofs: null,
+};
 
 /** One kind's rows after `after`, each sealed in its own statement by the seal of its person (none: unreadable). */
 async function walk<R extends Row>(
@@ -161,6 +242,19 @@ async function walk<R extends Row>(
     const seal = await sealOf(row);
     if (!seal) unreadable++;
     else if (await source.reseal(db, row, seal)) resealed++;
+  }
+  return { resealed, unreadable, full: rows.length >= batch, last: rows.at(-1)?.id ?? after };
+}
+
+/** One kind sealed under no person's key: its rows after `after`, each in its own statement. */
+async function walkOwn<R extends { id: string }>(db: Db, source: OwnSource<R>, after: string | null, batch: number) {
+  const rows = await source.pending(db, after, batch);
+  let resealed = 0;
+  let unreadable = 0;
+  for (const row of rows) {
+    const done = await source.reseal(db, row);
+    if (done === "unreadable") unreadable++;
+    else if (done) resealed++;
   }
   return { resealed, unreadable, full: rows.length >= batch, last: rows.at(-1)?.id ?? after };
 }
@@ -183,6 +277,9 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
     events: await walk(db, events, after.events, batch, sealOf),
     sessions: await walk(db, sessions, after.sessions, batch, sealOf),
     people: await walk(db, people, after.people, batch, sealOf),
+    accounts: await walkOwn(db, accounts, after.accounts, batch),
+    codes: await walkOwn(db, codeSource("otp_challenges", "codes"), after.codes, batch),
+    proofs: await walkOwn(db, codeSource("proof_tokens", "proofs"), after.proofs, batch),
   };
   const all = Object.values(steps);
   return {
@@ -194,16 +291,20 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
       events: steps.events.last,
       sessions: steps.sessions.last,
       people: steps.people.last,
+      accounts: steps.accounts.last,
+      codes: steps.codes.last,
+      proofs: steps.proofs.last,
     },
     more: all.some((s) => s.full),
   };
 }
 
-/** How many rows of each kind still hold clear text about a person not erased. */
+/** How many rows of each kind still hold clear text about a person not erased (or a contact, or a code's address). */
 export async function clearRemaining(db: Db): Promise<ClearRemaining> {
   const [r] = await db.$queryRaw<ClearRemaining[]>`
     SELECT (SELECT count(*)::int ${CLEAR.cases}) AS cases, (SELECT count(*)::int ${CLEAR.comments}) AS comments,
            (SELECT count(*)::int ${CLEAR.events}) AS events, (SELECT count(*)::int ${CLEAR.sessions}) AS sessions,
-           (SELECT count(*)::int ${CLEAR.people}) AS people`;
+           (SELECT count(*)::int ${CLEAR.people}) AS people, (SELECT count(*)::int ${CLEAR.accounts}) AS accounts,
+           (SELECT count(*)::int ${CLEAR.codes}) AS codes, (SELECT count(*)::int ${CLEAR.proofs}) AS proofs`;
   return r!;
 }

@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { accountKey, openContacts, sealContact } from "../../crypto/account-box";
 import { openStored } from "../../crypto/person-box";
-import { seal } from "../../crypto/secret-box";
+import { open, seal } from "../../crypto/secret-box";
+import { contactHash } from "../../platform/contact-address";
 import { person as approvedPerson, serviceCtx } from "../../testing/aml";
+import { uniqueName } from "../../testing/factories";
 import { createTestOrg } from "../../testing/harness";
 import { getTimeline } from "../aml";
 import { evidenceView } from "../aml/evidence";
@@ -16,7 +19,7 @@ import { migratePersonData, resealSubject } from "./person-data-migration";
 // stop and continue anywhere.
 
 const identity = { name: "Nana Serwaa Bonsu", birthDate: "1983-03-17", country: "GH" };
-const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0, people: 0 };
+const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0, people: 0, accounts: 0, codes: 0, proofs: 0 };
 
 async function legacyPerson(org: Awaited<ReturnType<typeof createTestOrg>>) {
   const person = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", country: "GH" } });
@@ -158,7 +161,9 @@ describe("the person data migration", () => {
     const progress: { remaining: Record<string, number> }[] = [];
     const done = await migratePersonData(db, { batch: 1, onBatch: (x) => progress.push(x) });
     // The case row, the comment, two events and the session (and what the tests above left legacy).
-    expect(done).toMatchObject({ remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0 } });
+    expect(done).toMatchObject({
+      remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0, accounts: 0, codes: 0, proofs: 0 },
+    });
     expect(done.resealed).toBeGreaterThanOrEqual(5);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]!.remaining.events).toBe(1);
@@ -191,7 +196,110 @@ describe("the person data migration", () => {
     expect(await readable()).toEqual(before);
     expect(await migratePersonData(db)).toMatchObject({
       resealed: 0,
-      remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0 },
+      remaining: { cases: 0, comments: 0, events: 0, sessions: 0, people: 0, accounts: 0, codes: 0, proofs: 0 },
     });
+  });
+
+  it("seals accounts' contacts and an organization's code addresses written in clear, with their keyed hashes", async () => {
+    const org = await createTestOrg();
+    const db = org.db;
+    const account = (contacts: { email?: string; phone?: string }) => {
+      const name = uniqueName();
+      return db.account.create({
+        data: {
+          orgId: org.orgId,
+          chain: "sandbox",
+          name,
+          did: `did:antelope:sandbox:${name}`,
+          ownerPublicKey: "PUB_K1_test",
+          activePublicKey: "PUB_K1_test",
+          ...(contacts.email ? { email: contacts.email, emailVerifiedAt: new Date() } : {}),
+          ...(contacts.phone ? { phone: contacts.phone, phoneVerifiedAt: new Date() } : {}),
+        },
+      });
+    };
+    // As the service wrote them before it sealed contacts: in clear, with no hash and no key.
+    const legacy = await account({ email: "efua.legacy@mail.example", phone: "+233241112233" });
+    await db.$executeRaw`UPDATE accounts SET "updatedAt" = now() - interval '30 days' WHERE id = ${legacy.id}::uuid`;
+    // Half way: an email sealed since (under a key made then), a phone still in clear.
+    const half = await account({ phone: "+233241112244" });
+    const key = await accountKey(db, half.id);
+    await db.account.update({
+      where: { id: half.id },
+      data: {
+        email: sealContact(key, half.id, "kofi.half@mail.example"),
+        emailHash: contactHash(org.orgId, "email", "kofi.half@mail.example"),
+        emailVerifiedAt: new Date(),
+      },
+    });
+    const halfKey = (await db.account.findUniqueOrThrow({ where: { id: half.id } })).dataKeySealed;
+    const code = await db.otpChallenge.create({
+      data: {
+        orgId: org.orgId,
+        purpose: "verify",
+        channel: "email",
+        address: "esi.code@mail.example",
+        codeHash: "00",
+        expiresAt: new Date(),
+      },
+    });
+    const proof = await db.proofToken.create({
+      data: {
+        orgId: org.orgId,
+        channel: "phone",
+        purpose: "verify",
+        address: "+233241112255",
+        tokenHash: randomUUID(),
+        challengeId: code.id,
+        expiresAt: new Date(),
+      },
+    });
+    // A public signup's work address stays in clear (its console member and checkout keep it so).
+    const signup = await db.otpChallenge.create({
+      data: {
+        orgId: null,
+        purpose: "billing_signup",
+        channel: "email",
+        address: "owner@acme.example",
+        codeHash: "00",
+        expiresAt: new Date(),
+      },
+    });
+
+    const done = await migratePersonData(db, { batch: 1 });
+    expect(done.remaining).toMatchObject({ accounts: 0, codes: 0, proofs: 0 });
+
+    const [row] = await db.$queryRaw<
+      { email: string; emailHash: string; phone: string; phoneHash: string; dataKeySealed: string; updatedAt: Date }[]
+    >`
+      SELECT email, "emailHash", phone, "phoneHash", "dataKeySealed", "updatedAt" FROM accounts WHERE id = ${legacy.id}::uuid`;
+    expect(row).toMatchObject({
+      email: expect.stringMatching(new RegExp(`^a1\\.${legacy.id}\\.`)),
+      emailHash: contactHash(org.orgId, "email", "efua.legacy@mail.example"),
+      phone: expect.stringMatching(new RegExp(`^a1\\.${legacy.id}\\.`)),
+      phoneHash: contactHash(org.orgId, "phone", "+233241112233"),
+      dataKeySealed: expect.stringMatching(/^v1\./),
+    });
+    expect(JSON.stringify(row)).not.toContain("efua");
+    expect(openContacts(row!)).toEqual({ email: "efua.legacy@mail.example", phone: "+233241112233" });
+    expect(row!.updatedAt.getTime()).toBeLessThan(Date.now() - 29 * 86_400_000);
+    // The account that had a key keeps it: its phone joins its email under the same key.
+    const halfAfter = await db.account.findUniqueOrThrow({ where: { id: half.id } });
+    expect(halfAfter.dataKeySealed).toBe(halfKey);
+    expect(halfAfter.phoneHash).toBe(contactHash(org.orgId, "phone", "+233241112244"));
+    expect(openContacts(halfAfter)).toEqual({ email: "kofi.half@mail.example", phone: "+233241112244" });
+
+    const codeAfter = await db.otpChallenge.findUniqueOrThrow({ where: { id: code.id } });
+    expect(codeAfter.address).toMatch(/^v1\./);
+    expect(open(codeAfter.address)).toBe("esi.code@mail.example");
+    expect(codeAfter.addressHash).toBe(contactHash(org.orgId, "email", "esi.code@mail.example"));
+    const proofAfter = await db.proofToken.findUniqueOrThrow({ where: { id: proof.id } });
+    expect(open(proofAfter.address)).toBe("+233241112255");
+    expect(proofAfter.addressHash).toBe(contactHash(org.orgId, "phone", "+233241112255"));
+    expect((await db.otpChallenge.findUniqueOrThrow({ where: { id: signup.id } })).address).toBe("owner@acme.example");
+
+    // A second pass finds nothing more of these to do.
+    expect((await migratePersonData(db)).remaining).toMatchObject({ accounts: 0, codes: 0, proofs: 0 });
+    expect((await db.account.findUniqueOrThrow({ where: { id: legacy.id } })).email).toBe(row!.email);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
+import { openContacts } from "../../crypto/account-box";
 import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db, DbOrTx, Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
@@ -100,7 +101,7 @@ type PersonRow = {
 
 type SelectedRow = PersonRow & { held: boolean; n: bigint | number };
 
-type AccountRow = { id: string; did: string; email: string | null; phone: string | null };
+type AccountRow = { id: string; did: string; email: string | null; phone: string | null; dataKeySealed: string | null };
 
 type Plan = {
   at: Date;
@@ -187,7 +188,7 @@ function accountsSql(org: OrgPolicies & { contactOnlyDays: number }, now: Date, 
   const nowTs = utcTimestamp(now);
   const setAt = Prisma.sql`greatest(a."createdAt", a."emailVerifiedAt", a."phoneVerifiedAt")`;
   return Prisma.sql`
-    SELECT a.id::text AS id, a.did, a.email, a.phone FROM accounts a
+    SELECT a.id::text AS id, a.did, a.email, a.phone, a."dataKeySealed" FROM accounts a
     WHERE a."orgId" = ${org.id}::uuid ${only ? Prisma.sql`AND a.id = ANY(${only}::uuid[])` : Prisma.empty}
       AND a.lifecycle <> 'pending'
       AND (a.email IS NOT NULL OR a.phone IS NOT NULL OR a."deviceFingerprintHash" IS NOT NULL)
@@ -325,11 +326,12 @@ export async function runRetention(db: Db, orgId: string, now: Date = new Date()
           )
         : [];
       if (accounts.length) {
+        // The contacts go with the account's data key (crypto/account-box.ts): opened first, for their messages.
+        const addresses = accounts.flatMap((a) => Object.values(openContacts(a))).filter((x): x is string => !!x);
         await tx.account.updateMany({
           where: { id: { in: accounts.map((a) => a.id) } },
-          data: { email: null, phone: null, deviceFingerprintHash: null },
+          data: { email: null, emailHash: null, phone: null, phoneHash: null, dataKeySealed: null, deviceFingerprintHash: null },
         });
-        const addresses = accounts.flatMap((a) => [a.email, a.phone]).filter((x): x is string => !!x);
         if (addresses.length) await tx.devOutboxMessage.deleteMany({ where: { to: { in: addresses } } });
       }
       otpChallenges = (await tx.otpChallenge.deleteMany({ where: { orgId, createdAt: olderThan(now, contact) } })).count;
