@@ -63,6 +63,14 @@ describe("the service as the README starts it", () => {
     expect(fs.existsSync(path.join(dataDir, "pglite"))).toBe(true);
   });
 
+  it("answers the wallet issuance metadata beside the pages (the pipeline claims its paths, not Next)", async () => {
+    const res = await fetch(`${base}/.well-known/openid-credential-issuer`);
+    expect(res.status).toBe(200);
+    const metadata = await res.json();
+    expect(metadata.credential_endpoint).toMatch(/\/oid4vci\/credential$/);
+    expect((await fetch(`${base}/.well-known/jwt-vc-issuer`)).status).toBe(200);
+  });
+
   it("serves an authenticated /v1/tenant with the key org:create printed while the service runs", async () => {
     const { stdout } = await run("npm", ["run", "--silent", "org:create", "--", "--name", "Smoke Co", "--email", "ops@smoke.test"], {
       env: childEnv,

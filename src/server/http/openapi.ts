@@ -370,6 +370,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Contact: "Email and phone verification with one-time codes, and contact changes signed with the account's key.",
   KYC: "Identity verification sessions with the configured providers, KYB for organizations, and the providers' callbacks.",
   Bind: "Binding an approved person to an account with a wallet signature, which issues the AccountBinding credential.",
+  Wallets:
+    "Credentials in people's own wallets (OpenID4VCI 1.0, SD-JWT VC): the tenant's offer, the issuer metadata, and the token, nonce and credential endpoints a wallet calls.",
   AML: "The AML case queue: clearing (with four-eyes approval when the policy asks for it) and confirming matches.",
   Risk: "Anti-abuse risk assessment before an account is created or bound.",
   Claims: "One claim of an action (an airdrop, a vote, a faucet drip) per human, whichever of their accounts claims.",

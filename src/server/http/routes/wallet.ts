@@ -21,16 +21,15 @@ const answer = (a: wallet.ProtocolAnswer) => reply(a.status, a.body, a.headers);
 /**
  * Credentials in a person's own wallet: the tenant's offer (/v1), and the OpenID for Verifiable
  * Credential Issuance 1.0 endpoints a wallet talks to (public, at the service's origin, answering
- * in the specifications' shapes; docs/api/guides/wallets.md). Tagged with the existing tags: the
- * offer and the protocol endpoints under Bind (they issue the AccountBinding credential), the
- * metadata documents under Resolution (read by whoever receives or verifies it).
+ * in the specifications' shapes; docs/api/guides/wallets.md), all under the Wallets tag. The
+ * pipeline claims their paths in a whole deployment (http/paths.ts).
  */
 export const walletRoutes = [
   route({
     method: "POST",
     path: "/v1/wallet/offers",
     auth: { scope: "bind_write" },
-    tag: "Bind",
+    tag: "Wallets",
     summary:
       "A credential offer (OpenID4VCI 1.0, pre-authorized code) for an approved person, optionally naming an account bound to them: show credentialOfferUri to the person's wallet and give them txCode on another channel. Valid 10 minutes, redeemed once.",
     body: wallet.WalletOfferInput,
@@ -62,7 +61,7 @@ export const walletRoutes = [
     method: "GET",
     path: "/.well-known/openid-credential-issuer",
     auth: "public",
-    tag: "Resolution",
+    tag: "Wallets",
     summary:
       "OpenID4VCI 1.0 credential issuer metadata: the credential, nonce and (through the authorization server metadata) token endpoints, and the one credential configuration, AccountBindingSdJwt (dc+sd-jwt, holder key as a JWK, jwt key proofs with EdDSA or ES256).",
     response: wallet.CredentialIssuerMetadataView,
@@ -73,7 +72,7 @@ export const walletRoutes = [
     method: "GET",
     path: "/.well-known/oauth-authorization-server",
     auth: "public",
-    tag: "Resolution",
+    tag: "Wallets",
     summary: "RFC 8414 authorization server metadata: the token endpoint and the pre-authorized code grant, without client authentication.",
     response: wallet.AuthorizationServerMetadataView,
     cors: true,
@@ -83,7 +82,7 @@ export const walletRoutes = [
     method: "GET",
     path: "/.well-known/jwt-vc-issuer",
     auth: "public",
-    tag: "Resolution",
+    tag: "Wallets",
     summary:
       "SD-JWT VC issuer metadata: the issuer's Ed25519 keys as JWKs (kid = the multibase key id of did.json), for verifiers of the wallet credential, whose iss is this origin.",
     response: wallet.JwtVcIssuerMetadataView,
@@ -94,7 +93,7 @@ export const walletRoutes = [
     method: "GET",
     path: "/vct/account-binding",
     auth: "public",
-    tag: "Resolution",
+    tag: "Wallets",
     summary: "SD-JWT VC type metadata of the wallet credential's vct: its name, and each claim's label and description.",
     response: wallet.TypeMetadataView,
     cors: true,
@@ -104,7 +103,7 @@ export const walletRoutes = [
     method: "POST",
     path: "/oid4vci/token",
     auth: "public",
-    tag: "Bind",
+    tag: "Wallets",
     summary:
       "OAuth 2.0 token endpoint, form-encoded: grant_type=urn:ietf:params:oauth:grant-type:pre-authorized_code, pre-authorized_code and tx_code. Single use; 5 wrong transaction codes lock the offer. Answers {access_token, token_type: Bearer, expires_in} or an RFC 6749 error object (invalid_grant, invalid_request, unsupported_grant_type); a body that is not form-encoded is 400 VALIDATION_ERROR in the usual envelope.",
     response: wallet.ProtocolAnswerView,
@@ -114,7 +113,7 @@ export const walletRoutes = [
     method: "POST",
     path: "/oid4vci/nonce",
     auth: "public",
-    tag: "Bind",
+    tag: "Wallets",
     summary: "OpenID4VCI 1.0 nonce endpoint: a c_nonce (5 minutes) for the key proof of the next credential request.",
     response: wallet.ProtocolAnswerView,
     handler: async () => answer(wallet.nonceEndpoint()),
@@ -123,7 +122,7 @@ export const walletRoutes = [
     method: "POST",
     path: "/oid4vci/credential",
     auth: "public",
-    tag: "Bind",
+    tag: "Wallets",
     summary:
       'OpenID4VCI 1.0 credential endpoint: Authorization: Bearer <access token>, JSON {credential_configuration_id: AccountBindingSdJwt, proofs: {jwt: [<key proof>]}}; answers {credentials: [{credential: <SD-JWT VC>}]}, one per offer, or an OpenID4VCI error object (invalid_proof, invalid_nonce, credential_request_denied, invalid_credential_request); a missing, expired or spent access token is 401 with WWW-Authenticate: Bearer error="invalid_token" and the usual envelope.',
     response: wallet.ProtocolAnswerView,
