@@ -10,6 +10,9 @@ const port = Number(process.env.E2E_PORT ?? 3107);
 process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `bi-e2e-${process.pid}`);
 const dataDir = process.env.E2E_DATA_DIR;
 const db = e2eDatabase();
+// The issuer key of the browser tests' attestation contract: made once, kept by the workers.
+process.env.E2E_ATTESTATION_KEY ??= PrivateKey.generate("K1").toString();
+const attestationKey = process.env.E2E_ATTESTATION_KEY;
 
 // Pages are tested in Debian's Chromium (a browser download cannot work on these machines),
 // against the service started as `npm run serve` on a throwaway PostgreSQL database with two
@@ -65,7 +68,7 @@ export default defineConfig({
       // is a closed port, so publications wait and retry, which the settings page shows as pending.
       ATTESTATION_CONTRACT: "e2eattest",
       ATTESTATION_ISSUER: "bindissuer",
-      ATTESTATION_PRIVATE_KEY: (process.env.E2E_ATTESTATION_KEY ??= PrivateKey.generate("K1").toString()),
+      ATTESTATION_PRIVATE_KEY: attestationKey,
       ATTESTATION_API_URL: "http://127.0.0.1:9",
     },
   },
