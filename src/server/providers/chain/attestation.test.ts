@@ -284,5 +284,11 @@ describe("configuration", () => {
       ].sort(),
     );
     expect(message).not.toContain(secret.slice(8, 30));
+    // A node of its own for the contract (a sandbox whose accounts stay simulated), else the chain's.
+    expect(attestationConfigFromEnv({ ...envFor("http://node.example"), ATTESTATION_API_URL: "http://attest.example/" })!.apiUrl).toBe(
+      "http://attest.example",
+    );
+    const { CHAIN_API_URL: _, ...noNode } = envFor("http://node.example");
+    expect(() => attestationConfigFromEnv(noNode)).toThrow("ATTESTATION_API_URL: is required without CHAIN_API_URL");
   });
 });

@@ -1,3 +1,4 @@
+import "./openid4vc";
 import { createHash, randomBytes } from "node:crypto";
 import {
   type CallbackContext,

@@ -1,3 +1,4 @@
+import "./openid4vc";
 import { randomUUID } from "node:crypto";
 import { preAuthorizedCodeGrantIdentifier } from "@openid4vc/oauth2";
 import type { z } from "zod";

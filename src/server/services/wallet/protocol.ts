@@ -1,3 +1,4 @@
+import "./openid4vc";
 import { decodeJwt, Oauth2ServerErrorResponseError, preAuthorizedCodeGrantIdentifier } from "@openid4vc/oauth2";
 import { constantTimeEqual, hmacSha256Hex, randomToken, sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
