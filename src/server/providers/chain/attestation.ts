@@ -2,6 +2,7 @@ import { Action, Name, PrivateKey, Transaction, UInt64 } from "@wharfkit/antelop
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { ATTESTATION_ABI } from "./attestation-abi";
+import { name, privateKey } from "./config";
 import { type ChainRejection, chainPost, type FetchFn, orFail, rejected } from "./http";
 import { isValidAccountName } from "./keys";
 import { buildTransaction, ChainInfo, chainTimeMs, signAndPack } from "./transaction";
@@ -240,17 +241,6 @@ export function createAttestationPublisher(config: AttestationConfig, opts: { fe
     },
   };
 }
-
-const name = z.string().refine(isValidAccountName, "must be an account name");
-// Never echo the value: the messages of this schema end up in start-up errors and logs.
-const privateKey = z.string().refine((s) => {
-  try {
-    PrivateKey.from(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, "must be a PVT_K1_/PVT_R1_ or WIF private key");
 
 const AttestationEnvSchema = z.object({
   ATTESTATION_CONTRACT: name,

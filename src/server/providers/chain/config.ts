@@ -2,10 +2,11 @@ import { Asset, PrivateKey } from "@wharfkit/antelope";
 import { z } from "zod";
 import { isValidAccountName } from "./keys";
 
-const name = z.string().refine(isValidAccountName, "must be an account name");
+/** An account name in the environment (also the attestation publisher's, attestation.ts). */
+export const name = z.string().refine(isValidAccountName, "must be an account name");
 const permissionLevel = z.string().regex(/^[a-z1-5.]{1,12}@[a-z1-5.]{1,12}$/, "must be account@permission");
 // Never echo the value: the messages of this schema end up in start-up errors and logs.
-const privateKey = z.string().refine((s) => {
+export const privateKey = z.string().refine((s) => {
   try {
     PrivateKey.from(s);
     return true;
