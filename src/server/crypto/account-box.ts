@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { DbOrTx } from "../db/client";
+import { openUnder, sealUnder } from "./data-key-box";
 import { openKey } from "./person-box";
 import { seal } from "./secret-box";
 
@@ -24,23 +25,7 @@ export function newAccountKey(): { key: Buffer; sealed: string } {
 
 export const isAccountSealed = (value: string) => value.startsWith(`${PREFIX}.`) && !value.includes("@");
 
-export function sealContact(key: Buffer, accountId: string, plaintext: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(accountId));
-  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return [PREFIX, accountId, iv.toString("base64url"), ct.toString("base64url")].join(".");
-}
-
-function openWithKey(key: Buffer, value: string): string {
-  const [v, accountId, ivB64, ctB64] = value.split(".");
-  if (v !== PREFIX || !accountId || !ivB64 || !ctB64) throw new Error("not an account-sealed value");
-  const data = Buffer.from(ctB64, "base64url");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(ivB64, "base64url"));
-  decipher.setAAD(Buffer.from(accountId));
-  decipher.setAuthTag(data.subarray(data.length - 16));
-  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
-}
+export const sealContact = (key: Buffer, accountId: string, plaintext: string): string => sealUnder(PREFIX, key, accountId, plaintext);
 
 /**
  * A stored contact as it reads: opened with the account's sealed data key, or as it is when it was
@@ -50,7 +35,7 @@ function openWithKey(key: Buffer, value: string): string {
 export function openContact(value: string | null, keySealed: string | null | undefined): string | null {
   if (value === null || !isAccountSealed(value)) return value;
   try {
-    return keySealed ? openWithKey(openKey(keySealed), value) : null;
+    return keySealed ? openUnder(PREFIX, openKey(keySealed), value) : null;
   } catch {
     return null;
   }

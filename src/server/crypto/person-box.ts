@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { DbOrTx } from "../db/client";
+import { openUnder, sealUnder } from "./data-key-box";
 import { open, seal } from "./secret-box";
 
 /**
@@ -28,13 +29,7 @@ export function openKey(keySealed: string): Buffer {
   return Buffer.from(open(keySealed), "base64");
 }
 
-export function sealWithKey(key: Buffer, personId: string, plaintext: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(personId));
-  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return [PREFIX, personId, iv.toString("base64url"), ct.toString("base64url")].join(".");
-}
+export const sealWithKey = (key: Buffer, personId: string, plaintext: string): string => sealUnder(PREFIX, key, personId, plaintext);
 
 export const isPersonSealed = (value: string) => value.startsWith(`${PREFIX}.`);
 
@@ -42,15 +37,7 @@ export const isPersonSealed = (value: string) => value.startsWith(`${PREFIX}.`);
 export const sealedPersonId = (value: string) => value.split(".")[1] ?? "";
 
 /** Opens a value sealed with sealWithKey under `key`; throws when it was not sealed for it. */
-export function openWithKey(key: Buffer, value: string): string {
-  const [v, personId, ivB64, ctB64] = value.split(".");
-  if (v !== PREFIX || !personId || !ivB64 || !ctB64) throw new Error("not a person-sealed value");
-  const data = Buffer.from(ctB64, "base64url");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(ivB64, "base64url"));
-  decipher.setAAD(Buffer.from(personId));
-  decipher.setAuthTag(data.subarray(data.length - 16));
-  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
-}
+export const openWithKey = (key: Buffer, value: string): string => openUnder(PREFIX, key, value);
 
 /** Seals `plaintext` for the person; null when the person has been erased (nothing is kept for them). */
 export async function sealForPerson(db: DbOrTx, person: { id: string; orgId: string }, plaintext: string): Promise<string | null> {

@@ -2,7 +2,7 @@ import type { Actor, ServiceContext } from "../context";
 import { issuerDid } from "../crypto/issuer-keys";
 import type { Db } from "../db/client";
 import { logger } from "../log";
-import { personDidOf } from "../platform/account-ref";
+import { personDidOf, personIdFromDid } from "../platform/account-ref";
 import { recordScreeningHit } from "../services/aml";
 import type { ScreeningOutcome } from "../services/aml/aml.schema";
 import { insertApiKey } from "../services/org/api-keys";
@@ -40,6 +40,21 @@ export async function flaggedPerson(db: Db, orgId: string, outcome: Partial<Scre
   );
   return { person: p, caseId: hit!.caseId };
 }
+
+/**
+ * A screening hit on an existing person (bound by the KYC flow, say), recorded as screening
+ * records it, with an open case: a critical sanctions match unless `outcome` says otherwise.
+ */
+export const screeningHit = (db: Db, orgId: string, personDid: string, outcome: Partial<ScreeningOutcome> = {}) =>
+  db.$transaction((tx) =>
+    recordScreeningHit(tx, {
+      orgId,
+      personId: personIdFromDid(issuerDid(), personDid)!,
+      subjectDid: personDid,
+      outcome: { sanctions: true, pep: false, severity: "critical", score: 97, resultId: null, ...outcome },
+      actor: "system:screening",
+    }),
+  );
 
 /** A ServiceContext as a door builds it, for calling services directly with a chosen actor. */
 export async function serviceCtx(db: Db, orgId: string, actor: Actor): Promise<ServiceContext> {

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { issuerDid } from "../../crypto/issuer-keys";
-import type { Db } from "../../db/client";
-import { personIdFromDid } from "../../platform/account-ref";
+import { screeningHit } from "../../testing/aml";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
 import { boundAccount } from "../../testing/kyc-flow";
-import { recordScreeningHit } from "./hits";
 
 // Compliance drives credential status: a sanctions flag suspends, a clear lifts, a confirmed
 // sanctions match revokes. Checked with Digital Bazaar's status list verifier, as a relying party would.
@@ -15,19 +12,6 @@ async function statusOf(url: string, credential: unknown) {
   return checkStatusWithDigitalBazaar(credential, issuer, async (u) => (await call(url, "GET", new URL(u).pathname)).body);
 }
 
-async function sanctionsHit(db: Db, orgId: string, personDid: string) {
-  const personId = personIdFromDid(issuerDid(), personDid)!;
-  return db.$transaction((tx) =>
-    recordScreeningHit(tx, {
-      orgId,
-      personId,
-      subjectDid: personDid,
-      outcome: { sanctions: true, pep: false, severity: "critical", score: 97, resultId: null },
-      actor: "system:screening",
-    }),
-  );
-}
-
 describe("credential status follows the AML case", () => {
   it("a sanctions flag suspends, a clear lifts it; each change is audited, sent and on the case timeline", async () => {
     const { url, db } = await testServer();
@@ -35,7 +19,7 @@ describe("credential status follows the AML case", () => {
     const api = client(url, org.apiKey);
     const { credential, personDid, accountDid } = await boundAccount(url, api);
 
-    const hit = await sanctionsHit(db, org.orgId, personDid);
+    const hit = await screeningHit(db, org.orgId, personDid);
     expect(await statusOf(url, credential)).toEqual({ verified: true, revocation: false, suspension: true });
     const account = (await api.get(`/v1/accounts/${encodeURIComponent(accountDid)}`)).body;
     expect(account.bindings[0]).toMatchObject({ status: "suspended", suspendedFor: ["sanctions_flag"] });
@@ -65,7 +49,7 @@ describe("credential status follows the AML case", () => {
     const org = await createTestOrg({ plan: "institutional" });
     const api = client(url, org.apiKey);
     const { credential, personDid, accountDid } = await boundAccount(url, api);
-    const hit = await sanctionsHit(db, org.orgId, personDid);
+    const hit = await screeningHit(db, org.orgId, personDid);
     const confirmed = await api.post(`/v1/aml/cases/${hit!.caseId}/confirm`, { reason: "Same person as the OFAC entry" });
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(await statusOf(url, credential)).toEqual({ verified: true, revocation: true, suspension: true });
@@ -85,15 +69,7 @@ describe("credential status follows the AML case", () => {
     const org = await createTestOrg({ plan: "institutional" });
     const api = client(url, org.apiKey);
     const { credential, personDid } = await boundAccount(url, api);
-    const hit = await db.$transaction((tx) =>
-      recordScreeningHit(tx, {
-        orgId: org.orgId,
-        personId: personIdFromDid(issuerDid(), personDid)!,
-        subjectDid: personDid,
-        outcome: { sanctions: false, pep: true, severity: "high", score: 80, resultId: null },
-        actor: "system:screening",
-      }),
-    );
+    const hit = await screeningHit(db, org.orgId, personDid, { sanctions: false, pep: true, severity: "high", score: 80 });
     expect((await api.post(`/v1/aml/cases/${hit!.caseId}/confirm`, { reason: "Is the minister" })).status).toBe(200);
     expect(await statusOf(url, credential)).toEqual({ verified: true, revocation: false, suspension: false });
   });

@@ -5,14 +5,12 @@
 import { PrivateKey } from "@wharfkit/antelope";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deploy, failure } from "../../../../contracts/vert";
-import { issuerDid } from "../../crypto/issuer-keys";
 import type { Db } from "../../db/client";
-import { personIdFromDid } from "../../platform/account-ref";
 import { type AttestationPublisher, attestationConfigFromEnv, createAttestationPublisher } from "../../providers/chain/attestation";
+import { screeningHit } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
 import { startVertNode, type VertNode } from "../../testing/vert-node";
-import { recordScreeningHit } from "../aml/hits";
 import { publishPending, reconcileAttestations } from ".";
 
 const attestKey = PrivateKey.generate("K1");
@@ -60,17 +58,6 @@ async function airdropFor(orgNumber: number, account = `drop${orgNumber.toString
   return (name: string) => failure(airdrop.actions.claim!([name]).send(`${name}@active`));
 }
 
-const sanctionsHit = (db: Db, orgId: string, personDid: string) =>
-  db.$transaction((tx) =>
-    recordScreeningHit(tx, {
-      orgId,
-      personId: personIdFromDid(issuerDid(), personDid)!,
-      subjectDid: personDid,
-      outcome: { sanctions: true, pep: false, severity: "critical", score: 97, resultId: null },
-      actor: "system:screening",
-    }),
-  );
-
 describe("attestations published from the service", () => {
   it("a bind publishes the row; a sanctions flag suspends it, a confirmed match revokes it; each publication is audited and sent", async () => {
     const { url, db } = await testServer();
@@ -111,7 +98,7 @@ describe("attestations published from the service", () => {
     expect(node.received.length).toBe(txCount);
 
     const claim = await airdropFor(org.orgNumber);
-    const hit = await sanctionsHit(db, org.orgId, personDid);
+    const hit = await screeningHit(db, org.orgId, personDid);
     await publishPending(db, publisher);
     expect(await publisher.readRow(accountName)).toMatchObject({ status: "suspended" });
     // The consumer contract reads the row the service published.
