@@ -3,7 +3,6 @@ import { env } from "@/env";
 import type { Account } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { newAccountKey, sealContact } from "../../crypto/account-box";
-import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { type DbOrTx, Prisma, rawQuery, type Tx } from "../../db/client";
 import { joinSql, timestampTz, utcTimestamp } from "../../db/sql";
@@ -217,7 +216,8 @@ function pendingAccount(
     ownerPublicKey: plan.ownerKey,
     activePublicKey: plan.activeKey,
     passkeyCredentialId: input.passkeyCredentialId ?? null,
-    deviceFingerprintHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
+    // The keyed hash the risk assessment counts by (crypto/risk-hash.ts), computed once for both.
+    deviceFingerprintHash: plan.risk.deviceHash,
     email: sealed(gates.email),
     emailHash: gates.email ? contactHash(ctx.org.id, "email", gates.email) : null,
     emailVerifiedAt: gates.email ? now : null,

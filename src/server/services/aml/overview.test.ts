@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "@/server/crypto/hash";
+import { keyedDeviceHash } from "@/server/crypto/risk-hash";
 import { flaggedPerson, person } from "@/server/testing/aml";
 import { walletKey } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
@@ -70,16 +71,20 @@ describe("GET /v1/admin/risk", () => {
     const res = await api.get("/v1/admin/risk");
     expect(res.status, res.text).toBe(200);
     expect(res.body.velocity).toMatchObject({ events1m: 4, events1h: 4, events24h: 4, decisions24h: { allow: 2, review: 2, deny: 0 } });
-    expect(res.body.velocity.topDevices1h).toEqual([{ deviceHash: sha256Hex(shared).slice(0, 16), events: 3 }]);
-    expect(res.body.velocity.topIps1h[0]).toEqual({ clientIp: "192.0.2.10", events: 3 });
+    expect(res.body.velocity.topDevices1h).toEqual([{ deviceHash: keyedDeviceHash(sha256Hex(shared)).slice(3, 19), events: 3 }]);
+    expect(res.body.velocity.topIps1h[0]).toEqual({ clientIp: "192.0.2.0/24", events: 3 });
     expect(res.body.sharedDevices.map((d: any) => [d.deviceHash, d.subjects])).toEqual([
-      [sha256Hex(shared).slice(0, 16), 3],
+      // Shown without the keyed form's "k1:"; accounts written before the keyed hashes hold the plain SHA-256.
+      [keyedDeviceHash(sha256Hex(shared)).slice(3, 19), 3],
       [sha256Hex("fp-two-accounts").slice(0, 16), 2],
     ]);
     expect(res.body.recentEvents).toHaveLength(5);
     expect(res.body.recentEvents.slice(0, 2)).toMatchObject([
       { decision: "review", reasons: ["disposable_email"] },
-      { decision: "review", reasons: ["shared_device"], subjectRef: "p3", clientIp: "192.0.2.10" },
+      { decision: "review", reasons: ["shared_device"], subjectRef: "p3", clientIp: "192.0.2.0/24" },
     ]);
+    // An event written before with the address in clear is shown as its network too.
+    await db.riskEvent.create({ data: { orgId: org.orgId, kind: "manual", decision: "allow", clientIp: "198.51.100.200" } });
+    expect((await api.get("/v1/admin/risk")).body.recentEvents[0].clientIp).toBe("198.51.100.0/24");
   });
 });

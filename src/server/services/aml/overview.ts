@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
+import { DEVICE_HASH_PREFIX, maskedClientIp } from "../../crypto/risk-hash";
 import { describeAudit } from "../audit";
 import { personSummary } from "../people";
 import { OPEN_STATUSES, withHits } from "./case-records";
@@ -11,8 +12,13 @@ import { countOverdue } from "./sla";
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-/** Device hashes are shown shortened: enough to tell devices apart and search, not the whole hash. */
-const shortHash = (h: string) => h.slice(0, 16);
+/** Device hashes are shown shortened: enough to tell devices apart and search, not the whole hash (nor its "k1:"). */
+const shortHash = (h: string) => (h.startsWith(DEVICE_HASH_PREFIX) ? h.slice(DEVICE_HASH_PREFIX.length) : h).slice(0, 16);
+/**
+ * A client address is shown as its network (what risk events keep in clear, crypto/risk-hash.ts);
+ * an event written before keeps the address itself until the person data migration, masked here.
+ */
+const shownIp = (ip: string | null) => (ip === null || ip.includes("/") ? ip : maskedClientIp(ip));
 
 /** GET /v1/admin/aml: flagged people (sanctions first, then PEP, then risk), the open case queue, recent AML audit entries. */
 export async function amlOverview(ctx: ServiceContext) {
@@ -72,10 +78,11 @@ export async function riskOverview(ctx: ServiceContext) {
       SELECT "deviceFingerprintHash" AS d, count(*)::int AS n FROM risk_events
       WHERE "orgId" = ${orgId}::uuid AND "deviceFingerprintHash" IS NOT NULL AND "createdAt" >= ${since(HOUR)}
       GROUP BY 1 ORDER BY n DESC, d LIMIT 10`,
-    ctx.db.$queryRaw<{ ip: string; n: number }[]>`
-      SELECT "clientIp" AS ip, count(*)::int AS n FROM risk_events
-      WHERE "orgId" = ${orgId}::uuid AND "clientIp" IS NOT NULL AND "createdAt" >= ${since(HOUR)}
-      GROUP BY 1 ORDER BY n DESC, ip LIMIT 10`,
+    // By address (its keyed hash, or the address of an event written before), shown as its network.
+    ctx.db.$queryRaw<{ k: string; ip: string | null; n: number }[]>`
+      SELECT coalesce("clientIpHash", "clientIp") AS k, min("clientIp") AS ip, count(*)::int AS n FROM risk_events
+      WHERE "orgId" = ${orgId}::uuid AND coalesce("clientIpHash", "clientIp") IS NOT NULL AND "createdAt" >= ${since(HOUR)}
+      GROUP BY 1 ORDER BY n DESC, k LIMIT 10`,
     ctx.db.$queryRaw<{ d: string; subjects: number; last: Date }[]>`
       SELECT d, count(DISTINCT s)::int AS subjects, max(t) AS last FROM (
         SELECT "deviceFingerprintHash" AS d, did AS s, "createdAt" AS t FROM accounts
@@ -95,7 +102,7 @@ export async function riskOverview(ctx: ServiceContext) {
       events24h,
       decisions24h,
       topDevices1h: devices.map((r) => ({ deviceHash: shortHash(r.d), events: r.n })),
-      topIps1h: ips.map((r) => ({ clientIp: r.ip, events: r.n })),
+      topIps1h: ips.map((r) => ({ clientIp: shownIp(r.ip) ?? "", events: r.n })),
     },
     sharedDevices: shared.map((r) => ({ deviceHash: shortHash(r.d), subjects: r.subjects, lastSeenAt: new Date(r.last).toISOString() })),
     recentEvents: recent.map((e) => ({
@@ -103,7 +110,7 @@ export async function riskOverview(ctx: ServiceContext) {
       kind: e.kind,
       subjectRef: e.subjectRef,
       deviceHash: e.deviceFingerprintHash ? shortHash(e.deviceFingerprintHash) : null,
-      clientIp: e.clientIp,
+      clientIp: shownIp(e.clientIp),
       score: e.score,
       decision: e.decision,
       reasons: ((e.detail as { reasons?: { code: string }[] } | null)?.reasons ?? []).map((r) => r.code),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
+import { keyedDeviceHash } from "../../crypto/risk-hash";
 import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
@@ -59,8 +60,8 @@ describe("POST /v1/risk/assess", () => {
       orgId: org.orgId,
       kind: "manual",
       subjectRef: "user-1",
-      deviceFingerprintHash: sha256Hex("fp-clean-device"),
-      clientIp: "203.0.113.7",
+      deviceFingerprintHash: keyedDeviceHash(sha256Hex("fp-clean-device")),
+      clientIp: "203.0.113.0/24",
       score: 0,
       decision: "allow",
     });
@@ -154,7 +155,7 @@ describe("POST /v1/risk/assess", () => {
     const { db, org, api, url } = await setup();
     const res = await api.post("/v1/risk/assess", {});
     expect(res.body.signals.ipSource).toBe("caller");
-    expect((await db.riskEvent.findUniqueOrThrow({ where: { id: res.body.assessmentId } })).clientIp).toBe("127.0.0.1");
+    expect((await db.riskEvent.findUniqueOrThrow({ where: { id: res.body.assessmentId } })).clientIp).toBe("127.0.0.0/24");
     for (const body of [{ ipAddress: "999.1.1.1" }, { email: "not-an-email" }, { deviceFingerprint: "" }, { unknown: true }]) {
       expect((await api.post("/v1/risk/assess", body)).status, JSON.stringify(body)).toBe(400);
     }

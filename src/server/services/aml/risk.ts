@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import type { ServiceContext } from "../../context";
-import { sha256Hex } from "../../crypto/hash";
+import { clientIpHash, deviceHashes, maskedClientIp } from "../../crypto/risk-hash";
 import { type Db, type DbOrTx, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { isTransaction } from "../../db/tx";
@@ -103,19 +103,28 @@ export type RiskPlan = {
   kind: RiskKind;
   input: RiskAssessInput;
   now: Date;
+  /** The keyed hash the event is written with (crypto/risk-hash.ts). */
   deviceHash: string | null;
+  /** The plain SHA-256 events and accounts written before hold for the same device (until the person data migration turns it into the keyed one). */
+  legacyDeviceHash: string | null;
   ip: string;
+  /** The keyed hash of the address in the organization, what the event keeps and counts by. */
+  ipHash: string;
   ipSource: "input" | "caller";
 };
 
 export function planRisk(ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): RiskPlan {
+  const device = input.deviceFingerprint ? deviceHashes(input.deviceFingerprint) : null;
+  const ip = (input.ipAddress && normalizeIp(input.ipAddress)) || normalizeIp(ctx.clientIp) || ctx.clientIp;
   return {
     orgId: ctx.org.id,
     kind,
     input,
     now: ctx.now(),
-    deviceHash: input.deviceFingerprint ? sha256Hex(input.deviceFingerprint) : null,
-    ip: (input.ipAddress && normalizeIp(input.ipAddress)) || normalizeIp(ctx.clientIp) || ctx.clientIp,
+    deviceHash: device?.keyed ?? null,
+    legacyDeviceHash: device?.plain ?? null,
+    ip,
+    ipHash: clientIpHash(ctx.org.id, ip),
     ipSource: input.ipAddress ? "input" : "caller",
   };
 }
@@ -131,18 +140,21 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   const capped = (where: Prisma.Sql, since: number, cap: number) =>
     Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM risk_events WHERE "orgId" = ${orgId}::uuid AND ${where} AND "createdAt" >= ${utcTimestamp(ago(since))} LIMIT ${cap}) c)::int`;
   const all = Prisma.sql`true`;
+  // A device's rows are in either form, the keyed hash or the plain SHA-256 written before the
+  // person data migration reaches them; an address's rows hold its keyed hash, or it in clear.
+  const sameDevice = Prisma.sql`"deviceFingerprintHash" IN (${deviceHash}, ${plan.legacyDeviceHash})`;
   const device = deviceHash
-    ? Prisma.sql`${capped(Prisma.sql`"deviceFingerprintHash" = ${deviceHash}`, HOUR, CAP.device1h)} AS "deviceEvents1h",
-        ${capped(Prisma.sql`"deviceFingerprintHash" = ${deviceHash}`, DAY, CAP.device24h)} AS "deviceEvents24h",
+    ? Prisma.sql`${capped(sameDevice, HOUR, CAP.device1h)} AS "deviceEvents1h",
+        ${capped(sameDevice, DAY, CAP.device24h)} AS "deviceEvents24h",
         (SELECT count(*) FROM (SELECT s FROM (
-           (SELECT did AS s FROM accounts WHERE "orgId" = ${orgId}::uuid AND "deviceFingerprintHash" = ${deviceHash} LIMIT 100)
-           UNION (SELECT DISTINCT "subjectRef" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND "deviceFingerprintHash" = ${deviceHash}
+           (SELECT did AS s FROM accounts WHERE "orgId" = ${orgId}::uuid AND ${sameDevice} LIMIT 100)
+           UNION (SELECT DISTINCT "subjectRef" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND ${sameDevice}
                   AND "subjectRef" IS NOT NULL AND "createdAt" >= ${utcTimestamp(ago(SHARED_DEVICE_WINDOW))} LIMIT 100)
            UNION (SELECT ${plan.input.subjectRef ?? null}::text WHERE ${plan.input.subjectRef ?? null}::text IS NOT NULL)) u LIMIT ${CAP.sharedDevice}) d)::int
           AS "sharedDeviceSubjects"`
     : Prisma.sql`NULL::int AS "deviceEvents1h", NULL::int AS "deviceEvents24h", NULL::int AS "sharedDeviceSubjects"`;
   return Prisma.sql`${device},
-    ${capped(Prisma.sql`"clientIp" = ${plan.ip}`, HOUR, CAP.ip1h)} AS "ipEvents1h",
+    ${capped(Prisma.sql`("clientIpHash" = ${plan.ipHash} OR "clientIp" = ${plan.ip})`, HOUR, CAP.ip1h)} AS "ipEvents1h",
     ${capped(all, MINUTE, CAP.org1m)} AS "orgEvents1m",
     ${capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
 }
@@ -188,9 +200,11 @@ export function decideRisk(plan: RiskPlan, counts: RiskCounts): { assessment: Ri
   const decision = score >= RISK_DENY_AT ? "deny" : score >= RISK_REVIEW_AT ? "review" : "allow";
   const signals = { ...counts, ipSource: plan.ipSource, disposableEmail };
   const id = randomUUID();
-  // The event keeps hashes and counts, never the fingerprint or the email address itself.
-  const insert = Prisma.sql`INSERT INTO risk_events (id, "orgId", kind, "subjectRef", "deviceFingerprintHash", "clientIp", score, decision, detail, "createdAt")
-    VALUES (${id}::uuid, ${plan.orgId}::uuid, ${plan.kind}, ${plan.input.subjectRef ?? null}, ${plan.deviceHash}, ${plan.ip}, ${score}, ${decision},
+  // The event keeps keyed hashes and counts, never the fingerprint, the email address or the
+  // client address itself (only its network, which the console shows).
+  const insert = Prisma.sql`INSERT INTO risk_events (id, "orgId", kind, "subjectRef", "deviceFingerprintHash", "clientIpHash", "clientIp", score, decision, detail, "createdAt")
+    VALUES (${id}::uuid, ${plan.orgId}::uuid, ${plan.kind}, ${plan.input.subjectRef ?? null}, ${plan.deviceHash}, ${plan.ipHash}, ${maskedClientIp(plan.ip)},
+            ${score}, ${decision},
             ${JSON.stringify({ reasons, signals })}::jsonb, ${utcTimestamp(plan.now)})`;
   const assessment: RiskAssessment = {
     assessmentId: id,

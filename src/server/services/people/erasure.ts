@@ -268,7 +268,7 @@ async function carryOut(
   await tx.screeningSubject.deleteMany({ where: { personId: person.id } });
   await tx.riskEvent.updateMany({
     where: { orgId, subjectRef: { in: [did, ...accounts.map((a) => a.did)] } },
-    data: { deviceFingerprintHash: null, clientIp: null, detail: {} },
+    data: { deviceFingerprintHash: null, clientIpHash: null, clientIp: null, detail: {} },
   });
 
   const cases = await tx.amlCase.findMany({ where: caseWhere(s), select: { id: true } });

@@ -1,5 +1,6 @@
 import { newAccountKey, sealContact } from "../../crypto/account-box";
 import { isPersonSealed, openKey, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
+import { clientIpHash, DEVICE_HASH_PREFIX, keyedDeviceHash, maskedClientIp } from "../../crypto/risk-hash";
 import { seal as sealWithServiceKey } from "../../crypto/secret-box";
 import { type Db, Prisma } from "../../db/client";
 import { contactHash, verifiedPhoneHash } from "../../platform/contact-address";
@@ -18,6 +19,11 @@ import { contactHash, verifiedPhoneHash } from "../../platform/contact-address";
  * the account has none) with their keyed hashes, and the addresses of an organization's one-time
  * codes and proof tokens, sealed with BI_ENCRYPTION_KEY with their keyed hashes
  * (crypto/account-box.ts, services/contacts/otp.ts). A public signup's codes stay in clear.
+ *
+ * And what risk assessments count by (crypto/risk-hash.ts), which needs BI_HASH_KEY and no data
+ * key (a risk event is not always about a person): a risk event's client address written in clear
+ * becomes its keyed hash and its network, and a device fingerprint's plain SHA-256 (on risk events
+ * and accounts) becomes its keyed form, "k1:" and the keyed hash of that SHA-256.
  *
  * The same design as the re-sealing of legacy values: each row is rewritten by a compare-and-set on
  * the values read (a newer write in between is never overwritten; the row is left for the next
@@ -42,6 +48,8 @@ export type ClearRemaining = {
   accounts: number;
   codes: number;
   proofs: number;
+  risk: number;
+  devices: number;
 };
 export type ClearCursor = { [K in keyof ClearRemaining]: string | null };
 
@@ -53,6 +61,8 @@ type SessionRow = Row & { clientIp: string };
 type PersonRow = Row & { verifiedPhone: string | null; providerApplicantId: string | null };
 type AccountRow = { id: string; orgId: string; email: string | null; phone: string | null; dataKeySealed: string | null };
 type CodeRow = { id: string; orgId: string; channel: "email" | "phone"; address: string };
+type RiskRow = { id: string; orgId: string; clientIp: string | null; deviceFingerprintHash: string | null };
+type DeviceRow = { id: string; orgId: string; deviceFingerprintHash: string };
 
 /** Seals one text for the row's person; null once they are erased. */
 type Seal = (text: string) => string | null;
@@ -73,6 +83,8 @@ const notSealed = (column: Prisma.Sql, personId: Prisma.Sql) => Prisma.sql`${col
 const notAccountSealed = (column: Prisma.Sql) => Prisma.sql`(${column} IS NOT NULL AND ${column} NOT LIKE 'a1.' || x.id::text || '.%')`;
 /** A code's address not sealed with BI_ENCRYPTION_KEY (an email has an "@", a sealed value none). */
 const codeInClear = Prisma.sql`x."orgId" IS NOT NULL AND (x.address NOT LIKE 'v1.%' OR x.address LIKE '%@%')`;
+/** A device hash in its plain form (without the keyed form's prefix). */
+const plainDevice = Prisma.sql`(x."deviceFingerprintHash" IS NOT NULL AND x."deviceFingerprintHash" NOT LIKE ${`${DEVICE_HASH_PREFIX}%`})`;
 const caseP = Prisma.sql`c."personId"`;
 const ownP = Prisma.sql`x."personId"`;
 
@@ -96,6 +108,9 @@ const CLEAR = {
   accounts: Prisma.sql`FROM accounts x WHERE (${notAccountSealed(Prisma.sql`x.email`)} OR ${notAccountSealed(Prisma.sql`x.phone`)})`,
   codes: Prisma.sql`FROM otp_challenges x WHERE ${codeInClear}`,
   proofs: Prisma.sql`FROM proof_tokens x WHERE ${codeInClear}`,
+  // A masked address (its network) always holds a "/", an address never does.
+  risk: Prisma.sql`FROM risk_events x WHERE ((x."clientIp" IS NOT NULL AND x."clientIp" NOT LIKE '%/%') OR ${plainDevice})`,
+  devices: Prisma.sql`FROM accounts x WHERE ${plainDevice}`,
 } satisfies Record<keyof ClearRemaining, Prisma.Sql>;
 
 /** Rows of one kind after `after` in id order, with their person and `columns` of the row (`x`). */
@@ -216,6 +231,32 @@ const codeSource = (table: "otp_challenges" | "proof_tokens", kind: "codes" | "p
       WHERE id = ${row.id}::uuid AND address = ${row.address}`) > 0,
 });
 
+/** A device hash in its keyed form (the plain SHA-256 written before, keyed now). */
+const keyedDevice = (v: string | null) => (v === null || v.startsWith(DEVICE_HASH_PREFIX) ? v : keyedDeviceHash(v));
+
+/** A risk event's clear client address as its keyed hash and network, its plain device hash keyed. */
+const risk: OwnSource<RiskRow> = {
+  pending: (db, after, batch) => ownRows(db, "risk", Prisma.sql`x."clientIp", x."deviceFingerprintHash"`, after, batch),
+  reseal: async (db, row) => {
+    const ip = row.clientIp !== null && !row.clientIp.includes("/") ? row.clientIp : null;
+    const changed = await db.$executeRaw`
+      UPDATE risk_events SET "deviceFingerprintHash" = ${keyedDevice(row.deviceFingerprintHash)}::text
+        ${ip ? Prisma.sql`, "clientIpHash" = ${clientIpHash(row.orgId, ip)}, "clientIp" = ${maskedClientIp(ip)}::text` : Prisma.empty}
+      WHERE id = ${row.id}::uuid AND "clientIp" IS NOT DISTINCT FROM ${row.clientIp}::text
+        AND "deviceFingerprintHash" IS NOT DISTINCT FROM ${row.deviceFingerprintHash}::text`;
+    return changed > 0;
+  },
+};
+
+/** An account's plain device hash, keyed. */
+const devices: OwnSource<DeviceRow> = {
+  pending: (db, after, batch) => ownRows(db, "devices", Prisma.sql`x."deviceFingerprintHash"`, after, batch),
+  reseal: async (db, row) =>
+    (await db.$executeRaw`
+      UPDATE accounts SET "deviceFingerprintHash" = ${keyedDevice(row.deviceFingerprintHash)}
+      WHERE id = ${row.id}::uuid AND "deviceFingerprintHash" = ${row.deviceFingerprintHash}`) > 0,
+};
+
 export const CLEAR_START: ClearCursor = {
   cases: null,
   comments: null,
@@ -225,6 +266,8 @@ export const CLEAR_START: ClearCursor = {
   accounts: null,
   codes: null,
   proofs: null,
+  risk: null,
+  devices: null,
 };
 
 /** One kind's rows after `after`, each sealed in its own statement by the seal of its person (none: unreadable). */
@@ -280,6 +323,8 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
     accounts: await walkOwn(db, accounts, after.accounts, batch),
     codes: await walkOwn(db, codeSource("otp_challenges", "codes"), after.codes, batch),
     proofs: await walkOwn(db, codeSource("proof_tokens", "proofs"), after.proofs, batch),
+    risk: await walkOwn(db, risk, after.risk, batch),
+    devices: await walkOwn(db, devices, after.devices, batch),
   };
   const all = Object.values(steps);
   return {
@@ -294,17 +339,20 @@ export async function sealClearBatch(db: Db, after: ClearCursor, batch: number) 
       accounts: steps.accounts.last,
       codes: steps.codes.last,
       proofs: steps.proofs.last,
+      risk: steps.risk.last,
+      devices: steps.devices.last,
     },
     more: all.some((s) => s.full),
   };
 }
 
-/** How many rows of each kind still hold clear text about a person not erased (or a contact, or a code's address). */
+/** How many rows of each kind still hold clear text about a person not erased (or a contact, a code's address, a risk event's address or a plain device hash). */
 export async function clearRemaining(db: Db): Promise<ClearRemaining> {
   const [r] = await db.$queryRaw<ClearRemaining[]>`
     SELECT (SELECT count(*)::int ${CLEAR.cases}) AS cases, (SELECT count(*)::int ${CLEAR.comments}) AS comments,
            (SELECT count(*)::int ${CLEAR.events}) AS events, (SELECT count(*)::int ${CLEAR.sessions}) AS sessions,
            (SELECT count(*)::int ${CLEAR.people}) AS people, (SELECT count(*)::int ${CLEAR.accounts}) AS accounts,
-           (SELECT count(*)::int ${CLEAR.codes}) AS codes, (SELECT count(*)::int ${CLEAR.proofs}) AS proofs`;
+           (SELECT count(*)::int ${CLEAR.codes}) AS codes, (SELECT count(*)::int ${CLEAR.proofs}) AS proofs,
+           (SELECT count(*)::int ${CLEAR.risk}) AS risk, (SELECT count(*)::int ${CLEAR.devices}) AS devices`;
   return r!;
 }

@@ -19,7 +19,20 @@ import { migratePersonData, resealSubject } from "./person-data-migration";
 // stop and continue anywhere.
 
 const identity = { name: "Nana Serwaa Bonsu", birthDate: "1983-03-17", country: "GH" };
-const NONE_LEFT = { subjects: 0, evidence: 0, cases: 0, comments: 0, events: 0, sessions: 0, people: 0, accounts: 0, codes: 0, proofs: 0 };
+const NONE_LEFT = {
+  subjects: 0,
+  evidence: 0,
+  cases: 0,
+  comments: 0,
+  events: 0,
+  sessions: 0,
+  people: 0,
+  accounts: 0,
+  codes: 0,
+  proofs: 0,
+  risk: 0,
+  devices: 0,
+};
 
 async function legacyPerson(org: Awaited<ReturnType<typeof createTestOrg>>) {
   const person = await org.db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", country: "GH" } });

@@ -42,7 +42,8 @@ function Risk() {
       }),
       c.accessor((e) => e.clientIp ?? "", {
         id: "ip",
-        header: "Client IP",
+        // Risk events keep the client address as a keyed hash, and in clear only its network.
+        header: "Client network",
         cell: (i) => <span className="font-mono text-xs">{i.getValue() || "—"}</span>,
       }),
     ];
