@@ -3,6 +3,7 @@ import { hmacSha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import { sealForPerson } from "../../crypto/person-box";
+import { sessionsWithReference } from "../../crypto/provider-reference";
 import { deriveKey } from "../../crypto/secret-box";
 import type { Db, Tx } from "../../db/client";
 import { AppError, notFound, unauthorized } from "../../errors";
@@ -70,8 +71,9 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
   const person = (await tx.person.findUnique({ where: { id: review.externalId } }))!;
   // A review that arrives after the person was erased writes nothing back about them.
   if (person.erasedAt) return null;
+  // The reference is sealed under the person's key: its keyed hash finds it (and a clear one written before, by value).
   const session = await tx.kycSession.findFirst({
-    where: { personId: person.id, provider: review.provider, providerSessionId: review.applicantId },
+    where: { personId: person.id, ...sessionsWithReference(review.provider, review.applicantId) },
     orderBy: { createdAt: "desc" },
   });
   // A review of an applicant this person was never sent to is not theirs.

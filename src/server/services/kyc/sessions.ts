@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { personKey, sealWithKey } from "../../crypto/person-box";
+import { openPersonal, personKey, sealWithKey } from "../../crypto/person-box";
+import { providerReferenceHash, sessionsWithReference } from "../../crypto/provider-reference";
 import type { Db } from "../../db/client";
 import { AppError, conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
@@ -128,7 +129,8 @@ async function startWithProvider(
   await ctx.db.$transaction(async (tx) => {
     const data = { kycStatus: "pending" as const, kycLevel: level, kycProvider: provider };
     if (!person) await tx.person.create({ data: { id: personId, orgId: ctx.org.id, ...data } });
-    // The provider's reference and the client address are sealed under the person's key (docs/data-protection.md).
+    // The provider's reference, the hosted link and the client address are sealed under the
+    // person's key (docs/data-protection.md); the reference's keyed hash is how callbacks find it.
     const key = await personKey(tx, { id: personId, orgId: ctx.org.id });
     const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
     await tx.person.update({ where: { id: personId }, data: { ...data, providerApplicantId: seal(started.applicantId) } });
@@ -139,8 +141,10 @@ async function startWithProvider(
         accountId: account?.id ?? null,
         provider,
         level,
-        providerSessionId: started.applicantId,
-        verificationUrl: started.verificationUrl,
+        providerSessionId: seal(started.applicantId),
+        providerSessionIdHash: key ? providerReferenceHash(provider, started.applicantId) : null,
+        // Never read back: the tenant is answered with the provider's own link below.
+        verificationUrl: seal(started.verificationUrl) ?? "",
         redirectUrl,
         status: "pending",
         // Only ever shown (the person's access export), never looked up: sealed under their key.
@@ -176,14 +180,23 @@ async function findPerson(db: Db, orgId: string, personDid: string) {
   return person;
 }
 
+/**
+ * A session's provider reference, opened with the person's data key (a clear one, written before
+ * references were sealed, as it is); null once the person's key is gone.
+ */
+async function openReference(db: Db, personId: string, stored: string): Promise<string | null> {
+  const key = await db.personKey.findUnique({ where: { personId }, select: { keySealed: true } });
+  return openPersonal(stored, key?.keySealed);
+}
+
 /** Pulls the current review of the person's latest session from its provider (the `refresh` of status). */
 async function refreshFromProvider(ctx: ServiceContext, personId: string) {
   const session = await ctx.db.kycSession.findFirst({
     where: { orgId: ctx.org.id, personId, providerSessionId: { not: null } },
     orderBy: { createdAt: "desc" },
   });
-  if (!session?.providerSessionId) return;
-  const applicantId = session.providerSessionId;
+  const applicantId = session?.providerSessionId ? await openReference(ctx.db, session.personId, session.providerSessionId) : null;
+  if (!session || !applicantId) return;
   const { value: review } = await withProvider(session.provider as ProviderName, "kyc.refresh", (p) =>
     p.fetchReview(applicantId, personId),
   );
@@ -231,13 +244,13 @@ type SandboxOutcome = "approved" | "rejected" | "retry" | "pep" | "sanctions";
  */
 async function deliverSandboxReview(
   db: Db,
-  session: { providerSessionId: string | null; personId: string },
+  session: { applicantId: string; personId: string },
   outcome: SandboxOutcome,
   documentNumber?: string,
 ) {
   const identity = SANDBOX_IDENTITIES[outcome];
   const { rawBody, headers } = sandboxCallback({
-    applicantId: session.providerSessionId!,
+    applicantId: session.applicantId,
     externalId: session.personId,
     outcome,
     identity: documentNumber
@@ -250,12 +263,12 @@ async function deliverSandboxReview(
 /** The hosted sandbox page (`/identity/sandbox/{applicantId}`): the applicant picks a test document. */
 export async function completeSandboxHosted(db: Db, applicantId: string, outcome: SandboxOutcome, documentNumber?: string) {
   const session = await db.kycSession.findFirst({
-    where: { provider: "sandbox", providerSessionId: applicantId },
+    where: sessionsWithReference("sandbox", applicantId),
     orderBy: { createdAt: "desc" },
   });
   if (!session) throw notFound("Verification session");
   if (session.expiresAt <= new Date()) throw conflict("session_expired", "This verification link has expired; start a new verification.");
-  await deliverSandboxReview(db, session, outcome, documentNumber);
+  await deliverSandboxReview(db, { applicantId, personId: session.personId }, outcome, documentNumber);
   const person = (await db.person.findUnique({ where: { id: session.personId } }))!;
   return { personDid: personDidOf(issuerDid(), person.id), status: person.kycStatus, redirectUrl: session.redirectUrl };
 }
@@ -271,7 +284,9 @@ export async function completeSandboxKyc(
     orderBy: { createdAt: "desc" },
   });
   if (!session) throw conflict("no_sandbox_session", "This person has no sandbox verification session; call POST /v1/kyc/start first.");
-  await deliverSandboxReview(ctx.db, session, input.outcome, input.documentNumber);
+  const applicantId = session.providerSessionId ? await openReference(ctx.db, person.id, session.providerSessionId) : null;
+  if (!applicantId) throw conflict("no_sandbox_session", "This person has no sandbox verification session; call POST /v1/kyc/start first.");
+  await deliverSandboxReview(ctx.db, { applicantId, personId: session.personId }, input.outcome, input.documentNumber);
   const after = (await ctx.db.person.findUnique({ where: { id: person.id } }))!;
   return { personDid: personDidOf(issuerDid(), after.id), status: after.kycStatus, redirectUrl: session.redirectUrl };
 }

@@ -67,7 +67,8 @@ async function gather(tx: Tx, orgId: string, personId: string) {
         provider: s.provider,
         level: s.level,
         status: s.status,
-        providerReference: s.providerSessionId,
+        // The provider's reference, sealed under the person's key (a clear one is from before).
+        providerReference: s.providerSessionId && openPersonal(s.providerSessionId, key?.keySealed),
         // Sealed under the person's key since it was written (a clear one is from before).
         clientIp: s.clientIp && openPersonal(s.clientIp, key?.keySealed),
         review: s.review,

@@ -293,7 +293,7 @@ async function carryOut(
 
   await tx.kycSession.updateMany({
     where: { personId: person.id },
-    data: { providerSessionId: null, verificationUrl: "", redirectUrl: null, clientIp: null, review: {} },
+    data: { providerSessionId: null, providerSessionIdHash: null, verificationUrl: "", redirectUrl: null, clientIp: null, review: {} },
   });
   await tx.kycCreateToken.deleteMany({ where: { personId: person.id } });
   await tx.bindSession.updateMany({ where: { personId: person.id }, data: { redirectUrl: null } });

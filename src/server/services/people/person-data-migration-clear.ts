@@ -1,5 +1,6 @@
 import { newAccountKey, sealContact } from "../../crypto/account-box";
 import { isPersonSealed, openKey, personKey, sealedPersonId, sealWithKey } from "../../crypto/person-box";
+import { providerReferenceHash } from "../../crypto/provider-reference";
 import { clientIpHash, DEVICE_HASH_PREFIX, keyedDeviceHash, maskedClientIp } from "../../crypto/risk-hash";
 import { seal as sealWithServiceKey } from "../../crypto/secret-box";
 import { type Db, Prisma } from "../../db/client";
@@ -11,8 +12,9 @@ import { contactHash, verifiedPhoneHash } from "../../platform/contact-address";
  * (docs/data-protection.md, "Crypto-shredding"). What compliance officers wrote on the cases of a
  * person (services/aml/case-text.ts: a case opened by hand's reason, the clearing and confirming
  * reasons, the approver's notes, comments, and the reasons and notes of the timeline events that
- * record them), the client address of their KYC sessions, and the person's verified phone (with
- * its keyed hash, platform/contact-address.ts) and provider reference. Cases naming no person keep their
+ * record them), the client address, provider reference (with its keyed hash,
+ * crypto/provider-reference.ts) and hosted link of their KYC sessions, and the person's verified
+ * phone (with its keyed hash, platform/contact-address.ts) and provider reference. Cases naming no person keep their
  * texts in clear; people already erased had theirs blanked by the erasure.
  *
  * And accounts' contacts (email, phone), sealed under the account's own data key (made here when
@@ -57,7 +59,7 @@ type Row = { id: string; orgId: string; personId: string };
 type CaseRow = Row & { reason: string; proposeReason: string | null; approveNotes: string | null; confirmReason: string | null };
 type CommentRow = Row & { body: string };
 type EventRow = Row & { data: Record<string, unknown> };
-type SessionRow = Row & { clientIp: string };
+type SessionRow = Row & { provider: string; clientIp: string | null; providerSessionId: string | null; verificationUrl: string };
 type PersonRow = Row & { verifiedPhone: string | null; providerApplicantId: string | null };
 type AccountRow = { id: string; orgId: string; email: string | null; phone: string | null; dataKeySealed: string | null };
 type CodeRow = { id: string; orgId: string; channel: "email" | "phone"; address: string };
@@ -101,7 +103,9 @@ const CLEAR = {
       AND ((jsonb_typeof(x.data->'reason') = 'string' AND ${notSealed(Prisma.sql`x.data->>'reason'`, caseP)})
         OR (jsonb_typeof(x.data->'notes') = 'string' AND ${notSealed(Prisma.sql`x.data->>'notes'`, caseP)}))`,
   sessions: Prisma.sql`FROM kyc_sessions x JOIN people p ON p.id = x."personId"
-    WHERE p."erasedAt" IS NULL AND ${notSealed(Prisma.sql`x."clientIp"`, ownP)}`,
+    WHERE p."erasedAt" IS NULL
+      AND (${notSealed(Prisma.sql`x."clientIp"`, ownP)} OR ${notSealed(Prisma.sql`x."providerSessionId"`, ownP)}
+        OR (x."verificationUrl" <> '' AND ${notSealed(Prisma.sql`x."verificationUrl"`, ownP)}))`,
   people: Prisma.sql`FROM people x JOIN people p ON p.id = x.id
     WHERE p."erasedAt" IS NULL
       AND (${notSealed(Prisma.sql`x."verifiedPhone"`, Prisma.sql`x.id`)} OR ${notSealed(Prisma.sql`x."providerApplicantId"`, Prisma.sql`x.id`)})`,
@@ -160,13 +164,27 @@ const events: Source<EventRow> = {
   },
 };
 
+/**
+ * A session's client address, provider reference and hosted link, each sealed unless it already
+ * is, the reference with its keyed hash (how callbacks find it). An erased person keeps none of
+ * them (no address, no reference, an empty link, as the erasure leaves them).
+ */
 const sessions: Source<SessionRow> = {
-  pending: (db, after, batch) => pendingRows(db, "sessions", Prisma.sql`x."clientIp"`, after, batch),
-  // An erased person keeps no address at all.
-  reseal: async (db, row, seal) =>
-    (await db.$executeRaw`
-      UPDATE kyc_sessions SET "clientIp" = ${seal(row.clientIp)}::text
-      WHERE id = ${row.id}::uuid AND "clientIp" = ${row.clientIp}`) > 0,
+  pending: (db, after, batch) =>
+    pendingRows(db, "sessions", Prisma.sql`x.provider, x."clientIp", x."providerSessionId", x."verificationUrl"`, after, batch),
+  reseal: async (db, row, seal) => {
+    const sealed = (v: string | null) => (!v || sealedFor(v, row.personId) ? v : seal(v));
+    const reference = row.providerSessionId && !sealedFor(row.providerSessionId, row.personId) ? row.providerSessionId : null;
+    const providerSessionId = sealed(row.providerSessionId);
+    const hash = reference && providerSessionId ? providerReferenceHash(row.provider, reference) : null;
+    const changed = await db.$executeRaw`
+      UPDATE kyc_sessions SET "clientIp" = ${sealed(row.clientIp)}::text, "providerSessionId" = ${providerSessionId}::text,
+        "verificationUrl" = ${sealed(row.verificationUrl) ?? ""}
+        ${reference ? Prisma.sql`, "providerSessionIdHash" = ${hash}::text` : Prisma.empty}
+      WHERE id = ${row.id}::uuid AND "clientIp" IS NOT DISTINCT FROM ${row.clientIp}::text
+        AND "providerSessionId" IS NOT DISTINCT FROM ${row.providerSessionId}::text AND "verificationUrl" = ${row.verificationUrl}`;
+    return changed > 0;
+  },
 };
 
 const people: Source<PersonRow> = {

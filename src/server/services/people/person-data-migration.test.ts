@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { accountKey, openContacts, sealContact } from "../../crypto/account-box";
 import { openStored } from "../../crypto/person-box";
+import { providerReferenceHash } from "../../crypto/provider-reference";
 import { open, seal } from "../../crypto/secret-box";
 import { contactHash } from "../../platform/contact-address";
 import { person as approvedPerson, serviceCtx } from "../../testing/aml";
@@ -112,7 +113,7 @@ describe("the person data migration", () => {
     expect(JSON.parse(openStored(row.querySealed, key)!)).toEqual(newer);
   });
 
-  it("seals what officers wrote in clear on a person's cases and their KYC sessions' addresses, read the same before and after", async () => {
+  it("seals what officers wrote in clear on a person's cases and their KYC sessions' addresses, references and links, read the same before and after", async () => {
     const org = await createTestOrg();
     const db = org.db;
     const p = await approvedPerson(db, org.orgId);
@@ -146,9 +147,10 @@ describe("the person data migration", () => {
         INSERT INTO aml_case_events (id, "orgId", "caseId", kind, actor, data)
         VALUES (${randomUUID()}::uuid, ${org.orgId}::uuid, ${caseId}::uuid, ${e.kind}, 'api_key:a', ${JSON.stringify(e.data)}::jsonb)`;
     await db.$executeRaw`
-      INSERT INTO kyc_sessions (id, "orgId", "personId", provider, level, "verificationUrl", status, "clientIp", "expiresAt", "updatedAt")
-      VALUES (${randomUUID()}::uuid, ${org.orgId}::uuid, ${p.id}::uuid, 'sandbox', 'basic', 'https://kyc.example/x', 'approved',
-        '203.0.113.7', now(), now() - interval '30 days')`;
+      INSERT INTO kyc_sessions (id, "orgId", "personId", provider, level, "providerSessionId", "verificationUrl", status, "clientIp",
+        "expiresAt", "updatedAt")
+      VALUES (${randomUUID()}::uuid, ${org.orgId}::uuid, ${p.id}::uuid, 'sandbox', 'basic', 'sbx_legacyref', 'https://kyc.example/x',
+        'approved', '203.0.113.7', now(), now() - interval '30 days')`;
     // A case naming no person keeps its texts in clear: there is no key to seal them under.
     const accountCase = randomUUID();
     await db.$executeRaw`
@@ -164,12 +166,14 @@ describe("the person data migration", () => {
         case: { reason: t.case.reason, proposeReason: t.case.proposeReason, confirmReason: t.case.confirmReason },
         events: t.events.map((e) => ({ kind: e.kind, data: e.data, text: e.text })),
         clientIp: exported.data.verifications.map((v) => v.clientIp),
+        providerReference: exported.data.verifications.map((v) => v.providerReference),
       };
     };
     const before = await readable();
     expect(before.case).toEqual({ reason: texts.byHand, proposeReason: texts.propose, confirmReason: texts.confirm });
     expect(before.events.find((e) => e.kind === "comment")!.text).toBe(texts.comment);
     expect(before.clientIp).toEqual(["203.0.113.7"]);
+    expect(before.providerReference).toEqual(["sbx_legacyref"]);
 
     const progress: { remaining: Record<string, number> }[] = [];
     const done = await migratePersonData(db, { batch: 1, onBatch: (x) => progress.push(x) });
@@ -196,9 +200,16 @@ describe("the person data migration", () => {
     expect(stored.find((e) => e.kind === "proposed")!.data).toEqual({ reason: expect.stringMatching(sealed), proposedAssignee: null });
     expect(stored.find((e) => e.kind === "confirmed")!.data.reason).toMatch(sealed);
     expect(stored.find((e) => e.kind === "credentials_changed")!.data.reason).toBe("key_changed");
-    const [session] = await db.$queryRaw<{ clientIp: string; updatedAt: Date }[]>`
-      SELECT "clientIp", "updatedAt" FROM kyc_sessions WHERE "personId" = ${p.id}::uuid`;
+    const [session] = await db.$queryRaw<
+      { clientIp: string; providerSessionId: string; providerSessionIdHash: string; verificationUrl: string; updatedAt: Date }[]
+    >`
+      SELECT "clientIp", "providerSessionId", "providerSessionIdHash", "verificationUrl", "updatedAt" FROM kyc_sessions
+      WHERE "personId" = ${p.id}::uuid`;
     expect(session!.clientIp).toMatch(sealed);
+    // The provider reference and the hosted link too, the reference with its keyed hash (how callbacks find it).
+    expect(session!.providerSessionId).toMatch(sealed);
+    expect(session!.verificationUrl).toMatch(sealed);
+    expect(session!.providerSessionIdHash).toBe(providerReferenceHash("sandbox", "sbx_legacyref"));
     // The session's last change, which the retention run reads as activity, is left as it was.
     expect(session!.updatedAt.getTime()).toBeLessThan(Date.now() - 29 * 86_400_000);
     const [untouched] = await db.$queryRaw<{ reason: string; confirmReason: string }[]>`
