@@ -9,9 +9,9 @@ import { CLEAR_START, type ClearCursor, type ClearRemaining, clearRemaining, sea
  * "Crypto-shredding"): the identity kept for re-screening (`screening_subjects.querySealed`) and
  * the subject frozen in AML evidence (`aml_case_hits.evidence.subject.sealed`). And seals those
  * written in clear before they were sealed (person-data-migration-clear.ts): what officers wrote
- * on a person's AML cases, their KYC sessions' client addresses, their verified phone and provider
- * reference, accounts' contacts (under the account's own key), and the addresses of one-time codes
- * and proof tokens.
+ * on a person's AML cases, their KYC sessions' client addresses, provider references and hosted
+ * links, their verified phone and provider reference, accounts' contacts (under the account's own
+ * key), the addresses of one-time codes and proof tokens, and risk data as keyed hashes.
  *
  * Safe while the service serves: readers open both forms, and each row is changed by a
  * compare-and-set on the value read, so a newer write in between is never overwritten (that row
