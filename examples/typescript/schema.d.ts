@@ -400,7 +400,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
+    /** A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes; Accept: application/statuslist+jwt answers the same bits as an IETF Status List Token (a JWT signed EdDSA by the issuer key of /.well-known/jwt-vc-issuer), the status of wallet credentials. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
     get: operations["getCredentialsStatusByListId"];
     put?: never;
     post?: never;
@@ -6307,7 +6307,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
+      /** @description A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes; Accept: application/statuslist+jwt answers the same bits as an IETF Status List Token (a JWT signed EdDSA by the issuer key of /.well-known/jwt-vc-issuer), the status of wallet credentials. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS). */
       200: {
         headers: {
           "X-Correlation-Id": components["headers"]["X-Correlation-Id"];

@@ -1,7 +1,7 @@
 import * as did from "../../services/accounts";
 import * as status from "../../services/credential-status";
 import { etagMatches, preferredMediaType } from "../respond";
-import { reply, route } from "../route";
+import { reply, replyText, route } from "../route";
 
 const ISSUER = "did:web:id.example.com";
 const KEY = "z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
@@ -20,9 +20,11 @@ const didCache = { "cache-control": `public, max-age=${DID_DOCUMENT_MAX_AGE_SEC}
  * The media types a status list is served as, chosen by Accept: JSON by default, the VC 2.0
  * media type of a credential secured with an embedded proof (`application/vc`), and its earlier
  * name `application/vc+ld+json`. The bytes are the same; the ETag names the type, since a strong
- * ETag identifies one representation.
+ * ETag identifies one representation. `application/statuslist+jwt` answers the same bits as an
+ * IETF Status List Token (the wallet credential's status), signed per request (its `iat` moves),
+ * so without an ETag.
  */
-const STATUS_LIST_MEDIA_TYPES = ["application/json", "application/vc", "application/vc+ld+json"];
+const STATUS_LIST_MEDIA_TYPES = ["application/json", "application/vc", "application/vc+ld+json", status.STATUS_LIST_TOKEN_MEDIA_TYPE];
 const ETAG_SUFFIX: Record<string, string> = { "application/vc": ".vc", "application/vc+ld+json": ".vcld" };
 
 /** W3C did:web documents, unversioned paths (served by our pipeline, so the dot folder works). */
@@ -93,7 +95,7 @@ export const didRoutes = [
     auth: "public",
     tag: "Resolution",
     summary:
-      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS).",
+      "A W3C BitstringStatusListCredential (revocation or suspension) signed by the issuer like the AccountBinding credential. JSON by default; Accept: application/vc (or application/vc+ld+json) answers that media type, with the same bytes; Accept: application/statuslist+jwt answers the same bits as an IETF Status List Token (a JWT signed EdDSA by the issuer key of /.well-known/jwt-vc-issuer), the status of wallet credentials. Cacheable for 60 seconds; send If-None-Match with the ETag to get 304 when nothing changed. Open to every origin (CORS).",
     params: status.StatusListParams,
     response: status.BitstringStatusListCredential,
     errors: ["NOT_FOUND"],
@@ -121,11 +123,20 @@ export const didRoutes = [
       },
     },
     cors: true,
-    alsoProduces: STATUS_LIST_MEDIA_TYPES.slice(1),
+    // The JSON forms only: alsoProduces gives each type the JSON answer's schema, and a Status List
+    // Token is a string (the summary describes it).
+    alsoProduces: STATUS_LIST_MEDIA_TYPES.filter((t) => t !== "application/json" && t !== status.STATUS_LIST_TOKEN_MEDIA_TYPE),
     handler: async ({ params, state }) => {
-      const published = await status.publishedStatusList(state.db, params.listId);
       // A header that accepts none of them still gets JSON, as before negotiation existed.
       const mediaType = preferredMediaType(state.req.headers.get("accept"), STATUS_LIST_MEDIA_TYPES) ?? "application/json";
+      if (mediaType === status.STATUS_LIST_TOKEN_MEDIA_TYPE) {
+        const token = await status.publishedStatusListToken(state.db, params.listId);
+        return {
+          ...replyText(token, mediaType),
+          headers: { vary: "Accept", "cache-control": `public, max-age=${status.STATUS_LIST_TOKEN_TTL_SEC}` },
+        };
+      }
+      const published = await status.publishedStatusList(state.db, params.listId);
       const suffix = ETAG_SUFFIX[mediaType];
       const etag = suffix ? `${published.etag.slice(0, -1)}${suffix}"` : published.etag;
       const headers: Record<string, string> = {

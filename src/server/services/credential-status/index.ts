@@ -9,3 +9,9 @@ export {
 export { BitstringStatusListCredential, CredentialStatusEntry, StatusListParams } from "./credential-status.schema";
 export { allocateStatus, publishedStatusOf, setStatusBit } from "./lists";
 export { publishedStatusList, STATUS_LIST_MAX_AGE_SEC } from "./publish";
+export {
+  publishedStatusListToken,
+  revocationStatusReference,
+  STATUS_LIST_TOKEN_MEDIA_TYPE,
+  STATUS_LIST_TOKEN_TTL_SEC,
+} from "./token-status-list";

@@ -48,6 +48,20 @@ function sign(list: { id: string; purpose: StatusPurpose; size: number }, setInd
 }
 
 /**
+ * One list as its entries stand now: the positions whose bit is set, in order, and the time of the
+ * last change. Both published forms (the W3C credential here, the IETF Status List Token in
+ * token-status-list.ts) are built from it, so one revocation flips both.
+ */
+export async function listState(db: DbOrTx, listId: string) {
+  const list = isUuid(listId) ? await db.statusList.findUnique({ where: { id: listId } }) : null;
+  if (!list) throw notFound("Status list");
+  const [state] = await db.$queryRaw<{ set: number[]; changed: Date | null }[]>`
+    SELECT coalesce(array_agg(index ORDER BY index) FILTER (WHERE set), '{}') AS set, max("changedAt") AS changed
+    FROM credential_status_entries WHERE "listId" = ${list.id}::uuid`;
+  return { list, setIndices: state?.set ?? [], changedAt: state?.changed ?? list.createdAt };
+}
+
+/**
  * The signed BitstringStatusListCredential of one list as the entries stand now. It is signed
  * again only when a bit changed (or the issuer key did) and kept otherwise; `validFrom` (to the
  * millisecond) and the proof's `created` (to the second, as every proof of ours) are the time of
@@ -55,13 +69,7 @@ function sign(list: { id: string; purpose: StatusPurpose; size: number }, setInd
  * bytes for the same state and the ETag holds across instances.
  */
 export async function publishedStatusList(db: DbOrTx, listId: string): Promise<{ credential: JsonObject; etag: string }> {
-  const list = isUuid(listId) ? await db.statusList.findUnique({ where: { id: listId } }) : null;
-  if (!list) throw notFound("Status list");
-  const [state] = await db.$queryRaw<{ set: number[]; changed: Date | null }[]>`
-    SELECT coalesce(array_agg(index ORDER BY index) FILTER (WHERE set), '{}') AS set, max("changedAt") AS changed
-    FROM credential_status_entries WHERE "listId" = ${list.id}::uuid`;
-  const setIndices = state?.set ?? [];
-  const changedAt = state?.changed ?? list.createdAt;
+  const { list, setIndices, changedAt } = await listState(db, listId);
   const cacheKey = `${issuerSigningKey().publicKeyMultibase}|${issuerDid()}|${changedAt.getTime()}|${setIndices.join(",")}`;
   const hit = cache.get(list.id);
   if (hit?.cacheKey === cacheKey) return hit;

@@ -8,7 +8,10 @@ import type { DbOrTx } from "../../db/client";
 import { personDidOf } from "../../platform/account-ref";
 import { type HolderJwk, issuerUrl, vct } from "./metadata";
 
-/** A wallet credential is valid a year from issuance (no status list yet: see docs/api/guides/wallets.md). */
+/**
+ * A wallet credential is valid a year from issuance; one that names an account can be revoked
+ * sooner through its binding's revocation bit (a Token Status List, docs/api/guides/wallets.md).
+ */
 export const CREDENTIAL_TTL_SEC = 365 * 24 * 3600;
 
 type Identity = { birthDate: string | null; country: string | null };
@@ -85,13 +88,33 @@ const sdJwtVc = () => {
   };
 };
 
-/** Signs the SD-JWT VC (EdDSA, our issuer key, `iss` our https issuer URL) bound to the holder's key. */
-export async function issueSdJwtVc(claims: Record<string, string | number | boolean>, holderJwk: HolderJwk, now: Date): Promise<string> {
+/** A credential's reference to its position in a Token Status List (the binding's revocation bit). */
+export type StatusReference = { idx: number; uri: string };
+
+/**
+ * Signs the SD-JWT VC (EdDSA, our issuer key, `iss` our https issuer URL) bound to the holder's key.
+ * With a status reference, `status.status_list` is in the signed payload, never a disclosure: a
+ * verifier must always be able to check it.
+ */
+export async function issueSdJwtVc(
+  claims: Record<string, string | number | boolean>,
+  holderJwk: HolderJwk,
+  now: Date,
+  status: StatusReference | null = null,
+): Promise<string> {
   const { instance, kid } = sdJwtVc();
   const iat = Math.floor(now.getTime() / 1000);
   // Only the public members of the holder's key: a careless wallet may send more.
   const { kty, crv, x, y, e, n } = holderJwk;
   const jwk = Object.fromEntries(Object.entries({ kty, crv, x, y, e, n }).filter(([, v]) => v !== undefined));
-  const payload = { iss: issuerUrl(), iat, exp: iat + CREDENTIAL_TTL_SEC, vct: vct(), cnf: { jwk }, ...claims };
+  const payload = {
+    iss: issuerUrl(),
+    iat,
+    exp: iat + CREDENTIAL_TTL_SEC,
+    vct: vct(),
+    cnf: { jwk },
+    ...(status ? { status: { status_list: status } } : {}),
+    ...claims,
+  };
   return instance.issue(payload, { _sd: Object.keys(claims) as never }, { header: { kid } });
 }

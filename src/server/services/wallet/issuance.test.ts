@@ -99,6 +99,12 @@ async function relyingParty(credential: string) {
     verifier: (data: string, sig: string) =>
       verifySignature(null, Buffer.from(data), createPublicKey({ key: jwk as never, format: "jwk" }), Buffer.from(sig, "base64url")),
     vctFetcher: async (uri: string) => (await holderFetch(uri)).json(),
+    // The credential's status list, as the library's own fetcher asks for it (status.test.ts checks revocation).
+    statusListFetcher: async (uri: string) => {
+      const res = await holderFetch(uri, { headers: { accept: "application/statuslist+jwt" } });
+      expect(res.headers.get("content-type")).toBe("application/statuslist+jwt");
+      return res.text();
+    },
     loadTypeMetadataFormat: true,
   });
   return { header, verified: await verifier.verify(credential) };
@@ -167,7 +173,7 @@ describe("wallet credential issuance (OpenID4VCI 1.0 pre-authorized code, SD-JWT
     expect(claims.not_sanctioned_at as number).toBeLessThanOrEqual(claims.iat as number);
     expect((claims.exp as number) - (claims.iat as number)).toBe(365 * 24 * 3600);
     expect(claims.cnf).toEqual({ jwk: key.publicJwk });
-    expect(claims).not.toHaveProperty("status");
+    expect(claims.status).toEqual({ status_list: { idx: expect.any(Number), uri: expect.stringContaining("/credentials/status/") } });
     // Every claim of ours is a disclosure, none in the signed payload in clear.
     const signedPayload = JSON.parse(Buffer.from(credential.split("~")[0]!.split(".")[1]!, "base64url").toString());
     for (const c of ["kyc_level", "age_over_18", "account"]) expect(signedPayload).not.toHaveProperty(c);
@@ -254,6 +260,7 @@ describe("wallet credential issuance (OpenID4VCI 1.0 pre-authorized code, SD-JWT
     const { verified } = await relyingParty(body.credentials[0]!.credential);
     expect((verified.payload as { cnf: unknown }).cnf).toEqual({ jwk: p256.publicJwk });
     expect(verified.payload).not.toHaveProperty("account");
+    expect(verified.payload).not.toHaveProperty("status");
   });
 
   it("offers only to an approved, unflagged, not erased person, and names only an account bound to them", async () => {

@@ -7,7 +7,8 @@ import type { Db } from "../../db/client";
 import { AppError } from "../../errors";
 import { personDidOf } from "../../platform/account-ref";
 import { appendAudit } from "../audit";
-import { credentialClaims, issueSdJwtVc } from "./credential";
+import { revocationStatusReference } from "../credential-status";
+import { credentialClaims, issueSdJwtVc, type StatusReference } from "./credential";
 import { authorizationServer, CONFIGURATION_ID, type HolderJwk, issuer, issuerMetadataResult } from "./metadata";
 import { TX_CODE_MAX_ATTEMPTS, txCodeHash } from "./offers";
 
@@ -196,6 +197,9 @@ export async function credentialEndpoint(db: Db, req: ProtocolRequest, now = new
   const person = await db.person.findFirst({ where: { id: offer.personId, orgId: offer.orgId } });
   if (!person || person.erasedAt || person.kycStatus !== "approved" || person.sanctionsFlag) return oauthError("credential_request_denied");
   let accountDid: string | null = null;
+  // The binding's revocation bit, when the credential names an account. Without an account there
+  // is no binding to revoke, and the credential carries no status: `exp` is its only end.
+  let status: StatusReference | null = null;
   if (offer.accountId) {
     const binding = await db.accountBinding.findFirst({
       where: { orgId: offer.orgId, accountId: offer.accountId, personId: person.id, status: "active" },
@@ -203,9 +207,10 @@ export async function credentialEndpoint(db: Db, req: ProtocolRequest, now = new
     });
     if (!binding) return oauthError("credential_request_denied");
     accountDid = binding.account.did;
+    status = await revocationStatusReference(db, binding.id);
   }
   const claims = await credentialClaims(db, person, accountDid, now);
-  const credential = await issueSdJwtVc(claims, holderJwk, now);
+  const credential = await issueSdJwtVc(claims, holderJwk, now, status);
 
   const issued = await db.$transaction(async (tx) => {
     const marked = await tx.walletOffer.updateMany({
