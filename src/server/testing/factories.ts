@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { PrivateKey } from "@wharfkit/antelope";
+import type { Prisma } from "@/generated/prisma/client.ts";
 import { sealForPerson } from "../crypto/person-box";
-import { getDb } from "../db/client";
+import { type DbOrTx, getDb } from "../db/client";
 import { verifiedPhoneHash } from "../platform/contact-address";
 import { liveCreateToken } from "../services/kyc/create-tokens";
 
@@ -37,3 +38,15 @@ export async function approvedPersonWithToken(orgId: string, opts: { verifiedPho
 
 /** A valid account name that no other test will pick. */
 export const uniqueName = () => `t${Array.from({ length: 11 }, () => "abcdefghijklmnopqrstuvwxyz12345"[randomInt(31)]).join("")}`;
+
+/**
+ * An account row of the organization on the simulated chain, written straight to the table (a
+ * test's starting state, or a row as an older version wrote it); `data` sets any other column.
+ */
+export function accountRow(db: DbOrTx, orgId: string, data: Partial<Prisma.AccountUncheckedCreateInput> = {}) {
+  const name = uniqueName();
+  const key = walletKey().publicKey;
+  return db.account.create({
+    data: { orgId, chain: "sandbox", name, did: `did:antelope:sandbox:${name}`, ownerPublicKey: key, activePublicKey: key, ...data },
+  });
+}

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { clientIpHash, keyedDeviceHash, maskedClientIp } from "../../crypto/risk-hash";
-import { walletKey } from "../../testing/factories";
+import type { Db } from "../../db/client";
+import { accountRow, walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { migratePersonData } from "../people";
 
@@ -36,21 +37,8 @@ async function oldEvents(db: any, orgId: string, fp: string, ip: string, subject
   });
 }
 
-async function oldAccount(db: any, orgId: string, fp: string) {
-  const key = walletKey().publicKey;
-  const name = `k${randomUUID().replace(/-/g, "").slice(0, 11)}`.replace(/[^a-z1-5]/g, "a");
-  return db.account.create({
-    data: {
-      orgId,
-      chain: "sandbox",
-      name,
-      did: `did:antelope:sandbox:${name}`,
-      ownerPublicKey: key,
-      activePublicKey: key,
-      deviceFingerprintHash: sha256Hex(fp),
-    },
-  });
-}
+/** An account whose device hash was written the old way: a plain SHA-256 of the fingerprint. */
+const oldAccount = (db: Db, orgId: string, fp: string) => accountRow(db, orgId, { deviceFingerprintHash: sha256Hex(fp) });
 
 describe("risk events' client addresses and device fingerprints as keyed hashes", () => {
   it("raw rows hold the keyed hashes and the address's network, never the address, the fingerprint or its plain SHA-256", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
 import { open } from "../../crypto/secret-box";
 import { contactHash } from "../../platform/contact-address";
-import { uniqueName, walletKey } from "../../testing/factories";
+import { accountRow, uniqueName, walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 
 async function setup() {
@@ -148,20 +148,7 @@ describe("phone one-time codes", () => {
     const { db, org, api } = await setup();
     const phone = "+233205556666";
     const person = await db.person.create({ data: { orgId: org.orgId, kycStatus: "approved", kycProvider: "sandbox", country: "GH" } });
-    const name = uniqueName();
-    const account = await db.account.create({
-      data: {
-        orgId: org.orgId,
-        chain: "sandbox",
-        name,
-        did: `did:antelope:sandbox:${name}`,
-        ownerPublicKey: "PUB_K1_test",
-        activePublicKey: "PUB_K1_test",
-        lifecycle: "bound",
-        phone,
-        phoneVerifiedAt: new Date(),
-      },
-    });
+    const account = await accountRow(db, org.orgId, { lifecycle: "bound", phone, phoneVerifiedAt: new Date() });
     await db.accountBinding.create({
       data: { orgId: org.orgId, accountId: account.id, personId: person.id, bindingVcHash: "x", credential: {}, issuerKeyId: "k" },
     });

@@ -6,7 +6,7 @@ import { providerReferenceHash } from "../../crypto/provider-reference";
 import { open, seal } from "../../crypto/secret-box";
 import { contactHash } from "../../platform/contact-address";
 import { person as approvedPerson, serviceCtx } from "../../testing/aml";
-import { uniqueName } from "../../testing/factories";
+import { accountRow } from "../../testing/factories";
 import { createTestOrg } from "../../testing/harness";
 import { getTimeline } from "../aml";
 import { evidenceView } from "../aml/evidence";
@@ -227,21 +227,11 @@ describe("the person data migration", () => {
   it("seals accounts' contacts and an organization's code addresses written in clear, with their keyed hashes", async () => {
     const org = await createTestOrg();
     const db = org.db;
-    const account = (contacts: { email?: string; phone?: string }) => {
-      const name = uniqueName();
-      return db.account.create({
-        data: {
-          orgId: org.orgId,
-          chain: "sandbox",
-          name,
-          did: `did:antelope:sandbox:${name}`,
-          ownerPublicKey: "PUB_K1_test",
-          activePublicKey: "PUB_K1_test",
-          ...(contacts.email ? { email: contacts.email, emailVerifiedAt: new Date() } : {}),
-          ...(contacts.phone ? { phone: contacts.phone, phoneVerifiedAt: new Date() } : {}),
-        },
+    const account = (contacts: { email?: string; phone?: string }) =>
+      accountRow(db, org.orgId, {
+        ...(contacts.email ? { email: contacts.email, emailVerifiedAt: new Date() } : {}),
+        ...(contacts.phone ? { phone: contacts.phone, phoneVerifiedAt: new Date() } : {}),
       });
-    };
     // As the service wrote them before it sealed contacts: in clear, with no hash and no key.
     const legacy = await account({ email: "efua.legacy@mail.example", phone: "+233241112233" });
     await db.$executeRaw`UPDATE accounts SET "updatedAt" = now() - interval '30 days' WHERE id = ${legacy.id}::uuid`;

@@ -5,9 +5,9 @@ import { issuerDid } from "@/server/crypto/issuer-keys";
 import { type Db, getDb } from "@/server/db/client";
 import { utcTimestamp } from "@/server/db/sql";
 import { personDidOf } from "@/server/platform/account-ref";
+import { accountRow } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { holdLock } from "@/server/testing/interleave";
-import { freshPublicKey, randomAccountName } from "@/server/testing/route-fixtures";
 import { retentionPlan, runRetention, runRetentionPolicies } from "./retention-run";
 
 // Retention policies (docs/data-protection.md, "Retention"): an organization's people and accounts
@@ -48,24 +48,14 @@ async function account(
   orgId: string,
   a: { createdAt: Date; email?: string; phone?: string; fingerprint?: string; emailVerifiedAt?: Date; lifecycle?: AccountLifecycle },
 ) {
-  const name = randomAccountName();
-  const key = freshPublicKey();
-  return db.account.create({
-    data: {
-      orgId,
-      chain: "sandbox",
-      name,
-      did: `did:antelope:sandbox:${name}`,
-      ownerPublicKey: key,
-      activePublicKey: key,
-      lifecycle: a.lifecycle ?? "provisional",
-      email: a.email ?? null,
-      emailVerifiedAt: a.email ? (a.emailVerifiedAt ?? a.createdAt) : null,
-      phone: a.phone ?? null,
-      phoneVerifiedAt: a.phone ? a.createdAt : null,
-      deviceFingerprintHash: a.fingerprint ?? null,
-      createdAt: a.createdAt,
-    },
+  return accountRow(db, orgId, {
+    lifecycle: a.lifecycle ?? "provisional",
+    email: a.email ?? null,
+    emailVerifiedAt: a.email ? (a.emailVerifiedAt ?? a.createdAt) : null,
+    phone: a.phone ?? null,
+    phoneVerifiedAt: a.phone ? a.createdAt : null,
+    deviceFingerprintHash: a.fingerprint ?? null,
+    createdAt: a.createdAt,
   });
 }
 
