@@ -68,7 +68,7 @@ export function Attestations() {
               <dt className="text-slate-500">Signed by</dt>
               <dd className="break-all font-mono">{s.issuer}</dd>
               <dt className="text-slate-500">Organization number</dt>
-              <dd className="font-mono">{s.orgNumber ?? "assigned when first turned on"}</dd>
+              <dd>{s.orgNumber ? <span className="font-mono">{s.orgNumber}</span> : "assigned when first turned on"}</dd>
               <dt className="text-slate-500">Waiting to publish</dt>
               <dd>
                 {s.pending} account{s.pending === 1 ? "" : "s"}
