@@ -4504,6 +4504,8 @@ export interface components {
       };
       /** @description `openid-credential-offer://?credential_offer=<urlencoded JSON>`: show it as a QR code or a link the wallet opens. */
       credentialOfferUri: string;
+      /** @description Our hosted page for this offer: `<public origin>/wallet/offer#credential_offer=<urlencoded JSON>`. Send the person there to scan a QR code or open their wallet app. The offer rides after `#`, which browsers never send to a server, so the page is drawn in the person's browser and no server log sees the pre-authorized code. */
+      offerPageUrl: string;
       /** @description Shown once: give it to the person on another channel than the offer (an SMS, a screen in your app). */
       txCode: string;
       /**
@@ -13703,6 +13705,7 @@ export interface operations {
            *         }
            *       },
            *       "credentialOfferUri": "openid-credential-offer://?credential_offer=%7B%22credential_issuer%22%3A%22https%3A%2F%2Fid.example.com%22%2C%22credential_configuration_ids%22%3A%5B%22AccountBindingSdJwt%22%5D%2C%22grants%22%3A%7B%22urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Apre-authorized_code%22%3A%7B%22pre-authorized_code%22%3A%22Gm3kQ0o1yq8VbW2hZ5tR7xJ4nC6dL9pA0sE3fU1iK2c%22%7D%7D%7D",
+           *       "offerPageUrl": "https://id.example.com/wallet/offer#credential_offer=%7B%22credential_issuer%22%3A%22https%3A%2F%2Fid.example.com%22%2C%22credential_configuration_ids%22%3A%5B%22AccountBindingSdJwt%22%5D%2C%22grants%22%3A%7B%22urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Apre-authorized_code%22%3A%7B%22pre-authorized_code%22%3A%22Gm3kQ0o1yq8VbW2hZ5tR7xJ4nC6dL9pA0sE3fU1iK2c%22%7D%7D%7D",
            *       "txCode": "493027",
            *       "expiresAt": "2026-03-02T09:40:00.000Z"
            *     }

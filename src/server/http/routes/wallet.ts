@@ -5,6 +5,7 @@ import type { PipelineState } from "../types";
 
 const PERSON_DID = "did:web:id.example.com:people:0d9e8f7a-6b5c-4d3e-8f21-a1b2c3d4e5f6";
 const CODE = "Gm3kQ0o1yq8VbW2hZ5tR7xJ4nC6dL9pA0sE3fU1iK2c";
+const OFFER_QUERY = `credential_offer=%7B%22credential_issuer%22%3A%22https%3A%2F%2Fid.example.com%22%2C%22credential_configuration_ids%22%3A%5B%22AccountBindingSdJwt%22%5D%2C%22grants%22%3A%7B%22urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Apre-authorized_code%22%3A%7B%22pre-authorized_code%22%3A%22${CODE}%22%7D%7D%7D`;
 
 /** Metadata documents change only with a deployment or a key rotation. */
 const metadataCache = { "cache-control": "public, max-age=300" };
@@ -50,7 +51,8 @@ export const walletRoutes = [
             },
           },
         },
-        credentialOfferUri: `openid-credential-offer://?credential_offer=%7B%22credential_issuer%22%3A%22https%3A%2F%2Fid.example.com%22%2C%22credential_configuration_ids%22%3A%5B%22AccountBindingSdJwt%22%5D%2C%22grants%22%3A%7B%22urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Apre-authorized_code%22%3A%7B%22pre-authorized_code%22%3A%22${CODE}%22%7D%7D%7D`,
+        credentialOfferUri: `openid-credential-offer://?${OFFER_QUERY}`,
+        offerPageUrl: `https://id.example.com/wallet/offer#${OFFER_QUERY}`,
         txCode: "493027",
         expiresAt: "2026-03-02T09:40:00.000Z",
       },

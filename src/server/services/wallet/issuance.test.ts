@@ -57,6 +57,7 @@ async function offerFor(body: { personDid: string; accountDid?: string }) {
     offerId: string;
     credentialOffer: CredentialOfferObject;
     credentialOfferUri: string;
+    offerPageUrl: string;
     txCode: string;
     expiresAt: string;
   };
@@ -125,6 +126,9 @@ describe("wallet credential issuance (OpenID4VCI 1.0 pre-authorized code, SD-JWT
     const offered = await offerFor({ personDid, accountDid });
     expect(offered.txCode).toMatch(/^\d{6}$/);
     expect(offered.credentialOfferUri.startsWith("openid-credential-offer://?credential_offer=")).toBe(true);
+    // The hosted page carries the same offer after `#`, which never reaches a server.
+    expect(offered.offerPageUrl.startsWith(`${issuerOrigin}/wallet/offer#credential_offer=`)).toBe(true);
+    expect(new URL(offered.offerPageUrl).hash.slice(1)).toBe(new URL(offered.credentialOfferUri).search.slice(1));
 
     const key = await holderKey();
     const holder = wallet(key);

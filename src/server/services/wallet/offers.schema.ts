@@ -26,6 +26,11 @@ export const WalletOfferCreated = z
     credentialOfferUri: z
       .string()
       .describe("`openid-credential-offer://?credential_offer=<urlencoded JSON>`: show it as a QR code or a link the wallet opens."),
+    offerPageUrl: z
+      .string()
+      .describe(
+        "Our hosted page for this offer: `<public origin>/wallet/offer#credential_offer=<urlencoded JSON>`. Send the person there to scan a QR code or open their wallet app. The offer rides after `#`, which browsers never send to a server, so the page is drawn in the person's browser and no server log sees the pre-authorized code.",
+      ),
     txCode: z
       .string()
       .regex(/^\d{6}$/)

@@ -2,6 +2,7 @@ import "./openid4vc";
 import { randomUUID } from "node:crypto";
 import { preAuthorizedCodeGrantIdentifier } from "@openid4vc/oauth2";
 import type { z } from "zod";
+import { publicUrl } from "@/env";
 import type { ServiceContext } from "../../context";
 import { hmacSha256Hex, randomDigits, randomToken, sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
@@ -91,10 +92,14 @@ export async function createWalletOffer(
       },
     );
   });
+  // The hosted offer page takes the offer after `#`: browsers keep the fragment to themselves, so
+  // neither our server nor a log in between ever sees the pre-authorized code.
+  const offerQuery = credentialOffer.slice(credentialOffer.indexOf("?") + 1);
   return {
     offerId,
     credentialOffer: { ...credentialOfferObject, grants: credentialOfferObject.grants ?? {} },
     credentialOfferUri: credentialOffer,
+    offerPageUrl: `${publicUrl("/wallet/offer")}#${offerQuery}`,
     txCode,
     expiresAt: expiresAt.toISOString(),
   };
