@@ -2139,6 +2139,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/wallet/presentations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A request for exactly these claims of a person's wallet credential (OpenID4VP 1.0, DCQL, direct_post): show requestUri as a QR code or link, or send the person to consentPageUrl. The credential may have been issued for another organization; presenting it is the person's consent to the reuse. Answered once, within 10 minutes. */
+    post: operations["postV1WalletPresentations"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/wallet/presentations/{presentationId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A presentation request's outcome: pending, verified (with the disclosed claims, exactly those asked for), refused (with a fixed reason), declined by the person, or expired. */
+    get: operations["getV1WalletPresentationsByPresentationId"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vp/requests/{presentationId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed request object (RFC 9101) a wallet fetches by request_uri: a JWT of type oauth-authz-req+jwt, EdDSA by the issuer key named by its DID URL (kid), with the DCQL query, nonce, response_uri and the organization's name. 404 once answered or expired. */
+    get: operations["getOid4vpRequestsByPresentationId"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vp/responses/{presentationId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** OpenID4VP 1.0 direct_post response endpoint, form-encoded vp_token (and state). The first answer decides: 200 with {redirect_uri} (back to the consent page) when verified, 400 {error: access_denied} when refused, 400 {error: invalid_request} for a malformed answer or a request unknown, expired or already answered. */
+    post: operations["postOid4vpResponsesByPresentationId"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/oid4vp/requests/{presentationId}/decline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The consent page's Decline: the request ends as declined and nothing is sent. 409 when it was already answered or has expired; repeating a decline answers the same. */
+    post: operations["postOid4vpRequestsByPresentationIdDecline"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4583,6 +4668,51 @@ export interface components {
     };
     OpenId4VciAnswer: {
       [key: string]: unknown;
+    };
+    PresentationView: {
+      /** Format: uuid */
+      presentationId: string;
+      /**
+       * @description pending until the wallet answers or the person declines; verified, refused (see refusal), declined, or expired 10 minutes after creation.
+       * @enum {string}
+       */
+      status: "pending" | "verified" | "refused" | "declined" | "expired";
+      /** @description The claims asked for. */
+      claims: string[];
+      /** @description `openid4vp://?client_id=…&request_uri=…`: the request for the wallet, as a QR code or a link on the person's phone. */
+      requestUri: string;
+      /** @description Our hosted page that shows the person who asks for what, with the QR code, the link and a way to decline. */
+      consentPageUrl: string;
+      /** @description The DCQL query the request carries (OpenID4VP 1.0 §6). */
+      dcqlQuery: {
+        [key: string]: unknown;
+      };
+      /** @description When verified: the claims the person disclosed, exactly those asked for; null otherwise. */
+      disclosed: {
+        [key: string]: string | number | boolean;
+      } | null;
+      /** @description True when the credential was issued for another organization: the person consented to reuse it here (recorded in both audit trails). */
+      reuse: boolean;
+      /** @description When refused: why, a fixed code (docs/api/guides/wallets.md); null otherwise. */
+      refusal: string | null;
+      /** Format: date-time */
+      expiresAt: string;
+      respondedAt: string | null;
+    };
+    PresentationRequestInput: {
+      /** @description The claims of the wallet credential to ask for, and only those: the wallet discloses nothing else. */
+      claims: ("kyc_level" | "age_over_18" | "age_over_21" | "nationality_tier" | "not_sanctioned_at" | "account" | "pairwise_id")[];
+      /** @description Why you ask, in a sentence the person reads on the consent page and in their wallet. */
+      purpose?: string;
+      /** @description When given, only a credential naming this account (did:antelope:<chain>:<name>) is accepted; `account` is then asked for too. */
+      accountDid?: string;
+    };
+    OpenId4VpAnswer: {
+      [key: string]: unknown;
+    };
+    PresentationDeclined: {
+      /** @constant */
+      status: "declined";
     };
   };
   responses: {
@@ -13981,6 +14111,261 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postV1WalletPresentations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "claims": [
+         *         "age_over_18",
+         *         "kyc_level"
+         *       ],
+         *       "purpose": "To open a trading account you must be an adult verified person."
+         *     }
+         */
+        "application/json": components["schemas"]["PresentationRequestInput"];
+      };
+    };
+    responses: {
+      /** @description A request for exactly these claims of a person's wallet credential (OpenID4VP 1.0, DCQL, direct_post): show requestUri as a QR code or link, or send the person to consentPageUrl. The credential may have been issued for another organization; presenting it is the person's consent to the reuse. Answered once, within 10 minutes. */
+      201: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "presentationId": "5c0e2b7d-1f4a-4c3e-9b8d-7a6f5e4d3c2b",
+           *       "status": "pending",
+           *       "claims": [
+           *         "age_over_18",
+           *         "kyc_level"
+           *       ],
+           *       "requestUri": "openid4vp://?client_id=decentralized_identifier%3Adid%3Aweb%3Aid.example.com&request_uri=https%3A%2F%2Fid.example.com%2Foid4vp%2Frequests%2F5c0e2b7d-1f4a-4c3e-9b8d-7a6f5e4d3c2b",
+           *       "consentPageUrl": "https://id.example.com/wallet/present/5c0e2b7d-1f4a-4c3e-9b8d-7a6f5e4d3c2b",
+           *       "dcqlQuery": {
+           *         "credentials": [
+           *           {
+           *             "id": "account_binding",
+           *             "format": "dc+sd-jwt",
+           *             "meta": {
+           *               "vct_values": [
+           *                 "https://id.example.com/vct/account-binding"
+           *               ]
+           *             },
+           *             "claims": [
+           *               {
+           *                 "path": [
+           *                   "age_over_18"
+           *                 ]
+           *               },
+           *               {
+           *                 "path": [
+           *                   "kyc_level"
+           *                 ]
+           *               }
+           *             ]
+           *           }
+           *         ]
+           *       },
+           *       "disclosed": null,
+           *       "reuse": false,
+           *       "refusal": null,
+           *       "expiresAt": "2026-03-02T09:40:00.000Z",
+           *       "respondedAt": null
+           *     }
+           */
+          "application/json": components["schemas"]["PresentationView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getV1WalletPresentationsByPresentationId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+        /** @description Unix time in milliseconds; required once request signing is enabled. */
+        "X-BI-Timestamp"?: components["parameters"]["SignatureTimestamp"];
+        /** @description Hex HMAC-SHA256 of `{timestampMs}.{METHOD}.{path}.{sha256hex(rawBody)}`; required once request signing is enabled. With X-BI-Signature-Version 2, `{path}` is the request target as sent, query included. */
+        "X-BI-Signature"?: components["parameters"]["Signature"];
+        /** @description 1 (the default) signs the path only; 2 signs the path and the query string, so the query cannot be changed either. Prefer 2. */
+        "X-BI-Signature-Version"?: components["parameters"]["SignatureVersion"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        presentationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A presentation request's outcome: pending, verified (with the disclosed claims, exactly those asked for), refused (with a fixed reason), declined by the person, or expired. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          "x-ratelimit-plan-limit": components["headers"]["x-ratelimit-plan-limit"];
+          "x-ratelimit-plan-remaining": components["headers"]["x-ratelimit-plan-remaining"];
+          "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+          "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+          "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "presentationId": "0195a7c2-41f6-7a3e-9c1d-5b2e8f4a6d10",
+           *       "status": "pending",
+           *       "claims": [
+           *         "claim"
+           *       ],
+           *       "requestUri": "request uri",
+           *       "consentPageUrl": "https://hooks.acme.example/bind-identity",
+           *       "dcqlQuery": {},
+           *       "disclosed": {
+           *         "example": ""
+           *       },
+           *       "reuse": true,
+           *       "refusal": "refusal",
+           *       "expiresAt": "2025-03-14T09:26:53.000Z",
+           *       "respondedAt": "2025-03-14T09:26:53.000Z"
+           *     }
+           */
+          "application/json": components["schemas"]["PresentationView"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getOid4vpRequestsByPresentationId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        presentationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signed request object (RFC 9101) a wallet fetches by request_uri: a JWT of type oauth-authz-req+jwt, EdDSA by the issuer key named by its DID URL (kid), with the DCQL query, nonce, response_uri and the organization's name. 404 once answered or expired. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postOid4vpResponsesByPresentationId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        presentationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenID4VP 1.0 direct_post response endpoint, form-encoded vp_token (and state). The first answer decides: 200 with {redirect_uri} (back to the consent page) when verified, 400 {error: access_denied} when refused, 400 {error: invalid_request} for a malformed answer or a request unknown, expired or already answered. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          "application/json": components["schemas"]["OpenId4VpAnswer"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  postOid4vpRequestsByPresentationIdDecline: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        presentationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The consent page's Decline: the request ends as declined and nothing is sent. 409 when it was already answered or has expired; repeating a decline answers the same. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "declined"
+           *     }
+           */
+          "application/json": components["schemas"]["PresentationDeclined"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
       500: components["responses"]["Internal"];
     };
   };

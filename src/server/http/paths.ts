@@ -9,7 +9,8 @@ const WELL_KNOWN = new Set([
 /**
  * Paths served by our own pipeline rather than by Next: the API, the DID documents, the credential
  * status lists, and the wallet issuance endpoints (OpenID4VCI's token, nonce and credential, and
- * the credential type's metadata).
+ * the credential type's metadata) and the presentation endpoints (OpenID4VP's request objects and
+ * responses).
  */
 export function isPipelinePath(path: string): boolean {
   return (
@@ -17,6 +18,7 @@ export function isPipelinePath(path: string): boolean {
     path.startsWith("/v1/") ||
     WELL_KNOWN.has(path) ||
     path.startsWith("/oid4vci/") ||
+    path.startsWith("/oid4vp/") ||
     path.startsWith("/vct/") ||
     /^\/(people|orgs)\/[^/]+\/did\.json$/.test(path) ||
     /^\/credentials\/status\/[^/]+$/.test(path)

@@ -56,3 +56,22 @@ export async function verificationsUsed(db: DbOrTx, orgId: string, now: Date): P
   if (row) return row.count;
   return db.kycSession.count({ where: { orgId, createdAt: { gte: month } } });
 }
+
+/**
+ * Reuses of a verification made for another organization (a wallet credential presented with the
+ * person's consent, docs/api/guides/wallets.md): counted per organization and month in
+ * `usage_days` (bucket `reuses:<orgId>`), billed as reuses, never taken from the KYC allowance.
+ */
+const reuseBucketOf = (orgId: string) => `reuses:${orgId}`;
+
+export async function countReuse(db: DbOrTx, orgId: string, now: Date): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO usage_days (bucket, day, count) VALUES (${reuseBucketOf(orgId)}, ${startOfUtcMonth(now)}::date, 1)
+    ON CONFLICT (bucket, day) DO UPDATE SET count = usage_days.count + 1`;
+}
+
+/** Reuses counted this UTC month. */
+export async function reusesUsed(db: DbOrTx, orgId: string, now: Date): Promise<number> {
+  const row = await db.usageDay.findUnique({ where: { bucket_day: { bucket: reuseBucketOf(orgId), day: startOfUtcMonth(now) } } });
+  return row?.count ?? 0;
+}

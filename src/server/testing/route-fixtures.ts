@@ -162,6 +162,15 @@ export const routeFixtures: Record<string, RouteFixture> = {
       return { personDid: `did:web:localhost%3A3000:people:${person.id}` };
     },
   },
+  "POST /v1/wallet/presentations": { body: () => ({ claims: ["kyc_level"] }) },
+  "GET /v1/wallet/presentations/{presentationId}": {
+    params: async ({ db, orgId }) => {
+      const row = await db.walletPresentation.create({
+        data: { orgId, kind: "verify", dcqlQuery: {}, claims: ["kyc_level"], nonce: "fixture", expiresAt: new Date(Date.now() + 600_000) },
+      });
+      return { presentationId: row.id };
+    },
+  },
   "POST /v1/sandbox/chain/transfer": { body: () => ({ from: "payer.bi", to: "treasury.bi", quantity: "1.0000 EOS", memo: "fixture" }) },
   "DELETE /v1/admin/api-keys/{id}": {
     params: async ({ db, orgId }) => {

@@ -32,6 +32,7 @@ import { sandboxNodeRoutes } from "./sandbox-node";
 import { screeningRoutes } from "./screening";
 import { tenantAdminRoutes, tenantRoutes } from "./tenant";
 import { walletRoutes } from "./wallet";
+import { walletPresentationRoutes } from "./wallet-presentations";
 import { webhookRoutes } from "./webhooks";
 
 /** Every route the pipeline serves. The OpenAPI document and the security suite are built from this list. */
@@ -62,6 +63,7 @@ export const routes: RouteDef[] = [
   ...sandboxNodeRoutes,
   ...screeningRoutes,
   ...walletRoutes,
+  ...walletPresentationRoutes,
 ];
 
 let cached: Record<string, unknown> | undefined;

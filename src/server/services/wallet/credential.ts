@@ -2,6 +2,7 @@ import { base64urlnopad } from "@scure/base";
 import { digest, generateSalt } from "@sd-jwt/crypto-nodejs";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
 import type { Person } from "@/generated/prisma/client.ts";
+import { sha256Hex } from "../../crypto/hash";
 import { issuerDid, issuerSigningKey, signEd25519 } from "../../crypto/issuer-keys";
 import { openStored } from "../../crypto/person-box";
 import type { DbOrTx } from "../../db/client";
@@ -118,3 +119,6 @@ export async function issueSdJwtVc(
   };
   return instance.issue(payload, { _sd: Object.keys(claims) as never }, { header: { kid } });
 }
+
+/** Hex SHA-256 of a credential's issuer-signed JWT (before the first `~`): the same for every presentation of it. */
+export const credentialHashOf = (sdJwt: string): string => sha256Hex(sdJwt.split("~")[0]!);

@@ -48,7 +48,7 @@ function followOrigin() {
 }
 
 /** The claims the credential may disclose, with their display names (issuer metadata and type metadata). */
-const CLAIMS: { name: string; label: string; description: string }[] = [
+export const CLAIMS: { name: string; label: string; description: string }[] = [
   { name: "kyc_level", label: "Verification level", description: "The level of identity verification the person passed." },
   { name: "age_over_18", label: "Over 18", description: "Whether the person is 18 or older today, from the verified birth date." },
   { name: "age_over_21", label: "Over 21", description: "Whether the person is 21 or older today, from the verified birth date." },

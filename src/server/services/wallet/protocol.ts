@@ -8,7 +8,7 @@ import { AppError } from "../../errors";
 import { personDidOf } from "../../platform/account-ref";
 import { appendAudit } from "../audit";
 import { revocationStatusReference } from "../credential-status";
-import { credentialClaims, issueSdJwtVc, type StatusReference } from "./credential";
+import { credentialClaims, credentialHashOf, issueSdJwtVc, type StatusReference } from "./credential";
 import { authorizationServer, CONFIGURATION_ID, type HolderJwk, issuer, issuerMetadataResult } from "./metadata";
 import { TX_CODE_MAX_ATTEMPTS, txCodeHash } from "./offers";
 
@@ -215,7 +215,7 @@ export async function credentialEndpoint(db: Db, req: ProtocolRequest, now = new
   const issued = await db.$transaction(async (tx) => {
     const marked = await tx.walletOffer.updateMany({
       where: { id: offer.id, issuedAt: null, accessTokenHash: offer.accessTokenHash },
-      data: { issuedAt: now, cNonceHash: sha256Hex(nonce) },
+      data: { issuedAt: now, cNonceHash: sha256Hex(nonce), credentialHash: credentialHashOf(credential) },
     });
     if (marked.count !== 1) return false;
     await appendAudit(
