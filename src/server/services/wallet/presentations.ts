@@ -64,6 +64,10 @@ export type PresentationKind = {
   completed?: (tx: Tx, row: WalletPresentation, verified: VerifiedPresentation, now: Date) => Promise<void>;
   /** Where the wallet sends the person's browser afterwards (direct_post answer), when anywhere. */
   redirectUri?: (row: WalletPresentation) => string | null;
+  /** The claims' names in words for the consent page; ours (metadata CLAIMS) when absent. */
+  labels?: Record<string, { label: string; description: string }>;
+  /** False when the disclosed values must not be kept (identity data used once, in memory). */
+  keepDisclosed?: boolean;
 };
 
 const kinds = new Map<string, PresentationKind>([
@@ -298,7 +302,11 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
     const marked = await settle(
       tx,
       row,
-      { status: "verified", resultSealed: seal(JSON.stringify(disclosed)), sourceOrgId: source?.orgId ?? null },
+      {
+        status: "verified",
+        resultSealed: kind.keepDisclosed === false ? null : seal(JSON.stringify(disclosed)),
+        sourceOrgId: source?.orgId ?? null,
+      },
       now,
     );
     if (!marked) return false;
@@ -338,7 +346,8 @@ export async function consentView(db: Db, id: string, now = new Date()) {
   const row = await db.walletPresentation.findUnique({ where: { id } });
   if (!row) return null;
   const org = await db.organization.findUnique({ where: { id: row.orgId }, select: { name: true } });
-  const labels = new Map(CLAIMS.map((c) => [c.name, c]));
+  const custom = kinds.get(row.kind)?.labels;
+  const labels = new Map(custom ? Object.entries(custom).map(([name, c]) => [name, c]) : CLAIMS.map((c) => [c.name, c]));
   return {
     id: row.id,
     kind: row.kind,
