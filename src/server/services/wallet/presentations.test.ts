@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { open } from "../../crypto/secret-box";
+import { screeningHit } from "../../testing/aml";
 import { type ApiResponse, client, createTestOrg, testServer } from "../../testing/harness";
 import { approvedPerson, boundAccount } from "../../testing/kyc-flow";
 import { type Holder, newHolder, present, receiveCredential, resolveRequest } from "../../testing/wallet-holder";
@@ -141,6 +142,19 @@ describe("OpenID4VP presentations of the wallet credential", () => {
     const res = await present(await resolveRequest(url, next.requestUri), holder, credential);
     expect(res.status).toBe(400);
     expect(await outcome(apiB, next.presentationId)).toMatchObject({ status: "refused", refusal: "revoked" });
+  });
+
+  it("a person flagged by sanctions screening after issuance is refused as suspended, which the status list cannot say", async () => {
+    const { db } = await testServer();
+    const holder = await newHolder();
+    const { personDid, credential } = await credentialFromA(holder);
+    const before = await requestOf(apiB, { claims: ["kyc_level"] });
+    expect((await present(await resolveRequest(url, before.requestUri), holder, credential)).status).toBe(200);
+
+    await screeningHit(db, orgA, personDid);
+    const after = await requestOf(apiB, { claims: ["kyc_level"] });
+    expect((await present(await resolveRequest(url, after.requestUri), holder, credential)).status).toBe(400);
+    expect(await outcome(apiB, after.presentationId)).toMatchObject({ status: "refused", refusal: "suspended", disclosed: null });
   });
 
   it("a declined request sends nothing and cannot be answered afterwards", async () => {

@@ -266,6 +266,7 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
   }
 
   let verified: VerifiedPresentation;
+  let source: { orgId: string; personId: string; id: string; accountId: string | null } | null = null;
   try {
     verified = await verifySdJwtPresentation(db, presentation, {
       nonce: row.nonce,
@@ -286,6 +287,11 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
     );
     if (!result.can_be_satisfied) throw new PresentationRefused("claims_missing");
     if (row.accountDid && verified.payload.account !== row.accountDid) throw new PresentationRefused("account_mismatch");
+    source = await db.walletOffer.findUnique({
+      where: { credentialHash: verified.credentialHash },
+      select: { orgId: true, personId: true, id: true, accountId: true },
+    });
+    if (source) await refuseWhenSuspended(db, source);
   } catch (err) {
     if (!(err instanceof PresentationRefused)) throw err;
     await refuse(db, row, err.code, now);
@@ -294,10 +300,6 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
 
   // Exactly the claims asked for, whatever else a careless wallet disclosed.
   const disclosed = Object.fromEntries(row.claims.filter((c) => c in verified.payload).map((c) => [c, verified.payload[c]]));
-  const source = await db.walletOffer.findUnique({
-    where: { credentialHash: verified.credentialHash },
-    select: { orgId: true, personId: true, id: true },
-  });
   const answered = await db.$transaction(async (tx) => {
     const marked = await settle(
       tx,
@@ -317,6 +319,24 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
   if (!answered) return oauthError("invalid_request");
   const redirect = kind.redirectUri?.(row) ?? null;
   return { status: 200, body: redirect ? { redirect_uri: redirect } : {}, headers: NO_STORE };
+}
+
+/**
+ * What the status list cannot say: a wallet credential carries only its binding's revocation bit,
+ * so a person now flagged by sanctions screening or erased, or a binding suspended, is refused
+ * here from our own records (`suspended`), for credentials we issued. A verifier elsewhere sees
+ * only the revocation (docs/api/guides/wallets.md).
+ */
+async function refuseWhenSuspended(db: Db, source: { orgId: string; personId: string; accountId: string | null }) {
+  const person = await db.person.findFirst({ where: { id: source.personId, orgId: source.orgId } });
+  if (!person || person.erasedAt || person.sanctionsFlag) throw new PresentationRefused("suspended");
+  if (!source.accountId) return;
+  const binding = await db.accountBinding.findFirst({
+    where: { orgId: source.orgId, accountId: source.accountId, personId: source.personId },
+    orderBy: { createdAt: "desc" },
+    select: { status: true },
+  });
+  if (binding?.status === "suspended") throw new PresentationRefused("suspended");
 }
 
 /** POST /oid4vp/requests/{id}/decline (the consent page's Decline): nothing is sent; the tenant reads `declined`. */

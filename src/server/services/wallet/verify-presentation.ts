@@ -22,6 +22,7 @@ export type Refusal =
   | "stale_presentation"
   | "expired"
   | "revoked"
+  | "suspended"
   | "claims_missing"
   | "account_mismatch";
 
