@@ -146,8 +146,24 @@ function summary(e: AuditEntry, actor: string, subject: string | null): string {
     "kyb.started": `${actor} started KYB for the organization`,
     "attestation.published": `${actor} published the attestation of account ${s}${typeof data.status === "string" ? ` (${data.status})` : ""}`,
     "attestations.settings_changed": `${actor} ${attestationSettingsWords(data)}`,
+    "wallet.offer_created": `${actor} offered a wallet credential to ${s}`,
+    "wallet.credential_issued": `${actor} issued a wallet credential to ${s}`,
+    "wallet.presentation_requested": `${actor} asked a person's wallet for ${claimWords(data)}`,
+    "wallet.presentation_verified": `${actor} verified a wallet presentation of ${claimWords(data)}${data.reuse === true ? ", reused from another organization with the person's consent" : ""}`,
+    "wallet.presentation_refused": `${actor} refused a wallet presentation${typeof data.refusal === "string" ? ` (${data.refusal.replace(/_/g, " ")})` : ""}`,
+    "wallet.presentation_declined": `The person declined to share ${claimWords(data)} from their wallet`,
+    "wallet.reuse_consented": `${s} consented to share ${claimWords(data)} with ${typeof data.recipientName === "string" ? data.recipientName : "another organization"}`,
   };
   return sentences[e.action] ?? `${actor}: ${e.action.replace(/[._]/g, " ")}${subject ? ` (${subject})` : ""}`;
+}
+
+/** The claim names of a wallet entry, in a list ("kyc level and age over 18"). */
+function claimWords(data: Record<string, unknown>): string {
+  const claims = Array.isArray(data.claims)
+    ? data.claims.filter((c): c is string => typeof c === "string").map((c) => c.replace(/_/g, " "))
+    : [];
+  if (claims.length === 0) return "claims";
+  return claims.length === 1 ? claims[0]! : `${claims.slice(0, -1).join(", ")} and ${claims.at(-1)}`;
 }
 
 /** Reads the names a page of entries mentions: one query for API keys, one for webhooks. */

@@ -93,6 +93,12 @@ describe("OpenID4VP presentations of the wallet credential", () => {
     });
     expect(inB.data).toMatchObject({ reuse: true, sourceOrganizationId: orgA, consent: "wallet_presentation" });
     expect(JSON.stringify(inA.data) + JSON.stringify(inB.data)).not.toContain(level);
+    // In words, as the console's activity shows it.
+    const { describeAudit } = await import("../audit");
+    const [wordsA] = await describeAudit(db, orgA, [inA]);
+    expect(wordsA!.summary).toMatch(/consented to share age over 18 and kyc level with Relying party B/);
+    const [wordsB] = await describeAudit(db, orgB, [inB]);
+    expect(wordsB!.summary).toMatch(/verified a wallet presentation of age over 18 and kyc level, reused from another organization/);
 
     // B paid a reuse, not a KYC verification.
     const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
