@@ -165,6 +165,10 @@ export const Usage = z.object({
     accounts: z.int(),
     verificationsThisMonth: z.int().describe("KYC verifications started this UTC month, as counted against the plan"),
     verificationsRemaining: z.int().nullable().describe("Left this month before new verifications are refused; null: no monthly cap"),
+    reusesThisMonth: z
+      .int()
+      .optional()
+      .describe("Verifications of other organizations reused this month by the person's wallet presentation (docs/api/guides/wallets.md), billed apart from KYC"),
   }),
   periods: z.object({ day: z.iso.datetime(), month: z.iso.datetime() }),
 });

@@ -5,7 +5,7 @@ import { Prisma } from "../../db/client";
 import { conflict } from "../../errors";
 import { PLANS } from "../../platform/plans";
 import { peekWindow } from "../../platform/rate-limit";
-import { startOfUtcMonth, verificationsUsed } from "../../platform/verification-allowance";
+import { reusesUsed, startOfUtcMonth, verificationsUsed } from "../../platform/verification-allowance";
 import { payments } from "../../providers/payments";
 import { appendAudit } from "../audit";
 import { BILLING, newCheckoutId } from "./public";
@@ -25,11 +25,12 @@ export async function usage(ctx: ServiceContext) {
   const now = ctx.now();
   const orgId = ctx.org.id;
   const plan = PLANS[(await freshOrg(ctx)).plan];
-  const [thisMinute, today, accounts, verifications] = await Promise.all([
+  const [thisMinute, today, accounts, verifications, reuses] = await Promise.all([
     peekWindow(ctx.db, `plan:${orgId}`, 60, now),
     ctx.db.usageDay.findUnique({ where: { bucket_day: { bucket: `plan:${orgId}`, day: startOfUtcDay(now) } } }).then((r) => r?.count ?? 0),
     ctx.db.account.count({ where: { orgId, lifecycle: { not: "pending" } } }),
     verificationsUsed(ctx.db, orgId, now),
+    reusesUsed(ctx.db, orgId, now),
   ]);
   return {
     organizationId: orgId,
@@ -40,6 +41,7 @@ export async function usage(ctx: ServiceContext) {
       accounts,
       verificationsThisMonth: verifications,
       verificationsRemaining: plan.verificationsPerMonth === null ? null : Math.max(0, plan.verificationsPerMonth - verifications),
+      reusesThisMonth: reuses,
     },
     periods: { day: startOfUtcDay(now).toISOString(), month: startOfUtcMonth(now).toISOString() },
   };

@@ -106,6 +106,7 @@ describe("OpenID4VP presentations of the wallet credential", () => {
     expect(reuses?.count).toBe(1);
     const kycB = await db.usageDay.findUnique({ where: { bucket_day: { bucket: `verifications:${orgB}`, day: month } } });
     expect(kycB?.count ?? 0).toBe(0);
+    expect((await apiB.get("/v1/billing/usage")).body.meters).toMatchObject({ reusesThisMonth: 1, verificationsThisMonth: 0 });
 
     // Answered once: the same response again is refused and changes nothing.
     const again = await present(await resolveRequest(url, req.requestUri).catch(() => wallet), holder, credential);
