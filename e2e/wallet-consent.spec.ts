@@ -50,7 +50,9 @@ test.describe("hosted wallet consent page", () => {
     ] as const) {
       await page.goto("about:blank");
       await page.setViewportSize({ width, height });
-      await page.goto(asked.consentPageUrl);
+      const loaded = await page.goto(asked.consentPageUrl);
+      // The address names the request, with which anyone may decline it: no Referer leaves the page.
+      expect(loaded!.headers()["referrer-policy"]).toBe("no-referrer");
       await expect(page).toHaveTitle("Share from your wallet · Bind Identity");
       await expect(page.locator('meta[name="robots"]')).toHaveAttribute("content", /noindex/);
       await expect(page.getByRole("heading", { level: 1, name: "Share from your wallet" })).toBeVisible();

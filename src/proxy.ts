@@ -27,9 +27,13 @@ function bindPageConnectSources(): string[] {
 
 export function proxy(request: NextRequest) {
   const bindPage = request.nextUrl.pathname === "/bind";
-  // Pages whose address carries a secret (the bind token, a checkout session id) send no Referer.
+  // Pages whose address carries a secret (the bind token, a checkout session id, a presentation
+  // request's id, with which anyone may decline it) send no Referer.
   const secretInUrl =
-    bindPage || request.nextUrl.pathname === "/billing/return" || request.nextUrl.pathname.startsWith("/billing/sandbox-checkout/");
+    bindPage ||
+    request.nextUrl.pathname === "/billing/return" ||
+    request.nextUrl.pathname.startsWith("/billing/sandbox-checkout/") ||
+    request.nextUrl.pathname.startsWith("/wallet/present/");
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const production = process.env.BI_ENV === "production";
   const dev = process.env.NODE_ENV === "development";
