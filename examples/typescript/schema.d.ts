@@ -2975,6 +2975,11 @@ export interface components {
       accountDid?: string;
       levelName?: string;
       redirectUrl?: string;
+      /**
+       * @description Use this configured provider only, with no failover; e.g. eudi_wallet for the person's EU digital identity wallet
+       * @enum {string}
+       */
+      provider?: "sandbox" | "sumsub" | "veriff" | "eudi_wallet";
     };
     KycStatusView: {
       personDid: string;
@@ -4381,6 +4386,8 @@ export interface components {
         verificationsThisMonth: number;
         /** @description Left this month before new verifications are refused; null: no monthly cap */
         verificationsRemaining: number | null;
+        /** @description Verifications of other organizations reused this month by the person's wallet presentation (docs/api/guides/wallets.md), billed apart from KYC */
+        reusesThisMonth?: number;
       };
       periods: {
         /** Format: date-time */
@@ -12902,7 +12909,8 @@ export interface operations {
            *         "requestsToday": 3,
            *         "accounts": 3,
            *         "verificationsThisMonth": 3,
-           *         "verificationsRemaining": 3
+           *         "verificationsRemaining": 3,
+           *         "reusesThisMonth": 3
            *       },
            *       "periods": {
            *         "day": "2025-03-14T09:26:53.000Z",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "@/env";
-import type { ProviderName } from "./types";
+import { PROVIDER_NAMES, type ProviderName } from "./types";
 
 /**
  * KYC provider settings, read from the environment here (like messaging/config.ts) so the
@@ -22,7 +22,7 @@ export type KycConfig = {
   veriff?: VeriffConfig;
 };
 
-const NAMES: readonly ProviderName[] = ["sandbox", "sumsub", "veriff"];
+const NAMES: readonly ProviderName[] = PROVIDER_NAMES;
 
 const optional = z
   .string()

@@ -1,15 +1,17 @@
 import { AppError } from "../../errors";
 import { type KycConfig, kycConfigFromEnv } from "./config";
+import { eudiWalletProvider, type PidTrustedIssuer, pidTrustListFromEnv } from "./eudi-wallet";
 import { type FailoverOptions, runWithFailover } from "./failover";
 import { sandboxProvider } from "./sandbox";
 import { sumsubProvider } from "./sumsub";
 import type { KycProvider, ProviderName } from "./types";
 import { veriffProvider } from "./veriff";
 
+export { EUDI_PID_VCT, type PidTrustedIssuer, SANDBOX_PID_ISSUER, sandboxPidIssuer } from "./eudi-wallet";
 export type { FailoverOptions } from "./failover";
 export * from "./types";
 
-let cached: { config: KycConfig; providers: KycProvider[] } | undefined;
+let cached: { config: KycConfig; providers: KycProvider[]; pidTrust: PidTrustedIssuer[] } | undefined;
 
 /** Builds the configured providers, in failover order. */
 export function buildKycProviders(config: KycConfig): KycProvider[] {
@@ -22,6 +24,8 @@ export function buildKycProviders(config: KycConfig): KycProvider[] {
         return sumsubProvider({ ...config.sumsub!, ...http });
       case "veriff":
         return veriffProvider({ ...config.veriff!, ...http });
+      case "eudi_wallet":
+        return eudiWalletProvider();
       default:
         throw new Error(`unknown KYC provider ${name satisfies never}`);
     }
@@ -31,7 +35,9 @@ export function buildKycProviders(config: KycConfig): KycProvider[] {
 function state() {
   if (!cached) {
     const config = kycConfigFromEnv();
-    cached = { config, providers: buildKycProviders(config) };
+    // The PID trust list is read with the providers, so a bad EUDI_PID_TRUST_LIST fails start-up too.
+    const pidTrust = config.providers.includes("eudi_wallet") ? pidTrustListFromEnv(process.env, config.providers, config.environment) : [];
+    cached = { config, providers: buildKycProviders(config), pidTrust };
   }
   return cached;
 }
@@ -60,6 +66,9 @@ export function kycProvider(name: ProviderName): KycProvider {
 
 /** Whether KYC_PROVIDERS names this provider (a callback route for another one can answer 404). */
 export const isKycProviderConfigured = (name: ProviderName): boolean => state().providers.some((x) => x.name === name);
+
+/** The issuers trusted to sign an EU wallet PID; none when KYC_PROVIDERS does not name eudi_wallet. */
+export const pidTrustList = (): PidTrustedIssuer[] => state().pidTrust;
 
 /** Tests change the environment between cases; production code never calls this. */
 export function resetKycConfigCache(): void {

@@ -1,12 +1,14 @@
 /**
- * What the KYC and KYB services need from an identity verification provider. One type, three
- * implementations (sandbox, Sumsub, Veriff), chosen by KYC_PROVIDERS; the services never see a
+ * What the KYC and KYB services need from an identity verification provider. One type, four
+ * implementations (sandbox, Sumsub, Veriff, the EU digital identity wallet), chosen by KYC_PROVIDERS; the services never see a
  * provider's wire format. Identity documents stay at the provider: a review carries the decision,
  * labels, country and a hash of the identity attributes, plus the attributes themselves in memory
  * only (for sanctions screening at approval), never stored.
  */
 
-export type ProviderName = "sandbox" | "sumsub" | "veriff";
+/** Every provider this service knows, as KYC_PROVIDERS and POST /v1/kyc/start's `provider` name them. */
+export const PROVIDER_NAMES = ["sandbox", "sumsub", "veriff", "eudi_wallet"] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /** Our view of a review (docs/api/contract-decisions.md §3 KYC statuses, without `not_started`). */
 export type ReviewStatus = "pending" | "in_review" | "approved" | "rejected" | "retry";

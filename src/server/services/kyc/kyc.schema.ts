@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isCountryCode } from "../../platform/countries";
+import { PROVIDER_NAMES } from "../../providers/kyc/types";
 
 const did = z.string().min(1).max(300);
 const levelName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, '.', '_' or '-'");
@@ -9,6 +10,10 @@ export const KycStartInput = z.object({
   levelName: levelName.optional(),
   /** Honoured only under /identity on this deployment's public host; anything else is ignored. */
   redirectUrl: z.string().max(2048).optional(),
+  provider: z
+    .enum(PROVIDER_NAMES)
+    .optional()
+    .describe("Use this configured provider only, with no failover; e.g. eudi_wallet for the person's EU digital identity wallet"),
 });
 export type KycStartInput = z.infer<typeof KycStartInput>;
 

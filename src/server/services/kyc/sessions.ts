@@ -10,12 +10,13 @@ import { findAccount, personDidOf, personIdFromDid } from "../../platform/accoun
 import { PLANS } from "../../platform/plans";
 import { hitWindow } from "../../platform/rate-limit";
 import { giveBackVerification, takeVerification } from "../../platform/verification-allowance";
-import { withFailover, withProvider } from "../../providers/kyc";
+import { isKycProviderConfigured, withFailover, withProvider } from "../../providers/kyc";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "../../providers/kyc/sandbox";
-import type { ProviderName } from "../../providers/kyc/types";
+import type { KycProvider, ProviderName } from "../../providers/kyc/types";
 import { appendAudit } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { liveCreateToken } from "./create-tokens";
+import { createPidPresentation } from "./eudi-pid";
 import type { KycStartInput } from "./kyc.schema";
 import { applyKycReview, handleProviderCallback } from "./review";
 import { createRefusedForDuplicate } from "./unique-person";
@@ -93,6 +94,8 @@ async function personOfAccount(ctx: ServiceContext, accountDid: string) {
  * failure leaves no row behind; then the person, the session and the audit entry commit together.
  */
 export async function startKyc(ctx: ServiceContext, input: KycStartInput) {
+  if (input.provider && !isKycProviderConfigured(input.provider))
+    throw conflict("provider_not_configured", `The identity provider ${input.provider} is not configured on this deployment.`);
   const found = input.accountDid ? await personOfAccount(ctx, input.accountDid) : { account: null, person: null };
   const account = found.account;
   // An erased person is never verified again: the account's next verification is a new person.
@@ -121,9 +124,11 @@ async function startWithProvider(
   const personId = person?.id ?? randomUUID();
   const level = input.levelName ?? person?.kycLevel ?? DEFAULT_KYC_LEVEL;
   const redirectUrl = honouredRedirect(input.redirectUrl);
-  const { value: started, provider } = await withFailover("kyc.start", (p) =>
-    p.startKyc({ externalId: personId, levelName: level, redirectUrl, publicUrl: env().BI_PUBLIC_URL }),
-  );
+  const start = (p: KycProvider) => p.startKyc({ externalId: personId, levelName: level, redirectUrl, publicUrl: env().BI_PUBLIC_URL });
+  // A provider named in the request is the only one asked (no failover to another).
+  const { value: started, provider } = input.provider
+    ? await withProvider(input.provider, "kyc.start", start)
+    : await withFailover("kyc.start", start);
 
   const personDid = personDidOf(issuerDid(), personId);
   await ctx.db.$transaction(async (tx) => {
@@ -152,6 +157,15 @@ async function startWithProvider(
         expiresAt: started.expiresAt,
       },
     });
+    // The EU wallet's session is a presentation request for the person's PID, answered at /oid4vp/responses/{applicantId}.
+    if (provider === "eudi_wallet")
+      await createPidPresentation(tx, {
+        id: started.applicantId,
+        orgId: ctx.org.id,
+        kycSessionId: session.id,
+        expiresAt: started.expiresAt,
+        now: ctx.now(),
+      });
     await appendAudit(
       tx,
       { orgId: ctx.org.id, actor: ctx.actor },

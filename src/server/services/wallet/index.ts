@@ -4,8 +4,10 @@ export { WalletOfferCreated, WalletOfferInput } from "./offers.schema";
 export {
   consentView,
   createPresentationRequest,
+  dcqlQueryFor,
   declinePresentation,
   getPresentation,
+  registerPresentationKind,
   requestObject,
   responseEndpoint,
 } from "./presentations";

@@ -60,6 +60,8 @@ export function dcqlQueryFor(vctValue: string, claims: readonly string[], id = C
 export type PresentationKind = {
   issuerKeys: (db: Db) => Promise<IssuerKeys>;
   vct: () => string[];
+  /** Runs just before the transaction that marks the request verified, outside it (what cannot run inside one). */
+  prepare?: (db: Db, row: WalletPresentation) => Promise<void>;
   /** Runs in the transaction that marks the request verified; returns what the tenant may read. */
   completed?: (tx: Tx, row: WalletPresentation, verified: VerifiedPresentation, now: Date) => Promise<void>;
   /** Where the wallet sends the person's browser afterwards (direct_post answer), when anywhere. */
@@ -300,22 +302,26 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
 
   // Exactly the claims asked for, whatever else a careless wallet disclosed.
   const disclosed = Object.fromEntries(row.claims.filter((c) => c in verified.payload).map((c) => [c, verified.payload[c]]));
-  const answered = await db.$transaction(async (tx) => {
-    const marked = await settle(
-      tx,
-      row,
-      {
-        status: "verified",
-        resultSealed: kind.keepDisclosed === false ? null : seal(JSON.stringify(disclosed)),
-        sourceOrgId: source?.orgId ?? null,
-      },
-      now,
-    );
-    if (!marked) return false;
-    await kind.completed?.(tx, row, verified, now);
-    if (row.kind === "verify") await recordReuse(tx, row, source, now);
-    return true;
-  });
+  await kind.prepare?.(db, row);
+  const answered = await db.$transaction(
+    async (tx) => {
+      const marked = await settle(
+        tx,
+        row,
+        {
+          status: "verified",
+          resultSealed: kind.keepDisclosed === false ? null : seal(JSON.stringify(disclosed)),
+          sourceOrgId: source?.orgId ?? null,
+        },
+        now,
+      );
+      if (!marked) return false;
+      await kind.completed?.(tx, row, verified, now);
+      if (row.kind === "verify") await recordReuse(tx, row, source, now);
+      return true;
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
   if (!answered) return oauthError("invalid_request");
   const redirect = kind.redirectUri?.(row) ?? null;
   return { status: 200, body: redirect ? { redirect_uri: redirect } : {}, headers: NO_STORE };
