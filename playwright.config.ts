@@ -70,6 +70,9 @@ export default defineConfig({
       ATTESTATION_ISSUER: "bindissuer",
       ATTESTATION_PRIVATE_KEY: attestationKey,
       ATTESTATION_API_URL: "http://127.0.0.1:9",
+      // The sandbox first (what every spec starts with), and the EU wallet identity verification
+      // for a spec that names it (e2e/wallet-consent.spec.ts).
+      KYC_PROVIDERS: "sandbox,eudi_wallet",
     },
   },
 });

@@ -97,7 +97,7 @@ test.describe("hosted wallet consent page", () => {
     expect(read.disclosed).toBeNull();
 
     // The status poll answers the status and nothing else.
-    const polled = await request.get(`/wallet/present/${asked.presentationId}/status`);
+    const polled = await request.get(`/oid4vp/requests/${asked.presentationId}/status`);
     expect(polled.status()).toBe(200);
     expect(await polled.json()).toEqual({ status: "declined" });
 
@@ -109,12 +109,33 @@ test.describe("hosted wallet consent page", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 
+  test("the EU wallet identity verification's page names the PID attributes in words, at 1440 and 390 px", async ({ page, request }) => {
+    const started = await request.post("/v1/kyc/start", { headers: tenant.auth, data: { provider: "eudi_wallet" } });
+    expect(started.status(), await started.text()).toBe(200);
+    const kyc = (await started.json()) as { verificationUrl: string; provider: string };
+    expect(kyc.provider).toBe("eudi_wallet");
+    expect(kyc.verificationUrl).toMatch(/\/wallet\/present\/[0-9a-f-]{36}$/);
+    for (const [width, height] of [
+      [1440, 900],
+      [390, 844],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.goto(kyc.verificationUrl);
+      await expect(page.getByRole("heading", { level: 1, name: "Verify your identity with your EU digital identity wallet" })).toBeVisible();
+      for (const label of ["Family name", "Given name", "Date of birth", "Nationality"])
+        await expect(page.getByRole("listitem").filter({ hasText: label }).first()).toBeVisible();
+      await expect(page.getByRole("link", { name: "Open in wallet app" })).toHaveAttribute("href", /^openid4vp:\/\/\?client_id=/);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await shoot(page, `wallet-pid-${width}`);
+    }
+  });
+
   test("an id that names no request is a 404 page", async ({ page, request }) => {
     const unknown = "00000000-0000-4000-8000-000000000000";
     const res = await page.goto(`/wallet/present/${unknown}`);
     expect(res?.status()).toBe(404);
     await expect(page.getByRole("heading", { name: "Share from your wallet" })).toHaveCount(0);
     expect((await page.goto("/wallet/present/not-a-uuid"))?.status()).toBe(404);
-    expect((await request.get(`/wallet/present/${unknown}/status`)).status()).toBe(404);
+    expect((await request.get(`/oid4vp/requests/${unknown}/status`)).status()).toBe(404);
   });
 });

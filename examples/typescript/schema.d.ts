@@ -2207,6 +2207,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/oid4vp/requests/{presentationId}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The consent page's poll while the person's wallet answers: only the request's status (pending, verified, refused, declined, expired), no claim and no value. */
+    get: operations["getOid4vpRequestsByPresentationIdStatus"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/oid4vp/requests/{presentationId}/decline": {
     parameters: {
       query?: never;
@@ -4716,6 +4733,10 @@ export interface components {
     };
     OpenId4VpAnswer: {
       [key: string]: unknown;
+    };
+    PresentationStatus: {
+      /** @enum {string} */
+      status: "pending" | "verified" | "refused" | "declined" | "expired";
     };
     PresentationDeclined: {
       /** @constant */
@@ -14334,6 +14355,41 @@ export interface operations {
         content: {
           /** @example {} */
           "application/json": components["schemas"]["OpenId4VpAnswer"];
+        };
+      };
+      400: components["responses"]["ValidationError"];
+      404: components["responses"]["NotFound"];
+      500: components["responses"]["Internal"];
+    };
+  };
+  getOid4vpRequestsByPresentationIdStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Echoed and logged; generated when omitted. */
+        "X-Correlation-Id"?: components["parameters"]["CorrelationId"];
+      };
+      path: {
+        /** @description URL-encoded. */
+        presentationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The consent page's poll while the person's wallet answers: only the request's status (pending, verified, refused, declined, expired), no claim and no value. */
+      200: {
+        headers: {
+          "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "pending"
+           *     }
+           */
+          "application/json": components["schemas"]["PresentationStatus"];
         };
       };
       400: components["responses"]["ValidationError"];

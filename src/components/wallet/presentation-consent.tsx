@@ -67,7 +67,7 @@ export function PresentationConsent({ id, kind, initialStatus, verifier, purpose
     let stopped = false;
     const timer = window.setInterval(async () => {
       try {
-        const res = await fetch(`/wallet/present/${encodeURIComponent(id)}/status`, { cache: "no-store" });
+        const res = await fetch(`/oid4vp/requests/${encodeURIComponent(id)}/status`, { cache: "no-store" });
         if (!res.ok) return;
         const data = (await res.json()) as { status?: unknown };
         if (!stopped && isStatus(data.status) && data.status !== "pending") setStatus(data.status);

@@ -7,6 +7,7 @@ import { reply, replyText, route } from "../route";
 const ID = "5c0e2b7d-1f4a-4c3e-9b8d-7a6f5e4d3c2b";
 
 const PresentationAnswer = z.record(z.string(), z.unknown()).meta({ id: "OpenId4VpAnswer" });
+const PresentationStatusView = z.object({ status: wallet.PresentationStatus }).meta({ id: "PresentationStatus" });
 const Declined = z.object({ status: z.literal("declined") }).meta({ id: "PresentationDeclined" });
 
 /**
@@ -97,6 +98,22 @@ export const walletPresentationRoutes = [
         body: state.req.body,
       });
       return reply(a.status, a.body, a.headers);
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/oid4vp/requests/{presentationId}/status",
+    auth: "public",
+    tag: "Wallets",
+    summary:
+      "The consent page's poll while the person's wallet answers: only the request's status (pending, verified, refused, declined, expired), no claim and no value.",
+    params: wallet.PresentationParams,
+    response: PresentationStatusView,
+    errors: ["NOT_FOUND"],
+    handler: async ({ state, params }) => {
+      const view = await wallet.consentView(state.db, params.presentationId);
+      if (!view) throw notFound("Presentation request");
+      return reply(200, { status: view.status }, { "cache-control": "no-store" });
     },
   }),
   route({

@@ -11,7 +11,7 @@ export {
   requestObject,
   responseEndpoint,
 } from "./presentations";
-export { PresentationParams, PresentationRequestInput, PresentationView } from "./presentations.schema";
+export { PresentationParams, PresentationRequestInput, PresentationStatus, PresentationView } from "./presentations.schema";
 export { credentialEndpoint, nonceEndpoint, type ProtocolAnswer, tokenEndpoint } from "./protocol";
 export {
   AuthorizationServerMetadataView,

@@ -1,5 +1,7 @@
 import { getDb } from "@/server/db/client";
 import { consentView } from "@/server/services/wallet";
+// The KYC domain registers the EU wallet identity verification's kind of request (its claims in words).
+import "@/server/services/kyc";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
