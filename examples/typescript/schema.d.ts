@@ -2331,6 +2331,8 @@ export interface components {
       requirePhoneProofBeforeFreeCreate: boolean;
       requireKycBeforeFreeCreate: boolean;
       requireSecondApprovalToClearAml: boolean;
+      /** @description Wallet credentials offered by this organization carry the verified country (`country`) as a disclosable claim; off: only `nationality_tier`. */
+      walletCredentialCountry: boolean;
     };
     ApiKeyList: {
       keys: {
@@ -2467,6 +2469,7 @@ export interface components {
       requirePhoneProofBeforeFreeCreate?: boolean;
       requireKycBeforeFreeCreate?: boolean;
       requireSecondApprovalToClearAml?: boolean;
+      walletCredentialCountry?: boolean;
     };
     AuditListView: {
       entries: components["schemas"]["AuditActivityView"][];
@@ -4725,7 +4728,16 @@ export interface components {
     };
     PresentationRequestInput: {
       /** @description The claims of the wallet credential to ask for, and only those: the wallet discloses nothing else. */
-      claims: ("kyc_level" | "age_over_18" | "age_over_21" | "nationality_tier" | "not_sanctioned_at" | "account" | "pairwise_id")[];
+      claims: (
+        | "kyc_level"
+        | "age_over_18"
+        | "age_over_21"
+        | "nationality_tier"
+        | "country"
+        | "not_sanctioned_at"
+        | "account"
+        | "pairwise_id"
+      )[];
       /** @description Why you ask, in a sentence the person reads on the consent page and in their wallet. */
       purpose?: string;
       /** @description When given, only a credential naming this account (did:antelope:<chain>:<name>) is accepted; `account` is then asked for too. */
@@ -5376,7 +5388,8 @@ export interface operations {
            *         "requireEmailProofBeforeFreeCreate": true,
            *         "requirePhoneProofBeforeFreeCreate": false,
            *         "requireKycBeforeFreeCreate": false,
-           *         "requireSecondApprovalToClearAml": true
+           *         "requireSecondApprovalToClearAml": true,
+           *         "walletCredentialCountry": false
            *       },
            *       "dpaAcceptedAt": "2025-03-01T10:00:00.000Z",
            *       "createdAt": "2025-03-01T09:58:12.000Z"
@@ -5883,7 +5896,8 @@ export interface operations {
            *         "requireEmailProofBeforeFreeCreate": true,
            *         "requirePhoneProofBeforeFreeCreate": true,
            *         "requireKycBeforeFreeCreate": true,
-           *         "requireSecondApprovalToClearAml": true
+           *         "requireSecondApprovalToClearAml": true,
+           *         "walletCredentialCountry": true
            *       },
            *       "dpaAcceptedAt": "2025-03-14T09:26:53.000Z",
            *       "createdAt": "2025-03-14T09:26:53.000Z",
@@ -5945,7 +5959,8 @@ export interface operations {
            *       "requireEmailProofBeforeFreeCreate": true,
            *       "requirePhoneProofBeforeFreeCreate": true,
            *       "requireKycBeforeFreeCreate": true,
-           *       "requireSecondApprovalToClearAml": true
+           *       "requireSecondApprovalToClearAml": true,
+           *       "walletCredentialCountry": true
            *     }
            */
           "application/json": components["schemas"]["PolicyView"];

@@ -41,6 +41,7 @@ export const tenantRoutes: RouteDef[] = [
           requirePhoneProofBeforeFreeCreate: false,
           requireKycBeforeFreeCreate: false,
           requireSecondApprovalToClearAml: true,
+          walletCredentialCountry: false,
         },
         dpaAcceptedAt: "2025-03-01T10:00:00.000Z",
         createdAt: "2025-03-01T09:58:12.000Z",

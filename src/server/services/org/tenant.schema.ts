@@ -6,6 +6,11 @@ export const PolicyView = z.object({
   requirePhoneProofBeforeFreeCreate: z.boolean(),
   requireKycBeforeFreeCreate: z.boolean(),
   requireSecondApprovalToClearAml: z.boolean(),
+  walletCredentialCountry: z
+    .boolean()
+    .describe(
+      "Wallet credentials offered by this organization carry the verified country (`country`) as a disclosable claim; off: only `nationality_tier`.",
+    ),
 });
 
 export const TenantView = z.object({
@@ -38,6 +43,7 @@ export const PolicyPatchInput = z
     requirePhoneProofBeforeFreeCreate: z.boolean().optional(),
     requireKycBeforeFreeCreate: z.boolean().optional(),
     requireSecondApprovalToClearAml: z.boolean().optional(),
+    walletCredentialCountry: z.boolean().optional(),
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), { message: "give at least one policy flag" })
   .meta({ minProperties: 1, description: "At least one flag; omitted flags are left unchanged." });

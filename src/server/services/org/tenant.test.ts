@@ -49,6 +49,7 @@ describe("PATCH /v1/admin/tenant/policy", () => {
       requirePhoneProofBeforeFreeCreate: false,
       requireKycBeforeFreeCreate: true,
       requireSecondApprovalToClearAml: true,
+      walletCredentialCountry: false,
     };
     expect(res.body).toEqual(policy);
     expect(await orgRow(org)).toMatchObject(policy);

@@ -17,6 +17,7 @@ const POLICY_FLAGS = [
   "requirePhoneProofBeforeFreeCreate",
   "requireKycBeforeFreeCreate",
   "requireSecondApprovalToClearAml",
+  "walletCredentialCountry",
 ] as const;
 
 export const policyView = (org: Organization) => ({
@@ -24,6 +25,7 @@ export const policyView = (org: Organization) => ({
   requirePhoneProofBeforeFreeCreate: org.requirePhoneProofBeforeFreeCreate,
   requireKycBeforeFreeCreate: org.requireKycBeforeFreeCreate,
   requireSecondApprovalToClearAml: org.requireSecondApprovalToClearAml,
+  walletCredentialCountry: org.walletCredentialCountry,
 });
 
 const countryPolicyView = (org: Organization) => ({ allowedCountries: org.allowedCountries, blockedCountries: org.blockedCountries });

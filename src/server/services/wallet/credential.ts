@@ -46,7 +46,8 @@ export function ageAtLeast(birthDate: string | null, years: number, now: Date): 
 
 /**
  * The claims of a person's wallet credential, every one selectively disclosable: what was verified
- * and when, never the identity (no name, birth date, document number or country).
+ * and when, never the identity (no name, birth date or document number; the country only by the
+ * organization's policy).
  */
 export async function credentialClaims(
   db: DbOrTx,
@@ -62,9 +63,14 @@ export async function credentialClaims(
     claims.age_over_18 = over18;
     claims.age_over_21 = over21;
   }
-  // No organization policy says yet which nationality a relying party may learn: the credential
-  // says only that a country was verified (tier 1), not which one.
-  if (identity?.country || person.country) claims.nationality_tier = 1;
+  // That a country was verified (tier 1); which one only when the organization's policy says its
+  // credentials may disclose it (walletCredentialCountry), and then only if the person chooses to.
+  const country = identity?.country || person.country;
+  if (country) {
+    claims.nationality_tier = 1;
+    const org = await db.organization.findUnique({ where: { id: person.orgId }, select: { walletCredentialCountry: true } });
+    if (org?.walletCredentialCountry) claims.country = country;
+  }
   const latest = await db.screeningResult.findFirst({
     where: { orgId: person.orgId, subjectType: "person", subjectRef: { in: [personDidOf(issuerDid(), person.id), person.id] } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -57,6 +57,11 @@ export const CLAIMS: { name: string; label: string; description: string }[] = [
     label: "Country known",
     description: "1 when the verified country is known; the country itself is not shown.",
   },
+  {
+    name: "country",
+    label: "Country",
+    description: "The verified country (ISO 3166-1 alpha-2), when the issuing organization's policy lets its credentials disclose it.",
+  },
   { name: "not_sanctioned_at", label: "Not sanctioned at", description: "When the person was last screened without a sanctions match." },
   { name: "account", label: "Account", description: "The Antelope account bound to the person." },
   {

@@ -6,6 +6,7 @@ export const WALLET_CLAIMS = [
   "age_over_18",
   "age_over_21",
   "nationality_tier",
+  "country",
   "not_sanctioned_at",
   "account",
   "pairwise_id",

@@ -164,6 +164,25 @@ describe("OpenID4VP presentations of the wallet credential", () => {
     expect(await outcome(apiB, after.presentationId)).toMatchObject({ status: "refused", refusal: "suspended", disclosed: null });
   });
 
+  it("the verified country is disclosable only when the issuing organization's policy says so", async () => {
+    const holder = await newHolder();
+    const off = await credentialFromA(holder);
+    const denied = await requestOf(apiB, { claims: ["country"] });
+    expect((await present(await resolveRequest(url, denied.requestUri), holder, off.credential, { disclose: ["country"] })).status).toBe(
+      400,
+    );
+    expect(await outcome(apiB, denied.presentationId)).toMatchObject({ status: "refused", refusal: "claims_missing" });
+
+    const policy = await apiA.patch("/v1/admin/tenant/policy", { walletCredentialCountry: true });
+    expect(policy.status, policy.text).toBe(200);
+    expect(policy.body.walletCredentialCountry).toBe(true);
+    const on = await credentialFromA(holder);
+    const asked = await requestOf(apiB, { claims: ["country"] });
+    expect((await present(await resolveRequest(url, asked.requestUri), holder, on.credential)).status).toBe(200);
+    expect(await outcome(apiB, asked.presentationId)).toMatchObject({ status: "verified", disclosed: { country: "GH" } });
+    await apiA.patch("/v1/admin/tenant/policy", { walletCredentialCountry: false });
+  });
+
   it("a declined request sends nothing and cannot be answered afterwards", async () => {
     const holder = await newHolder();
     const { credential } = await credentialFromA(holder);

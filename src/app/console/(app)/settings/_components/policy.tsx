@@ -14,6 +14,7 @@ const FLAGS = [
   ["requirePhoneProofBeforeFreeCreate", "Require a verified phone before free create"],
   ["requireKycBeforeFreeCreate", "Require approved KYC before free create"],
   ["requireSecondApprovalToClearAml", "Four-eyes: a second member approves every AML clear"],
+  ["walletCredentialCountry", "Wallet credentials may disclose the verified country"],
 ] as const;
 
 /** The gates on free account creation and the four-eyes rule: each box saves on its own. */
@@ -33,7 +34,11 @@ export function Policy({ policy: saved_ }: { policy: Flags }) {
     },
   });
   return (
-    <Section title="Policy" id="policy-h" description="Gates on free account creation and the AML four-eyes rule.">
+    <Section
+      title="Policy"
+      id="policy-h"
+      description="Gates on free account creation, the AML four-eyes rule, and what wallet credentials may disclose."
+    >
       <ul className="space-y-3">
         {FLAGS.map(([flag, label]) => (
           <li key={flag}>

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "organizations" ADD COLUMN     "walletCredentialCountry" BOOLEAN NOT NULL DEFAULT false;
