@@ -8,6 +8,7 @@
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
  *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
  *                      side by side, at 8 and 32 writers
+ *   --only audit-verify  only build the audit chains and time their verification (old and new, against raw SHA-256)
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -30,6 +31,7 @@ const quick = flag("quick");
 const dir = option("dir") ? path.resolve(option("dir")!) : undefined;
 const label = option("label") ?? "run";
 const beforeDir = option("before") ? path.resolve(option("before")!) : undefined;
+const verifyOnly = option("only") === "audit-verify";
 
 const DURATION = quick ? 2 : 4;
 const WRITE_DURATION = quick ? 4 : 8;
@@ -64,6 +66,10 @@ async function main() {
     audit: {} as Report["audit"],
   };
   try {
+    if (verifyOnly) {
+      await auditPart();
+      return save();
+    }
     const org = await provisionOrganization(
       db,
       { name: "Bench Org", email: "bench@example.test", plan: "institutional" },
@@ -230,8 +236,10 @@ async function main() {
       { name: "Bench Plain", email: "plain@example.test" },
       { type: "system", label: "bench" },
     );
-    report.audit.appends = await appendsVersusInserts(db, chainOrg.organizationId, plainOrg.organizationId, APPENDS);
-    logAppends("appends (empty chain)", report.audit.appends);
+    if (!verifyOnly) {
+      report.audit.appends = await appendsVersusInserts(db, chainOrg.organizationId, plainOrg.organizationId, APPENDS);
+      logAppends("appends (empty chain)", report.audit.appends);
+    }
     report.audit.verify = {};
     for (const [scale, n] of [
       ["1x", AUDIT_1X],
@@ -248,7 +256,7 @@ async function main() {
       const v = await verifyVersusRawSha(db, o.organizationId, n);
       report.audit.verify[scale] = v;
       logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
-      if (scale === "100x") {
+      if (scale === "100x" && !verifyOnly) {
         const other = await provisionOrganization(
           db,
           { name: "Bench Plain 2", email: "plain2@example.test" },
@@ -259,13 +267,17 @@ async function main() {
       }
     }
   }
-  report.durationSec = Math.round((Date.now() - started) / 1000);
-  printReport(report);
-  const out = path.join(import.meta.dirname, "results", `${label}-${report.startedAt.replace(/[:.]/g, "-")}.json`);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
-  if (!flag("no-others")) runOtherBenches();
+  save();
+
+  function save() {
+    report.durationSec = Math.round((Date.now() - started) / 1000);
+    printReport(report);
+    const out = path.join(import.meta.dirname, "results", `${label}-${report.startedAt.replace(/[:.]/g, "-")}.json`);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
+    if (!flag("no-others") && !verifyOnly) runOtherBenches();
+  }
 }
 
 /** Averages runs of equal length (rps weighted by run, round trips by request). */
@@ -292,7 +304,7 @@ const logAppends = (what: string, r: AppendResult) =>
   );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 function machine() {

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
+import Cursor from "pg-cursor";
 import { sha256Hex } from "../../src/server/crypto/hash";
 import { jcs } from "../../src/server/crypto/jcs";
-import type { Db } from "../../src/server/db/client";
+import { type Db, withPgSession } from "../../src/server/db/client";
 import { appendAudit, entryCanonical, entryHash, GENESIS_HASH, type HashFields } from "../../src/server/services/audit/chain";
 import { appendAuditGrouped } from "../../src/server/services/audit/group-commit";
-import { verifyChain } from "../../src/server/services/audit/verify";
+import { ChainChecker, ENTRY_COLUMNS, type EntryRow, type VerifyResult, verifyChain } from "../../src/server/services/audit/verify";
 
 const now = () => performance.now();
 
@@ -152,6 +153,10 @@ export type VerifyBench = {
   entries: number;
   verifySec: number;
   valid: boolean;
+  /** verifyChainBaseline (the verification before the database wrote the hashed text): seconds, and whether its answer equals verifyChain's. */
+  baselineSec: number;
+  baselineRatio: number;
+  baselineAgrees: boolean;
   /** SHA-256 alone over the exact bytes the verifier hashes (each entry's JCS text), in memory, one-shot per entry. */
   rawShaSec: number;
   /** The same with a Hash object per entry (createHash), the baseline of the earlier figures. */
@@ -162,8 +167,14 @@ export type VerifyBench = {
   usPerEntry: number;
 };
 
-/** Times verifyChain over the organization's chain against raw SHA-256 of the same bytes. */
+/**
+ * Times verifyChain over the organization's chain against raw SHA-256 of the same bytes, and the
+ * verification before this one (verifyChainBaseline) in the same run.
+ */
 export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Promise<VerifyBench> {
+  const b0 = now();
+  const baseline = await verifyChainBaseline(orgId);
+  const baselineSec = (now() - b0) / 1000;
   const t0 = now();
   const result = await verifyChain(db, orgId);
   const verifySec = (now() - t0) / 1000;
@@ -202,12 +213,57 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Prom
     entries: result.entries,
     verifySec: round(verifySec),
     valid: result.valid,
+    baselineSec: round(baselineSec),
+    baselineRatio: round(rawShaSec / baselineSec),
+    baselineAgrees: JSON.stringify(baseline) === JSON.stringify(result),
     rawShaSec: round(rawShaSec),
     rawCreateHashSec: round(rawCreateHashSec),
     jcsShaSec: round(jcsShaSec),
     ratio: round(rawShaSec / verifySec),
     usPerEntry: round((verifySec * 1e6) / n),
   };
+}
+
+/**
+ * The verification as it was before PostgreSQL wrote the hashed text (PostgreSQL only): one
+ * cursor of the columns, each entry's text concatenated and hashed here. Kept so that one bench
+ * run measures the old and the new side by side.
+ */
+export async function verifyChainBaseline(orgId: string): Promise<VerifyResult> {
+  const result = await withPgSession(async (client) => {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    try {
+      const head = (await client.query<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_heads WHERE "orgId" = $1`, [orgId]))
+        .rows[0];
+      const checker = new ChainChecker(orgId);
+      const cursor = client.query(
+        new Cursor<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE "orgId" = $1 AND seq >= 1 ORDER BY seq`, [orgId], {
+          rowMode: "array",
+        }),
+      );
+      let failed: VerifyResult | null = null;
+      let next = cursor.read(5_000);
+      for (;;) {
+        const rows = await next;
+        if (rows.length === 0) break;
+        next = cursor.read(5_000);
+        failed = checker.check(rows);
+        if (failed) {
+          await next.catch(() => undefined);
+          break;
+        }
+      }
+      await cursor.close();
+      const stray = (
+        await client.query<{ id: string }>(`SELECT id::text FROM audit_entries WHERE "orgId" = $1 AND seq < 1 LIMIT 1`, [orgId])
+      ).rows[0];
+      return failed ?? checker.finish(head ?? null, stray?.id);
+    } finally {
+      await client.query("COMMIT");
+    }
+  });
+  if (!result) throw new Error("verifyChainBaseline needs PostgreSQL");
+  return result;
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,267 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { jcs } from "../../crypto/jcs";
+import { type Db, Prisma } from "../../db/client";
+import { createTestOrg } from "../../testing/harness";
+import { entryHash, GENESIS_HASH, type HashFields } from "./chain";
+import { ChainChecker, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
+
+// verifyChain has PostgreSQL write each entry's hashed text and reads a long chain as two halves on
+// two sessions. Its answer must be the column-by-column walk's (exactVerify below) for any entry
+// and any change to any column, wherever the halves meet.
+
+type Spec = Omit<HashFields, "orgId" | "seq" | "prevHash"> & { data: Record<string, unknown> };
+
+/**
+ * Text PostgreSQL stores and JSON.stringify can write: no NUL (text columns refuse it; jsonb refuses
+ * \u0000). Often the characters JSON escapes or that differ between encoders.
+ */
+const char = fc.oneof(
+  fc.constantFrom('"', "\\", "\n", "\t", "\b", "\f", "\r", "\u0001", "\u001f", "\u007f", "\u2028", "é", "😀", "/", "<"),
+  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+);
+const str = fc.string({ unit: char, maxLength: 12 }).filter((s) => !s.includes("\u0000"));
+const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.constantFrom(1e21, 0.1, -0, 1e-7, 2 ** 53, -1.5e-300, 123456789.125),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    str,
+    fc.array(tie("value"), { maxLength: 3 }),
+    fc.dictionary(str, tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+const spec: fc.Arbitrary<Spec> = fc.record({
+  actor: fc.oneof(str, fc.constant("system:test")),
+  action: fc.oneof(str, fc.constant("test.step")),
+  subjectType: fc.option(str),
+  subject: fc.option(str),
+  data: fc.dictionary(str, json, { maxKeys: 5 }),
+  createdAt: fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }).map((ms) => new Date(ms)),
+});
+
+const TAMPERS = [
+  "none",
+  "legacy data text",
+  "data",
+  "action",
+  "actor",
+  "subject",
+  "subjectType",
+  "createdAt",
+  "seq",
+  "prevHash",
+  "hash",
+  "delete",
+  "insert",
+] as const;
+type Tamper = (typeof TAMPERS)[number];
+
+/** Writes a chain for `orgId` (replacing its entries) as appendAudit would: data as its JCS text. */
+async function writeChain(db: Db, orgId: string, specs: Spec[]): Promise<{ id: string; hash: string }[]> {
+  await db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${orgId}::uuid`;
+  let prevHash = GENESIS_HASH;
+  const written: { id: string; hash: string }[] = [];
+  for (const [i, s] of specs.entries()) {
+    const fields: HashFields = { ...s, orgId, seq: i + 1, prevHash };
+    const hash = entryHash(fields);
+    const [row] = await db.$queryRaw<{ id: string }[]>`
+      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
+      VALUES (gen_random_uuid(), ${orgId}::uuid, ${i + 1}, ${s.actor}, ${s.action}, ${s.subjectType}, ${s.subject}, ${jcs(s.data)}::json,
+              ${s.createdAt.toISOString()}::timestamptz, ${prevHash}, ${hash})
+      RETURNING id::text`;
+    written.push({ id: row!.id, hash });
+    prevHash = hash;
+  }
+  await db.$executeRaw`
+    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, ${specs.length}, ${prevHash}, now())
+    ON CONFLICT ("orgId") DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash`;
+  return written;
+}
+
+/** The column-by-column walk (what the embedded database and exports use), in one snapshot. */
+function exactVerify(db: Db, orgId: string) {
+  return db.$transaction(
+    async (tx) => {
+      const head = await tx.auditHead.findUnique({ where: { orgId }, select: { seq: true, hash: true } });
+      const rows = await tx.$queryRaw<Record<string, unknown>[]>(
+        Prisma.sql`SELECT ${Prisma.raw(ENTRY_COLUMNS)} FROM audit_entries WHERE "orgId" = ${orgId}::uuid AND seq >= 1 ORDER BY seq`,
+      );
+      const checker = new ChainChecker(orgId);
+      const failed = checker.check(rows.map((r) => Object.values(r) as EntryRow));
+      if (failed) return failed;
+      const stray = await tx.auditEntry.findFirst({ where: { orgId, seq: { lt: 1 } }, select: { id: true } });
+      return checker.finish(head, stray?.id);
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
+}
+
+/** Changes entry `at` (whose columns are `current`) in one way; `other` supplies an inserted entry. */
+async function tamper(
+  db: Db,
+  orgId: string,
+  entries: { id: string; hash: string }[],
+  kind: Tamper,
+  at: number,
+  current: Spec,
+  other: Spec,
+) {
+  const id = entries[at]!.id;
+  const set = (column: string, value: unknown) =>
+    db.$executeRawUnsafe(`UPDATE audit_entries SET "${column}" = $1 WHERE id = $2::uuid`, value, id);
+  switch (kind) {
+    case "none":
+      return;
+    case "legacy data text": // as entries appended before data kept its JCS text: jsonb's text form
+      await db.$executeRaw`UPDATE audit_entries SET data = (data::jsonb)::json WHERE "orgId" = ${orgId}::uuid`;
+      return;
+    case "data":
+      await db.$executeRaw`UPDATE audit_entries SET data = ${jcs({ ...current.data, tampered: current.data.tampered === 1 ? 2 : 1 })}::json WHERE id = ${id}::uuid`;
+      return;
+    case "action":
+    case "actor":
+      await set(kind, `${current[kind]}!`);
+      return;
+    case "subject":
+    case "subjectType":
+      await set(kind, current[kind] === null ? "x" : null);
+      return;
+    case "createdAt":
+      await db.$executeRaw`UPDATE audit_entries SET "createdAt" = "createdAt" + interval '1 millisecond' WHERE id = ${id}::uuid`;
+      return;
+    case "seq":
+      await db.$executeRaw`UPDATE audit_entries SET seq = seq + 1000 WHERE id = ${id}::uuid`;
+      return;
+    case "prevHash":
+    case "hash": {
+      const [row] = await db.$queryRaw<{ v: string }[]>`SELECT ${Prisma.raw(`"${kind}"`)} AS v FROM audit_entries WHERE id = ${id}::uuid`;
+      await set(kind, `${row!.v.slice(0, -1)}${row!.v.endsWith("0") ? "1" : "0"}`);
+      return;
+    }
+    case "delete":
+      await db.$executeRaw`DELETE FROM audit_entries WHERE id = ${id}::uuid`;
+      return;
+    case "insert": {
+      // A well-formed entry after the last one, without moving the head.
+      const last = entries[entries.length - 1]!;
+      const fields: HashFields = { ...other, orgId, seq: entries.length + 1, prevHash: last.hash };
+      await db.$executeRaw`
+        INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
+        VALUES (gen_random_uuid(), ${orgId}::uuid, ${fields.seq}, ${other.actor}, ${other.action}, ${other.subjectType}, ${other.subject},
+                ${jcs(other.data)}::json, ${other.createdAt.toISOString()}::timestamptz, ${last.hash}, ${entryHash(fields)})`;
+      return;
+    }
+  }
+}
+
+describe("verifyChain from the database's hashed text, on one or two sessions", () => {
+  it("answers exactly as the column-by-column walk for any entries, any change to any column, any split", async () => {
+    const org = await createTestOrg();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(spec, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(...TAMPERS),
+        fc.nat(),
+        fc.nat(),
+        spec,
+        async (specs, kind, at, split, other) => {
+          const entries = await writeChain(org.db, org.orgId, specs);
+          await tamper(org.db, org.orgId, entries, kind, at % entries.length, specs[at % entries.length]!, other);
+          const exact = await exactVerify(org.db, org.orgId);
+          if (kind === "none" || kind === "legacy data text") expect(exact.valid).toBe(true);
+          else expect(exact.valid).toBe(false);
+          const checked = columnByColumnChecks();
+          expect(await verifyChain(org.db, org.orgId)).toEqual(exact);
+          // An intact chain of entries as appendAudit writes them hashes from the database's text alone.
+          if (kind === "none") expect(columnByColumnChecks()).toBe(checked);
+          // splitAt 1 and beyond the last seq read on one session; 2..n on two.
+          expect(await verifyOnPostgres(org.orgId, { splitAt: 1 + (split % (entries.length + 1)) })).toEqual(exact);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it("finds a break at the seam of the two sessions' halves, and none in an intact chain split anywhere", async () => {
+    const org = await createTestOrg();
+    const specs: Spec[] = Array.from({ length: 8 }, (_, i) => ({
+      actor: "system:test",
+      action: "test.step",
+      subjectType: "step",
+      subject: String(i),
+      data: { i },
+      createdAt: new Date(Date.UTC(2026, 0, 1) + i),
+    }));
+    let entries = await writeChain(org.db, org.orgId, specs);
+    for (let splitAt = 1; splitAt <= 9; splitAt++) {
+      expect(await verifyOnPostgres(org.orgId, { splitAt })).toEqual({ valid: true, entries: 8, headHash: entries[7]!.hash });
+    }
+    // The first entry of the second half deleted, changed or relinked: named as the walk names it.
+    for (const kind of ["delete", "prevHash", "hash", "data", "seq"] as const) {
+      entries = await writeChain(org.db, org.orgId, specs);
+      await tamper(org.db, org.orgId, entries, kind, 4, specs[4]!, specs[0]!);
+      const exact = await exactVerify(org.db, org.orgId);
+      expect(exact).toMatchObject({
+        valid: false,
+        firstInvalidEntryId: kind === "delete" || kind === "seq" ? entries[5]!.id : entries[4]!.id,
+      });
+      expect(await verifyOnPostgres(org.orgId, { splitAt: 5 })).toEqual(exact);
+      // ...and the last entry of the first half.
+      entries = await writeChain(org.db, org.orgId, specs);
+      await tamper(org.db, org.orgId, entries, kind, 3, specs[3]!, specs[0]!);
+      expect(await verifyOnPostgres(org.orgId, { splitAt: 5 })).toEqual(await exactVerify(org.db, org.orgId));
+    }
+  });
+
+  it("splits a long chain by default, and names a deleted entry at the seam as the walk does", async () => {
+    const org = await createTestOrg();
+    const n = 25_000; // past the length from which the chain is split by default
+    const specs: Spec[] = Array.from({ length: n }, (_, i) => ({
+      actor: "system:test",
+      action: "test.step",
+      subjectType: null,
+      subject: null,
+      data: { i, s: 'é"\\\n' },
+      createdAt: new Date(Date.UTC(2026, 0, 1) + i),
+    }));
+    await writeChainFast(org.db, org.orgId, specs);
+    const checked = columnByColumnChecks();
+    const result = await verifyChain(org.db, org.orgId);
+    expect(columnByColumnChecks()).toBe(checked);
+    expect(result).toEqual(await exactVerify(org.db, org.orgId));
+    expect(result).toMatchObject({ valid: true, entries: n });
+    // The second half starts at seq n/2 + 1.
+    await org.db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${org.orgId}::uuid AND seq = ${n / 2 + 1}`;
+    const broken = await verifyChain(org.db, org.orgId);
+    expect(broken).toEqual(await exactVerify(org.db, org.orgId));
+    expect(broken).toMatchObject({ valid: false, entries: n / 2, reason: `entry ${n / 2 + 1} is missing before this entry` });
+  });
+});
+
+/** writeChain in a few statements, for long chains. */
+async function writeChainFast(db: Db, orgId: string, specs: Spec[]) {
+  await db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${orgId}::uuid`;
+  let prevHash = GENESIS_HASH;
+  for (let start = 0; start < specs.length; start += 5_000) {
+    const rows = specs.slice(start, start + 5_000).map((s, j) => {
+      const fields: HashFields = { ...s, orgId, seq: start + j + 1, prevHash };
+      const hash = entryHash(fields);
+      const row = [fields.seq, s.actor, s.action, jcs(s.data), s.createdAt.toISOString(), prevHash, hash];
+      prevHash = hash;
+      return row;
+    });
+    const col = (k: number) => rows.map((r) => r[k]);
+    await db.$executeRaw`
+      INSERT INTO audit_entries (id, "orgId", seq, actor, action, data, "createdAt", "prevHash", hash)
+      SELECT gen_random_uuid(), ${orgId}::uuid, seq, actor, action, data::json, at::timestamptz, prev, hash
+      FROM unnest(${col(0)}::int[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::text[], ${col(5)}::text[], ${col(6)}::text[])
+        AS t(seq, actor, action, data, at, prev, hash)`;
+  }
+  await db.$executeRaw`
+    INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, ${specs.length}, ${prevHash}, now())
+    ON CONFLICT ("orgId") DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash`;
+}
