@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, Prisma } from "../db/client";
 import { openUnder, sealUnder } from "./data-key-box";
 import { open, seal } from "./secret-box";
 
@@ -16,13 +16,20 @@ const PREFIX = "p1";
 
 /** The person's data key, made on first use; null once the person has been erased. */
 export async function personKey(db: DbOrTx, person: { id: string; orgId: string }): Promise<Buffer | null> {
-  await db.$executeRaw`
+  // One round trip: a new key is written, or the no-op update answers the key already there
+  // (ON CONFLICT DO NOTHING would answer no row for it).
+  const rows = await db.$queryRaw<{ keySealed: string | null }[]>`
     INSERT INTO person_keys ("personId", "orgId", "keySealed")
     VALUES (${person.id}::uuid, ${person.orgId}::uuid, ${seal(randomBytes(32).toString("base64"))})
-    ON CONFLICT ("personId") DO NOTHING`;
-  const row = await db.personKey.findUnique({ where: { personId: person.id }, select: { keySealed: true } });
-  return row?.keySealed ? openKey(row.keySealed) : null;
+    ON CONFLICT ("personId") DO UPDATE SET "personId" = person_keys."personId"
+    RETURNING "keySealed"`;
+  const keySealed = rows[0]?.keySealed;
+  return keySealed ? openKey(keySealed) : null;
 }
+
+/** The statement that writes a new person's data key (made by the caller), for a write that commits with the person. */
+export const personKeyInsertSql = (person: { id: string; orgId: string }, key: Buffer) =>
+  Prisma.sql`INSERT INTO person_keys ("personId", "orgId", "keySealed") VALUES (${person.id}::uuid, ${person.orgId}::uuid, ${seal(key.toString("base64"))})`;
 
 /** A sealed data key as `person_keys.keySealed` holds it, opened. */
 export function openKey(keySealed: string): Buffer {

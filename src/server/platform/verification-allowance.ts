@@ -32,13 +32,26 @@ async function ensureMonthRow(db: DbOrTx, orgId: string, month: Date) {
 /** Takes one verification; `included` null = no monthly cap (counted only). */
 export async function takeVerification(db: DbOrTx, orgId: string, included: number | null, now: Date): Promise<AllowanceTake> {
   const month = startOfUtcMonth(now);
-  await ensureMonthRow(db, orgId, month);
-  const rows = await db.$queryRaw<{ count: number }[]>`
-    UPDATE usage_days SET count = count + 1
-     WHERE bucket = ${bucketOf(orgId)} AND day = ${month}::date
-       AND (${included}::int IS NULL OR count < ${included}::int)
-    RETURNING count`;
-  if (rows[0]) return { taken: true, used: Number(rows[0].count) };
+  // One round trip once the month's row exists: the take, and whether the row was there at all
+  // (the scalar subquery reads the statement's snapshot, before the update).
+  const take = async () => {
+    const [row] = await db.$queryRaw<{ taken: number | null; present: boolean }[]>`
+      WITH took AS (
+        UPDATE usage_days SET count = count + 1
+         WHERE bucket = ${bucketOf(orgId)} AND day = ${month}::date
+           AND (${included}::int IS NULL OR count < ${included}::int)
+        RETURNING count)
+      SELECT (SELECT count FROM took) AS taken,
+             EXISTS (SELECT 1 FROM usage_days WHERE bucket = ${bucketOf(orgId)} AND day = ${month}::date) AS present`;
+    return row!;
+  };
+  let row = await take();
+  if (row.taken === null && !row.present) {
+    // The month's first verification: make the row, then take.
+    await ensureMonthRow(db, orgId, month);
+    row = await take();
+  }
+  if (row.taken !== null) return { taken: true, used: Number(row.taken) };
   return { taken: false, used: await verificationsUsed(db, orgId, now), resetAt: startOfNextUtcMonth(now) };
 }
 

@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db/client";
 import { recoverPendingCreates } from "@/server/services/accounts";
@@ -6,6 +5,7 @@ import { verifyChain } from "@/server/services/audit";
 import { approvedPersonWithToken, walletKey } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { type Instance, startInstance, stopInstance, within } from "@/server/testing/instance";
+import { countRoundTrips } from "@/server/testing/round-trips";
 
 // Free create reserves a pending account, calls the chain with no lock held, then commits. These
 // tests crash a real instance in between (and under a burst), then let recovery settle what was
@@ -140,18 +140,9 @@ describe("free create: the chain call and the final commit", () => {
     const create = (i: number) =>
       api.post("/v1/accounts/free", { ownerPublicKey: walletKey().publicKey }, { headers: { "idempotency-key": `rt-${Date.now()}-${i}` } });
     expect((await create(0)).status).toBe(201); // warm: the key cache, the chain head
-    const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
-    const original = pg.Client.prototype.query;
-    let count = 0;
-    pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
-      count++;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
-    try {
+    const { count } = await countRoundTrips(async () => {
       for (let i = 1; i <= 5; i++) expect((await create(i)).status).toBe(201);
-    } finally {
-      pg.Client.prototype.query = original;
-    }
+    });
     expect(count, "the counter saw the statements").toBeGreaterThanOrEqual(5 * 4);
     expect(count / 5).toBeLessThanOrEqual(8);
   });

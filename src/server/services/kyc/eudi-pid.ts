@@ -1,7 +1,8 @@
 import type { Jwk } from "@openid4vc/oauth2";
 import { publicUrl } from "@/env";
 import { randomToken } from "../../crypto/hash";
-import type { Tx } from "../../db/client";
+import { Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { EUDI_PID_VCT, pidTrustList } from "../../providers/kyc";
 import type { KycReview } from "../../providers/kyc/types";
 import { ensureSandboxLists } from "../screening";
@@ -38,28 +39,21 @@ const LABELS: Record<(typeof PID_CLAIMS)[number], { label: string; description: 
 };
 
 /**
- * The presentation request of a new `eudi_wallet` KYC session, in the caller's transaction (the
- * one that creates the session): its id is the session's applicant id, so the hosted consent page
+ * The statement that writes the presentation request of a new `eudi_wallet` KYC session, committed
+ * with the session: its id is the session's applicant id, so the hosted consent page
  * `/wallet/present/{id}` is the session's verification URL.
  */
-export async function createPidPresentation(
-  tx: Tx,
-  input: { id: string; orgId: string; kycSessionId: string; expiresAt: Date; now: Date },
-): Promise<void> {
+export function pidPresentationInsertSql(input: {
+  id: string;
+  orgId: string;
+  kycSessionId: string;
+  expiresAt: Date;
+  now: Date;
+}): Prisma.Sql {
   const claims = [...PID_CLAIMS];
-  await tx.walletPresentation.create({
-    data: {
-      id: input.id,
-      orgId: input.orgId,
-      kind: "kyc_pid",
-      dcqlQuery: dcqlQueryFor(EUDI_PID_VCT, claims, PID_QUERY_ID),
-      claims,
-      kycSessionId: input.kycSessionId,
-      nonce: randomToken(24),
-      expiresAt: input.expiresAt,
-      createdAt: input.now,
-    },
-  });
+  return Prisma.sql`INSERT INTO wallet_presentations (id, "orgId", kind, "dcqlQuery", claims, "kycSessionId", nonce, "expiresAt", "createdAt")
+    VALUES (${input.id}::uuid, ${input.orgId}::uuid, 'kyc_pid', ${JSON.stringify(dcqlQueryFor(EUDI_PID_VCT, claims, PID_QUERY_ID))}::jsonb,
+      ${claims}::text[], ${input.kycSessionId}::uuid, ${randomToken(24)}, ${utcTimestamp(input.expiresAt)}, ${utcTimestamp(input.now)})`;
 }
 
 const text = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);

@@ -1,22 +1,23 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { openPersonal, personKey, sealWithKey } from "../../crypto/person-box";
+import { openPersonal, personKey, personKeyInsertSql, sealWithKey } from "../../crypto/person-box";
 import { providerReferenceHash, sessionsWithReference } from "../../crypto/provider-reference";
-import type { Db } from "../../db/client";
+import { type Db, Prisma } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { AppError, conflict, notFound, rateLimited } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { PLANS } from "../../platform/plans";
-import { hitWindow } from "../../platform/rate-limit";
+import { hitWindows } from "../../platform/rate-limit";
 import { giveBackVerification, takeVerification } from "../../platform/verification-allowance";
 import { isKycProviderConfigured, withFailover, withProvider } from "../../providers/kyc";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "../../providers/kyc/sandbox";
 import type { KycProvider, ProviderName } from "../../providers/kyc/types";
-import { appendAudit } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { liveCreateToken } from "./create-tokens";
-import { createPidPresentation } from "./eudi-pid";
+import { pidPresentationInsertSql } from "./eudi-pid";
 import type { KycStartInput } from "./kyc.schema";
 import { applyKycReview, handleProviderCallback } from "./review";
 import { createRefusedForDuplicate } from "./unique-person";
@@ -46,10 +47,13 @@ export function honouredRedirect(raw: string | undefined): string | null {
 
 async function spendStartBudget(ctx: ServiceContext) {
   const { perOrg, perIp, windowSec } = KYC_START_BUDGET;
-  const org = await hitWindow(ctx.db, `kyc-start:org:${ctx.org.id}`, perOrg, windowSec);
-  if (org.exceeded) throw rateLimited(org.resetSec, "The organization's KYC-start budget for this hour is spent.");
-  const ip = await hitWindow(ctx.db, `kyc-start:ip:${ctx.org.id}:${ctx.clientIp}`, perIp, windowSec);
-  if (ip.exceeded) throw rateLimited(ip.resetSec, "Too many KYC starts from this address; retry later.");
+  // Both windows in one round trip; a start refused by one still counts in the other.
+  const [org, ip] = await hitWindows(ctx.db, [
+    { bucket: `kyc-start:org:${ctx.org.id}`, limit: perOrg, windowSec },
+    { bucket: `kyc-start:ip:${ctx.org.id}:${ctx.clientIp}`, limit: perIp, windowSec },
+  ]);
+  if (org!.exceeded) throw rateLimited(org!.resetSec, "The organization's KYC-start budget for this hour is spent.");
+  if (ip!.exceeded) throw rateLimited(ip!.resetSec, "Too many KYC starts from this address; retry later.");
 }
 
 /**
@@ -131,51 +135,61 @@ async function startWithProvider(
     : await withFailover("kyc.start", start);
 
   const personDid = personDidOf(issuerDid(), personId);
-  await ctx.db.$transaction(async (tx) => {
-    const data = { kycStatus: "pending" as const, kycLevel: level, kycProvider: provider };
-    if (!person) await tx.person.create({ data: { id: personId, orgId: ctx.org.id, ...data } });
-    // The provider's reference, the hosted link and the client address are sealed under the
-    // person's key (docs/data-protection.md); the reference's keyed hash is how callbacks find it.
-    const key = await personKey(tx, { id: personId, orgId: ctx.org.id });
-    const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
-    await tx.person.update({ where: { id: personId }, data: { ...data, providerApplicantId: seal(started.applicantId) } });
-    const session = await tx.kycSession.create({
-      data: {
-        orgId: ctx.org.id,
-        personId,
-        accountId: account?.id ?? null,
-        provider,
-        level,
-        providerSessionId: seal(started.applicantId),
-        providerSessionIdHash: key ? providerReferenceHash(provider, started.applicantId) : null,
-        // Never read back: the tenant is answered with the provider's own link below.
-        verificationUrl: seal(started.verificationUrl) ?? "",
-        redirectUrl,
-        status: "pending",
-        // Only ever shown (the person's access export), never looked up: sealed under their key.
-        clientIp: seal(ctx.clientIp),
-        expiresAt: started.expiresAt,
-      },
-    });
-    // The EU wallet's session is a presentation request for the person's PID, answered at /oid4vp/responses/{applicantId}.
-    if (provider === "eudi_wallet")
-      await createPidPresentation(tx, {
+  const now = ctx.now();
+  const at = utcTimestamp(now);
+  // The provider's reference, the hosted link and the client address are sealed under the
+  // person's key (docs/data-protection.md); the reference's keyed hash is how callbacks find it.
+  // A new person's key is made here and written with them; a known person's is read (or made) first.
+  const fresh = person ? null : randomBytes(32);
+  const key = fresh ?? (await personKey(ctx.db, { id: personId, orgId: ctx.org.id }));
+  const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
+  const sessionId = randomUUID();
+  const writes: GroupedWrite[] = [
+    fresh
+      ? {
+          sql: Prisma.sql`INSERT INTO people (id, "orgId", "kycStatus", "kycLevel", "kycProvider", "providerApplicantId", "createdAt", "updatedAt")
+                          VALUES (${personId}::uuid, ${ctx.org.id}::uuid, 'pending', ${level}, ${provider}, ${seal(started.applicantId)}, ${at}, ${at})`,
+          rows: 1,
+        }
+      : {
+          sql: Prisma.sql`UPDATE people SET "kycStatus" = 'pending', "kycLevel" = ${level}, "kycProvider" = ${provider},
+                            "providerApplicantId" = ${seal(started.applicantId)}, "updatedAt" = ${at}
+                          WHERE id = ${personId}::uuid AND "orgId" = ${ctx.org.id}::uuid`,
+          rows: 1,
+        },
+    ...(fresh ? [{ sql: personKeyInsertSql({ id: personId, orgId: ctx.org.id }, fresh), rows: 1 }] : []),
+    {
+      sql: Prisma.sql`INSERT INTO kyc_sessions (id, "orgId", "personId", "accountId", provider, level, "providerSessionId", "providerSessionIdHash",
+                        "verificationUrl", "redirectUrl", status, "clientIp", "expiresAt", "createdAt", "updatedAt")
+                      VALUES (${sessionId}::uuid, ${ctx.org.id}::uuid, ${personId}::uuid, ${account?.id ?? null}::uuid, ${provider}, ${level},
+                        ${seal(started.applicantId)}, ${key ? providerReferenceHash(provider, started.applicantId) : null},
+                        ${seal(started.verificationUrl) ?? ""}, ${redirectUrl}, 'pending', ${seal(ctx.clientIp)},
+                        ${utcTimestamp(started.expiresAt)}, ${at}, ${at})`,
+      rows: 1,
+    },
+  ];
+  // The EU wallet's session is a presentation request for the person's PID, answered at /oid4vp/responses/{applicantId}.
+  if (provider === "eudi_wallet")
+    writes.push({
+      sql: pidPresentationInsertSql({
         id: started.applicantId,
         orgId: ctx.org.id,
-        kycSessionId: session.id,
+        kycSessionId: sessionId,
         expiresAt: started.expiresAt,
-        now: ctx.now(),
-      });
-    await appendAudit(
-      tx,
-      { orgId: ctx.org.id, actor: ctx.actor },
-      {
-        action: "kyc.started",
-        subjectType: "person",
-        subject: personDid,
-        data: { provider, level, sessionId: session.id, accountDid: account?.did ?? null, personFirst: !account },
-      },
-    );
+        now,
+      }),
+      rows: 1,
+    });
+  // One statement: the person, their key, the session and the audit entry commit together or not at all.
+  await appendAuditGrouped(ctx.db, ctx.org.id, {
+    actor: ctx.actor,
+    input: {
+      action: "kyc.started",
+      subjectType: "person",
+      subject: personDid,
+      data: { provider, level, sessionId, accountDid: account?.did ?? null, personFirst: !account },
+    },
+    writes,
   });
   return {
     personDid,
