@@ -4,11 +4,14 @@
  * list size is visible; then matching quality on the sample of OFAC's real SDN list
  * (tests/fixtures/ofac-sdn/, docs/screening.md § Quality on a real list): recall and
  * false-positive rate per kind of variant. Runs on a throwaway PostgreSQL database (found as the
- * tests find one) and drops it at the end. Flags: --screens N (default 300), --quality-only.
+ * tests find one) and drops it at the end. Flags: --screens N (default 300), --quality-only,
+ * --no-monitoring (skip the ongoing-screening bench run afterwards), --json FILE (also write the
+ * figures there, e.g. bench/results/screening-<label>-<time>.json, to compare two runs).
  */
 
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { throwawayDatabase } from "./lib/db";
@@ -18,6 +21,14 @@ const argv = process.argv.slice(2);
 const screensArg = argv.indexOf("--screens");
 const SCREENS = screensArg >= 0 ? Number(argv[screensArg + 1]) : 300;
 const QUALITY_ONLY = argv.includes("--quality-only");
+const NO_MONITORING = argv.includes("--no-monitoring");
+const jsonArg = argv.indexOf("--json");
+const JSON_FILE = jsonArg >= 0 ? argv[jsonArg + 1] : undefined;
+/** What --json writes: the timing rows and the quality figures of this run. */
+const report: Record<string, unknown> = {
+  startedAt: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "", node: process.version },
+};
 const SIZES = [5_000, 50_000];
 
 function syntheticList(size: number, seed: number): { text: string; names: string[] } {
@@ -74,6 +85,13 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
     `recall ${result.recall.toFixed(4)} (minimum ${minRecall}), false-positive rate ${result.falsePositiveRate.toFixed(4)} (maximum ${maxFp})`,
   );
   if (result.wrong.length) console.log(`wrong: ${result.wrong.map((x) => `#${x.id} ${x.kind}`).join(", ")}`);
+  report.quality = {
+    pairs: pairs.length,
+    recall: result.recall,
+    falsePositiveRate: result.falsePositiveRate,
+    byKind: result.byKind,
+    wrong: result.wrong,
+  };
   // What retrieval hands to scoring now that nothing is cut: candidates and time per screen.
   const counts: number[] = [];
   const times: number[] = [];
@@ -85,6 +103,14 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
   }
   counts.sort((a, b) => a - b);
   times.sort((a, b) => a - b);
+  report.ofacScreens = {
+    screens: times.length,
+    candidatesMedian: percentile(counts, 50),
+    candidatesP95: percentile(counts, 95),
+    candidatesMax: counts.at(-1),
+    medianMs: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+  };
   console.log(
     `candidates scored per screen: median ${percentile(counts, 50)}, p95 ${percentile(counts, 95)}, max ${counts.at(-1)}; ` +
       `findMatches median ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms`,
@@ -108,6 +134,8 @@ async function main() {
     await ensureSandboxLists(db); // the fixtures load first, as in a sandbox, so the timed screens never include that
     const orgId = randomUUID();
     const rows: string[][] = [];
+    const timings: Record<string, number>[] = [];
+    report.screenPerson = timings;
     for (const size of QUALITY_ONLY ? [] : SIZES) {
       const list = syntheticList(size, 7);
       const t0 = performance.now();
@@ -137,6 +165,15 @@ async function main() {
         if (out.matches.length) hits++;
       }
       times.sort((a, b) => a - b);
+      timings.push({
+        size,
+        entries: imported.entryCount,
+        importMs,
+        screens: times.length,
+        medianMs: percentile(times, 50),
+        p95Ms: percentile(times, 95),
+        hits,
+      });
       rows.push([
         size.toLocaleString("en"),
         String(imported.entryCount),
@@ -157,6 +194,7 @@ async function main() {
     }
     await ofacQuality(db);
     await disconnectDb();
+    if (JSON_FILE) fs.writeFileSync(JSON_FILE, `${JSON.stringify(report, null, 2)}\n`);
   } finally {
     await drop();
   }
@@ -165,7 +203,7 @@ async function main() {
 main().then(
   () => {
     // Ongoing screening: 100,000 approved people against a list change of 1,000 entries (its own database).
-    if (!QUALITY_ONLY)
+    if (!QUALITY_ONLY && !NO_MONITORING)
       process.exit(spawnSync(process.execPath, ["--import", "tsx", "bench/screening-monitoring.ts"], { stdio: "inherit" }).status ?? 1);
     process.exit(0);
   },

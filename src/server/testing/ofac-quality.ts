@@ -31,8 +31,18 @@ export const POSITIVE_KINDS = [
   "typo-first-letter",
   "birth-year-1-off",
   "weak-alias",
+  "weak-alias-transliterated",
+  "weak-alias-typo",
+  "weak-alias-reordered",
 ] as const;
-export const NEGATIVE_KINDS = ["patronymic-as-surname", "same-first-and-patronymic", "skeleton-neighbour", "other-person"] as const;
+export const NEGATIVE_KINDS = [
+  "patronymic-as-surname",
+  "same-first-and-patronymic",
+  "skeleton-neighbour",
+  "other-person",
+  "weak-alias-other-kunya",
+  "weak-alias-word-in-other-name",
+] as const;
 export type PairKind = (typeof POSITIVE_KINDS)[number] | (typeof NEGATIVE_KINDS)[number];
 export type LabelledPair = { id: number; kind: PairKind; query: { name: string; birthDate?: string }; entryId: string; match: boolean };
 
@@ -89,6 +99,15 @@ const SPELLINGS: [RegExp, string][] = [
   [/ks/, "x"],
 ];
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+/** Weak aliases are kunyas and short names: also Abu/Abou, a doubled letter written once, a final -ah/-a. */
+const ALIAS_SPELLINGS: [RegExp, string][] = [
+  ...SPELLINGS,
+  [/^abu$/, "abou"],
+  [/^abou$/, "abu"],
+  [/(.)\1/, "$1"],
+  [/ah$/, "a"],
+  [/(?<=[^aeiouh])a$/, "ah"],
+];
 
 /** Generates the labelled pairs from the sample's entries; the same entries always give the same pairs. */
 export function generatePairs(entries: readonly ParsedEntry[], seed = SEED): LabelledPair[] {
@@ -268,6 +287,90 @@ export function generatePairs(entries: readonly ParsedEntry[], seed = SEED): Lab
       for (let tries = 0; tries < 20; tries++) {
         const other = pick(people).surname.join(" ").toLowerCase();
         if (jaroWinkler(other, own) < 0.8) return { name: titleCase(`${given[0]} ${other}`) };
+      }
+      return null;
+    },
+    false,
+  );
+
+  // Weak aliases written another way (generated last, so the pairs above stay as they were).
+  const weakOf = (e: ParsedEntry): string[][] => {
+    const known = new Set([e.name, ...e.aliases].map((n) => nameTokens(n).join(" ")));
+    return (e.weakAliases ?? [])
+      .map((w) => nameTokens(w))
+      .filter((t) => t.length > 0 && !known.has(t.join(" ")) && t.every((x) => /^[a-z]+$/.test(x)));
+  };
+  each("weak-alias-transliterated", ({ e }) => {
+    const weak = weakOf(e);
+    if (!weak.length) return null;
+    const tokens = pick(weak);
+    for (const i of shuffled(tokens.map((_, k) => k))) {
+      for (const [re, to] of shuffled(ALIAS_SPELLINGS)) {
+        const t = tokens[i]!;
+        if (t.length < 3 || !re.test(t)) continue;
+        const changed = t.replace(re, to);
+        if (changed === t || changed.length < 2) continue;
+        return { name: titleCase(tokens.map((x, k) => (k === i ? changed : x)).join(" ")), birthDate: dob(e) };
+      }
+    }
+    return null;
+  });
+  each("weak-alias-typo", ({ e }) => {
+    const weak = weakOf(e);
+    if (!weak.length) return null;
+    const t = editToken(pick(weak), false);
+    return t ? { name: titleCase(t.join(" ")), birthDate: dob(e) } : null;
+  });
+  each("weak-alias-reordered", ({ e }) => {
+    const weak = weakOf(e).filter((t) => t.length >= 2);
+    if (!weak.length) return null;
+    const t = pick(weak);
+    const order = shuffled(t.map((_, k) => k));
+    if (order.every((k, i) => k === i)) order.reverse();
+    return { name: titleCase(order.map((k) => t[k]).join(" ")), birthDate: dob(e) };
+  });
+  // A different kunya: Abu X against Abu Y, where Y is another listed kunya's name that looks like X
+  // (Jaro-Winkler 0.75 or more) but is neither the same consonant shape nor one letter away from it.
+  const kunyaNames = [
+    ...new Set(people.flatMap((p) => weakOf(p.e).flatMap((t) => (t.length === 2 && t[0] === "abu" && t[1]!.length >= 3 ? [t[1]!] : [])))),
+  ].sort();
+  const shape = (t: string) => t.replace(/(.)\1+/g, "$1").replace(/[aeiouy]+/g, "_");
+  const oneApart = (a: string, b: string) => {
+    if (Math.abs(a.length - b.length) > 1) return false;
+    const [s, t] = a.length <= b.length ? [a, b] : [b, a];
+    let i = 0;
+    while (i < s.length && s[i] === t[i]) i++;
+    if (s.length === t.length)
+      return s.slice(i + 1) === t.slice(i + 1) || (s[i] === t[i + 1] && s[i + 1] === t[i] && s.slice(i + 2) === t.slice(i + 2));
+    return s.slice(i) === t.slice(i + 1);
+  };
+  each(
+    "weak-alias-other-kunya",
+    ({ e }) => {
+      const kunyas = weakOf(e).filter((t) => t.length === 2 && t[0] === "abu" && t[1]!.length >= 3);
+      if (!kunyas.length) return null;
+      const x = pick(kunyas)[1]!;
+      // Not a spelling of any word of the entry's own weak aliases (Abu Solayman for Abu Sulaiyman).
+      const own = weakOf(e).flat();
+      const near = kunyaNames.filter(
+        (y) => jaroWinkler(x, y) >= 0.75 && own.every((w) => w !== y && shape(w) !== shape(y) && !oneApart(w, y)),
+      );
+      return near.length ? { name: titleCase(`abu ${pick(near)}`) } : null;
+    },
+    false,
+  );
+  // A weak alias that is one common word or first name (Hamza, Chepe) as the first name of an
+  // unrelated person: the surname of another listed person.
+  each(
+    "weak-alias-word-in-other-name",
+    ({ e, surname }) => {
+      const single = weakOf(e).filter((t) => t.length === 1 && t[0]!.length >= 3);
+      if (!single.length) return null;
+      const word = pick(single)[0]!;
+      const own = surname.join(" ").toLowerCase();
+      for (let tries = 0; tries < 20; tries++) {
+        const other = pick(people).surname.join(" ").toLowerCase();
+        if (jaroWinkler(other, own) < 0.8) return { name: titleCase(`${word} ${other}`) };
       }
       return null;
     },

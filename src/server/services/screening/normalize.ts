@@ -96,6 +96,27 @@ export function consonantShape(token: string): string {
   return token.replace(/(.)\1+/g, "$1").replace(/[aeiouy]+/g, "_");
 }
 
+/**
+ * The consonant shape of a token after the spelling choices of transliteration that keep a
+ * retrieval key in common (Double Metaphone or skeleton): ph/f, q/k, c/k before a, o, u, w/v,
+ * ks/x, sch/sh, and a final h after a vowel (Hamzah / Hamza); vowels and doubled letters are
+ * already one mark in the shape (Abou / Abu, Muhamad / Muhammad, Yusif / Yusuf). kh/h and dj/j are
+ * left out: "halid" shares no key with "khalid", so retrieval would not find what this accepted.
+ * Weak aliases of one word match through it (docs/screening.md § Scoring).
+ */
+export function transliterationShape(token: string): string {
+  return consonantShape(
+    token
+      .replace(/sch/g, "sh")
+      .replace(/ph/g, "f")
+      .replace(/ks/g, "x")
+      .replace(/q/g, "k")
+      .replace(/c(?=[aou]|$)/g, "k")
+      .replace(/w/g, "v")
+      .replace(/(?<=[aeiouy])h$/, ""),
+  );
+}
+
 /** A token written without vowels (Arabic or Hebrew script transliterated: "mhmd"). */
 export const isVowelless = (token: string): boolean => token.length >= 2 && !/[aeiouy]/.test(token);
 
@@ -171,9 +192,10 @@ export function oneEditApart(a: string, b: string): boolean {
 
 /**
  * Weak aliases (OFAC's "a.k.a. 'ABU-'UMAR'" in Remarks, FtM `weakAlias`) are stored among an
- * entry's normalised names with this mark in front. They match only exactly: the query's tokens
- * must be the alias's tokens (any order), never a near spelling. Normalised names hold only
- * `[a-z0-9 ]`, so the mark cannot occur in a strong name.
+ * entry's normalised names with this mark in front. They match under a stricter bar than strong
+ * names (score.ts, docs/screening.md § Scoring): as many words as the alias, each one the alias's
+ * word in another transliteration or, in an alias of two words or more, one letter off.
+ * Normalised names hold only `[a-z0-9 ]`, so the mark cannot occur in a strong name.
  */
 export const WEAK_ALIAS_MARK = "=";
 export const weakAliasVariant = (normalized: string): string => `${WEAK_ALIAS_MARK}${normalized}`;

@@ -9,6 +9,7 @@ import {
   patronymicOfSurname,
   phoneticCodes,
   skeleton,
+  transliterationShape,
   variantTokens,
 } from "./normalize";
 
@@ -18,7 +19,7 @@ import {
  * and checked by the labelled sets (fixtures/screening/labelled-pairs.json and, from OFAC's real
  * list, tests/fixtures/ofac-sdn/labelled-pairs.json). Memoised token comparisons change no score.
  */
-export const SCORING_VERSION = "2026-11-25.1";
+export const SCORING_VERSION = "2026-11-27.1";
 /** A match is reported at or above this score. */
 export const MATCH_THRESHOLD = 0.86;
 
@@ -33,7 +34,7 @@ export type Candidate = { normalizedNames: string[]; birthDates: string[]; count
 export type Breakdown = {
   /** Which of the entry's names (0 = primary, then aliases) scored best, normalised. */
   matchedName: string;
-  /** Present (true) when the best name is a weak alias, matched only exactly (docs/screening.md § Scoring). */
+  /** Present (true) when the best name is a weak alias, matched under its stricter bar (docs/screening.md § Scoring). */
   weakAlias?: true;
   /** Token-aligned Jaro-Winkler similarity, 0–1. */
   jaroWinkler: number;
@@ -63,7 +64,16 @@ const CONTRADICTION = 0.05;
 
 const typo = (a: string, b: string) => Math.min(a.length, b.length) >= 3 && Math.max(a.length, b.length) >= 4 && oneEditApart(a, b);
 
-type Features = { shape: string; skeleton: string; codes: string[]; vowelless: boolean; patronymic: boolean; weight: number };
+type Features = {
+  shape: string;
+  /** The shape after transliteration choices (ph/f, q/k, w/v…), for weak aliases. */
+  spelling: string;
+  skeleton: string;
+  codes: string[];
+  vowelless: boolean;
+  patronymic: boolean;
+  weight: number;
+};
 type Cell = { s: number; alike: boolean };
 
 // A screen compares its few query tokens with the words of hundreds of candidates, and those words
@@ -80,6 +90,7 @@ function features(t: string): Features {
     const patronymic = isPatronymic(t);
     f = {
       shape: consonantShape(t),
+      spelling: transliterationShape(t),
       skeleton: skeleton(t),
       codes: phoneticCodes(t),
       vowelless: isVowelless(t),
@@ -265,12 +276,83 @@ function tokensOf(variant: string): string[] {
   return t;
 }
 
-/** The same tokens, in any order: how a weak alias matches. */
+/** The same tokens, in any order: a weak alias matched exactly. */
 function sameTokens(q: readonly string[], c: readonly string[]): boolean {
   if (q.length !== c.length || q.length === 0) return false;
   const a = [...q].sort();
   const b = [...c].sort();
   return a.every((t, i) => t === b[i]);
+}
+
+/** Every word of a weak alias matched otherwise than exactly is at least this similar to the query's. */
+const WEAK_TOKEN_SIMILARITY = 0.85;
+/** A one-word weak alias takes a one-letter slip only when both words are this long (not Karim / Karima). */
+const WEAK_SINGLE_TYPO_LENGTH = 6;
+/** A weak alias matched otherwise than exactly needs this name score (a strong name: the threshold, after birth date and country). */
+const WEAK_ALIAS_BAR = 0.9;
+
+/** Two words with a retrieval key in common: a Double Metaphone code, or a consonant skeleton of two letters or more. */
+const sharesKey = (fa: Features, fb: Features) =>
+  (fa.skeleton.length >= 2 && fa.skeleton === fb.skeleton) || fa.codes.some((x) => fb.codes.includes(x));
+
+/**
+ * A weak alias (a kunya, nickname or short form, docs/screening.md § Scoring) against the query,
+ * under a stricter bar than a strong name: the same number of words, aligned one to one (most
+ * similar pair first, as nameScore), each pair the same word, or two spelled-out words that are
+ * the same word in another transliteration (transliterationShape: Abou / Abu, Muhamad / Muhammad;
+ * Jaro-Winkler 0.85 or one letter apart, so Umar / Ammar is refused) or one letter apart (Umer /
+ * Umar), which a one-word alias takes only in words of 6 letters or more (Karim / Karima is
+ * another name); one aligned pair at least must share a retrieval key. Then the name score must
+ * reach 0.9. Null when the alias does not match.
+ */
+function weakAliasScore(q: readonly string[], c: readonly string[], comparer: TokenComparer) {
+  if (sameTokens(q, c)) return { jaroWinkler: 1, phonetic: 1, name: 1 };
+  const n = q.length;
+  if (n === 0 || n !== c.length) return null;
+  // Most aliases fail here, before any Jaro-Winkler: a word with no query word of its spelling or a letter away.
+  for (const b of c) {
+    const sb = features(b).spelling;
+    if (!q.some((a) => a === b || features(a).spelling === sb || oneEditApart(a, b))) return null;
+  }
+  const rows = c.map((t) => comparer.row(t));
+  const usedQ = new Uint8Array(n);
+  const usedC = new Uint8Array(n);
+  let keyed = false;
+  for (let step = 0; step < n; step++) {
+    let i = -1;
+    let j = -1;
+    let best = -1;
+    for (let x = 0; x < n; x++) {
+      if (usedQ[x]) continue;
+      for (let y = 0; y < n; y++) {
+        if (!usedC[y] && rows[y]![x]!.s > best) {
+          best = rows[y]![x]!.s;
+          i = x;
+          j = y;
+        }
+      }
+    }
+    usedQ[i] = 1;
+    usedC[j] = 1;
+    const a = q[i]!;
+    const b = c[j]!;
+    const fa = features(a);
+    const fb = features(b);
+    keyed ||= sharesKey(fa, fb);
+    if (a === b) continue;
+    if (a.length < 2 || b.length < 2) return null;
+    const slip = oneEditApart(a, b);
+    // Another transliteration: the same spelling shape, and alike (Umar / Ammar share a shape).
+    const spelled = fa.spelling === fb.spelling && (best >= WEAK_TOKEN_SIMILARITY || slip);
+    // One letter off: a word of an alias of two words or more (Umer / Umar), or one long word.
+    const typed = slip && (n >= 2 ? typo(a, b) : Math.min(a.length, b.length) >= WEAK_SINGLE_TYPO_LENGTH);
+    if (!spelled && !typed) return null;
+  }
+  // A screen finds candidates through retrieval keys (docs/screening.md § Retrieval): an alias
+  // sharing none with the query would never be scored there, so it matches nowhere.
+  if (!keyed) return null;
+  const s = nameScore(q, c, comparer);
+  return s.name >= WEAK_ALIAS_BAR ? s : null;
 }
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
@@ -289,9 +371,10 @@ export function scoreCandidate(query: Query, entry: Candidate, comparer: TokenCo
   for (const variant of entry.normalizedNames) {
     const tokens = tokensOf(variant);
     if (isWeakAliasVariant(variant)) {
-      // Weak alias: all or nothing, and a strong name scoring as high is preferred.
-      if (best.name < 1 && sameTokens(query.tokens, tokens))
-        best = { matchedName: tokens.join(" "), jaroWinkler: 1, phonetic: 1, name: 1, weak: true };
+      // Weak alias: its stricter bar or nothing, and a strong name scoring as high is preferred.
+      if (best.name >= 1) continue;
+      const w = weakAliasScore(query.tokens, tokens, comparer.query === query.tokens ? comparer : new TokenComparer(query.tokens));
+      if (w && w.name > best.name) best = { matchedName: tokens.join(" "), ...w, weak: true };
       continue;
     }
     const s = nameScore(query.tokens, tokens, comparer);
