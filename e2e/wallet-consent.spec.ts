@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
-import { type Tenant, walletTenant } from "./wallet-helpers";
+import { expect, test } from "@playwright/test";
+import { expectAccessible, shoot, type Tenant, walletTenant } from "./wallet-helpers";
 
 // The hosted consent page of a wallet presentation request as a person meets it: the tenant asks
 // for two claims with a purpose and sends the person the answer's consentPageUrl; the page says
@@ -10,17 +9,6 @@ import { type Tenant, walletTenant } from "./wallet-helpers";
 type Requested = { presentationId: string; status: string; requestUri: string; consentPageUrl: string };
 
 const PURPOSE = "To open a trading account you must be an adult verified person.";
-
-/** docs/screenshots/wallet-consent-<width>.png when SCREENSHOTS=1. */
-const shoot = async (page: Page, name: string) => {
-  if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
-};
-
-/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now. */
-async function expectAccessible(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
-}
 
 test.describe("hosted wallet consent page", () => {
   let tenant: Tenant;
@@ -121,7 +109,9 @@ test.describe("hosted wallet consent page", () => {
     ] as const) {
       await page.setViewportSize({ width, height });
       await page.goto(kyc.verificationUrl);
-      await expect(page.getByRole("heading", { level: 1, name: "Verify your identity with your EU digital identity wallet" })).toBeVisible();
+      await expect(
+        page.getByRole("heading", { level: 1, name: "Verify your identity with your EU digital identity wallet" }),
+      ).toBeVisible();
       for (const label of ["Family name", "Given name", "Date of birth", "Nationality"])
         await expect(page.getByRole("listitem").filter({ hasText: label }).first()).toBeVisible();
       await expect(page.getByRole("link", { name: "Open in wallet app" })).toHaveAttribute("href", /^openid4vp:\/\/\?client_id=/);

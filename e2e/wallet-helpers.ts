@@ -1,4 +1,5 @@
-import { type APIRequestContext, expect } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { type APIRequestContext, expect, type Page } from "@playwright/test";
 import { createOrg } from "./console-helpers";
 
 export type Tenant = { apiKey: string; auth: { authorization: string } };
@@ -19,4 +20,15 @@ export async function approvedPerson(request: APIRequestContext, tenant: Tenant)
   const status = await (await request.get(`/v1/kyc/status?personDid=${encodeURIComponent(personDid)}`, { headers: tenant.auth })).json();
   expect(status.status).toBe("approved");
   return { personDid };
+}
+
+/** docs/screenshots/<name>.png when SCREENSHOTS=1. */
+export const shoot = async (page: Page, name: string) => {
+  if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+};
+
+/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now. */
+export async function expectAccessible(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
 }

@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page, test } from "@playwright/test";
-import { approvedPerson, type Tenant, walletTenant } from "./wallet-helpers";
+import { expect, test } from "@playwright/test";
+import { approvedPerson, expectAccessible, shoot, type Tenant, walletTenant } from "./wallet-helpers";
 
 // The hosted credential offer page as a person meets it: the tenant asks for an offer, sends the
 // person the answer's offerPageUrl, and the page shows the offer as a QR code and a wallet link.
@@ -13,17 +12,6 @@ type Offered = {
 };
 
 const PRE_AUTHORIZED = "urn:ietf:params:oauth:grant-type:pre-authorized_code";
-
-/** docs/screenshots/wallet-offer-<width>.png when SCREENSHOTS=1. */
-const shoot = async (page: Page, name: string) => {
-  if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
-};
-
-/** No serious or critical WCAG 2.1 A/AA violation on the page as it is now. */
-async function expectAccessible(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
-}
 
 test.describe("hosted credential offer page", () => {
   let tenant: Tenant;

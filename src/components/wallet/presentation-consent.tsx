@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { QrCode } from "@/components/signup/qr-code";
+import { WalletAppLink } from "./wallet-app-link";
 
 type Status = "pending" | "verified" | "refused" | "declined" | "expired";
 type Claim = { name: string; label: string; description: string };
@@ -147,12 +148,7 @@ export function PresentationConsent({ id, kind, initialStatus, verifier, purpose
                 <p className="mt-1 text-sm text-slate-700">Open your wallet app and scan this code with it.</p>
                 <h2 className="mt-5 text-lg font-semibold">Wallet on this device</h2>
                 <p className="mt-1 text-sm text-slate-700">Your wallet app opens with the request.</p>
-                <a
-                  href={requestUri}
-                  className="mt-3 inline-flex min-h-11 w-full items-center justify-center rounded-md bg-indigo-600 px-4 py-2 font-medium text-white hover:bg-indigo-500 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 sm:w-auto"
-                >
-                  Open in wallet app
-                </a>
+                <WalletAppLink href={requestUri} />
               </div>
             </div>
           </div>

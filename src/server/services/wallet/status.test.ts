@@ -4,11 +4,12 @@ import type { Jwk } from "@openid4vc/oauth2";
 import { setGlobalConfig } from "@openid4vc/openid4vci";
 import { digest } from "@sd-jwt/crypto-nodejs";
 import { SDJwtVcInstance } from "@sd-jwt/sd-jwt-vc";
-import { CompactSign, compactVerify, exportJWK, generateKeyPair, importJWK } from "jose";
+import { compactVerify, importJWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, client, createTestOrg, testServer } from "../../testing/harness";
 import { checkStatusWithDigitalBazaar } from "../../testing/independent-status-checker";
 import { approvedPerson, boundAccount } from "../../testing/kyc-flow";
+import { newHolder, receiveCredential } from "../../testing/wallet-holder";
 
 /**
  * The wallet credential's status: the binding's revocation bit, published as an IETF Token Status
@@ -38,36 +39,7 @@ beforeAll(async () => {
 afterAll(() => vi.unstubAllGlobals());
 
 /** A credential for the offer, fetched as a wallet does (token, nonce, key proof), bound to a fresh EdDSA key. */
-async function walletCredential(body: { personDid: string; accountDid?: string }): Promise<string> {
-  const offered = await api.post("/v1/wallet/offers", body);
-  expect(offered.status, offered.text).toBe(201);
-  const offer = offered.body.credentialOffer;
-  const tokenRes = await fetch(`${url}/oid4vci/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code",
-      "pre-authorized_code": offer.grants["urn:ietf:params:oauth:grant-type:pre-authorized_code"]["pre-authorized_code"],
-      tx_code: offered.body.txCode,
-    }),
-  });
-  const { access_token } = (await tokenRes.json()) as { access_token: string };
-  const { c_nonce } = (await (await fetch(`${url}/oid4vci/nonce`, { method: "POST" })).json()) as { c_nonce: string };
-  const { publicKey, privateKey } = await generateKeyPair("EdDSA", { extractable: true });
-  const jwk = await exportJWK(publicKey);
-  const proof = await new CompactSign(
-    new TextEncoder().encode(JSON.stringify({ aud: offer.credential_issuer, iat: Math.floor(Date.now() / 1000), nonce: c_nonce })),
-  )
-    .setProtectedHeader({ alg: "EdDSA", typ: "openid4vci-proof+jwt", jwk })
-    .sign(privateKey);
-  const res = await fetch(`${url}/oid4vci/credential`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${access_token}`, "content-type": "application/json" },
-    body: JSON.stringify({ credential_configuration_id: "AccountBindingSdJwt", proofs: { jwt: [proof] } }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { credentials: { credential: string }[] }).credentials[0]!.credential;
-}
+const walletCredential = async (body: { personDid: string; accountDid?: string }) => receiveCredential(url, api, await newHolder(), body);
 
 /** Organization B's verifier: the issuer's keys from its published SD-JWT VC issuer metadata; the library's status check. */
 async function verifierOfB() {
