@@ -168,7 +168,9 @@ export const Usage = z.object({
     reusesThisMonth: z
       .int()
       .optional()
-      .describe("Verifications of other organizations reused this month by the person's wallet presentation (docs/api/guides/wallets.md), billed apart from KYC"),
+      .describe(
+        "Verifications of other organizations reused this month by the person's wallet presentation (docs/api/guides/wallets.md), billed apart from KYC",
+      ),
   }),
   periods: z.object({ day: z.iso.datetime(), month: z.iso.datetime() }),
 });

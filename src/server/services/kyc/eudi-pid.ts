@@ -1,7 +1,7 @@
 import type { Jwk } from "@openid4vc/oauth2";
 import { publicUrl } from "@/env";
 import { randomToken } from "../../crypto/hash";
-import { Prisma, type Tx } from "../../db/client";
+import { Prisma } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { EUDI_PID_VCT, pidTrustList } from "../../providers/kyc";
 import type { KycReview } from "../../providers/kyc/types";

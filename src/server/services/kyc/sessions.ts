@@ -14,7 +14,7 @@ import { giveBackVerification, takeVerification } from "../../platform/verificat
 import { isKycProviderConfigured, withFailover, withProvider } from "../../providers/kyc";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "../../providers/kyc/sandbox";
 import type { KycProvider, ProviderName } from "../../providers/kyc/types";
-import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
+import { appendAuditGrouped, type GroupedWrite } from "../audit";
 import { ensureSandboxLists } from "../screening";
 import { liveCreateToken } from "./create-tokens";
 import { pidPresentationInsertSql } from "./eudi-pid";

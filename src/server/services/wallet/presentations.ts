@@ -159,7 +159,7 @@ const jwtPart = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64u
  */
 export async function requestObject(db: Db, id: string, now = new Date()): Promise<{ status: number; jwt?: string }> {
   const row = await db.walletPresentation.findUnique({ where: { id } });
-  if (!row || row.status !== "pending" || row.expiresAt <= now) return { status: 404 };
+  if (row?.status !== "pending" || row.expiresAt <= now) return { status: 404 };
   const org = await db.organization.findUnique({ where: { id: row.orgId }, select: { name: true } });
   const key = issuerSigningKey();
   const verifier = new Openid4vpVerifier({
@@ -235,7 +235,7 @@ export async function responseEndpoint(db: Db, id: string, req: ProtocolRequest,
   const type = req.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) return oauthError("invalid_request");
   const row = await db.walletPresentation.findUnique({ where: { id } });
-  if (!row || row.status !== "pending" || row.expiresAt <= now) return oauthError("invalid_request");
+  if (row?.status !== "pending" || row.expiresAt <= now) return oauthError("invalid_request");
   const kind = kinds.get(row.kind);
   if (!kind) return oauthError("invalid_request");
 
