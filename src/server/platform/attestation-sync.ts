@@ -1,4 +1,5 @@
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, Prisma } from "../db/client";
+import { utcTimestamp } from "../db/sql";
 
 /**
  * Marks accounts whose on-chain attestation must follow a change (a binding made, suspended,
@@ -15,3 +16,10 @@ export async function attestationChanged(tx: DbOrTx, orgId: string, accountIds: 
     WHERE EXISTS (SELECT 1 FROM attestation_settings s WHERE s."orgId" = ${orgId}::uuid AND s.enabled)
     ON CONFLICT ("accountId") DO UPDATE SET "dirtyAt" = EXCLUDED."dirtyAt", attempts = 0, "nextAttemptAt" = NULL`;
 }
+
+/** attestationChanged as a statement the caller runs within its own (a grouped audit append's writes); it inserts 0 rows for an organization that does not publish. */
+export const attestationChangedSql = (orgId: string, accountIds: string[], at: Date): Prisma.Sql =>
+  Prisma.sql`INSERT INTO attestation_sync ("accountId", "orgId", "dirtyAt")
+    SELECT a, ${orgId}::uuid, ${utcTimestamp(at)} FROM unnest(${accountIds}::uuid[]) AS a
+    WHERE EXISTS (SELECT 1 FROM attestation_settings s WHERE s."orgId" = ${orgId}::uuid AND s.enabled)
+    ON CONFLICT ("accountId") DO UPDATE SET "dirtyAt" = EXCLUDED."dirtyAt", attempts = 0, "nextAttemptAt" = NULL`;

@@ -4,14 +4,15 @@ import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { attestationChanged } from "../../platform/attestation-sync";
-import { emitEvent } from "../../platform/outbox";
+import { attestationChangedSql } from "../../platform/attestation-sync";
+import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
-import { appendAudit } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { payloadToSign } from "../contacts";
-import { allocateStatus } from "../credential-status";
+import { DRAWS_BEFORE_NEW_LIST, drawStatusPositions, statusEntryJson, statusPositionSql } from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
@@ -185,78 +186,108 @@ export async function bindConfirm(
       forbidden("risk_denied", "The binding was refused by the anti-abuse risk assessment."),
     );
 
-  try {
-    return await ctx.db.$transaction(
-      async (tx) => {
-        const spent = await tx.signatureNonce.updateMany({ where: { id: nonce.id, consumedAt: null }, data: { consumedAt: new Date() } });
-        if (spent.count === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
-        const moved = await tx.account.updateMany({ where: { id: account.id, lifecycle: "provisional" }, data: { lifecycle: "bound" } });
-        if (moved.count === 0) throw conflict("already_bound", "This account is already bound to a person.");
-        const bindingId = randomUUID();
-        // The binding row first, so its status positions can point at it; the credential is then
-        // issued with them and stored on the row, all in this transaction.
-        await tx.accountBinding.create({
-          data: {
-            id: bindingId,
-            orgId: ctx.org.id,
-            accountId: account.id,
-            personId: person.id,
-            bindingVcHash: "",
-            credential: {},
-            issuerKeyId: "",
-            ...signer,
-          },
-        });
-        const credentialStatus = await allocateStatus(tx, bindingId);
-        const issued = issueAccountBindingCredential({
-          bindingId,
-          personDid,
-          accountDid: account.did,
-          kycLevel: person.kycLevel,
-          pairwiseId: person.pairwiseId,
-          issuedAt: new Date(),
-          credentialStatus,
-        });
-        await tx.accountBinding.update({
-          where: { id: bindingId },
-          data: {
-            bindingVcHash: issued.bindingVcHash,
-            credential: issued.credential as Prisma.InputJsonObject,
-            issuerKeyId: issued.verificationMethod,
-          },
-        });
-        await attestationChanged(tx, ctx.org.id, [account.id], ctx.now());
-        await emitEvent(tx, ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash });
-        await appendAudit(
-          tx,
-          { orgId: ctx.org.id, actor: ctx.actor },
-          {
-            action: "identity.bound",
-            subjectType: "account",
-            subject: account.did,
-            data: {
-              personDid,
-              bindingId,
-              bindingVcHash: issued.bindingVcHash,
-              kycLevel: person.kycLevel,
-              verificationMethod: issued.verificationMethod,
-            },
-          },
-        );
-        return {
-          bound: true as const,
-          accountDid: account.did,
-          personDid,
-          bindingVcHash: issued.bindingVcHash,
-          lifecycle: "bound" as const,
-          credential: issued.credential,
-        };
+  return commitBinding(ctx, { nonceId: nonce.id, account, person, personDid, signer });
+}
+
+/** Which write of commitBinding's statement failed its row count, from the group commit's check; null for another error. */
+const failedWrite = (err: unknown): number | null => {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  const m = /bi_assert failed: write (\d+)/.exec(text);
+  return m ? Number(m[1]) : null;
+};
+
+const isUniqueViolation = (err: unknown) => {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  return (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") || /23505|unique constraint/i.test(text);
+};
+
+/**
+ * The binding's writes as ONE statement of the organization's group commit (docs/performance.md,
+ * "Product paths"): the nonce spent, the account moved to bound, the binding inserted with its
+ * signed credential, its two status positions claimed, the attestation mark, the `identity.bound`
+ * event and the audit entry commit together or not at all. Spending the nonce and moving the
+ * account are conditional updates that must touch their row, so concurrent confirms of one nonce
+ * bind once; the partial unique index on active bindings does the same for two nonces. The status
+ * positions are drawn here and claimed by the statement only if free: a taken one fails the whole
+ * statement, which is drawn and run again (new lists after several misses).
+ */
+async function commitBinding(
+  ctx: ServiceContext,
+  b: {
+    nonceId: string;
+    account: Account;
+    person: Person;
+    personDid: string;
+    signer: { signingKey: string; signingKeys: string[]; signingPermissions: string[] };
+  },
+) {
+  const { account, person, personDid, signer } = b;
+  const bindingId = randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    const at = new Date();
+    const positions = await drawStatusPositions(ctx.db, attempt > 0 && attempt % DRAWS_BEFORE_NEW_LIST === 0);
+    const issued = issueAccountBindingCredential({
+      bindingId,
+      personDid,
+      accountDid: account.did,
+      kycLevel: person.kycLevel,
+      pairwiseId: person.pairwiseId,
+      issuedAt: at,
+      credentialStatus: positions.map(statusEntryJson),
+    });
+    const t = utcTimestamp(at);
+    const writes: GroupedWrite[] = [
+      { sql: Prisma.sql`UPDATE signature_nonces SET "consumedAt" = ${t} WHERE id = ${b.nonceId}::uuid AND "consumedAt" IS NULL`, rows: 1 },
+      {
+        sql: Prisma.sql`UPDATE accounts SET lifecycle = 'bound', "updatedAt" = ${t} WHERE id = ${account.id}::uuid AND lifecycle = 'provisional'`,
+        rows: 1,
       },
-      { timeout: 30_000, maxWait: 10_000 },
-    );
-  } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")
-      throw conflict("already_bound", "This account is already bound to a person.");
-    throw err;
+      {
+        sql: Prisma.sql`INSERT INTO account_bindings (id, "orgId", "accountId", "personId", "bindingVcHash", credential, "issuerKeyId", "createdAt",
+                          "signingKey", "signingKeys", "signingPermissions", "keysCheckedAt")
+                        VALUES (${bindingId}::uuid, ${ctx.org.id}::uuid, ${account.id}::uuid, ${person.id}::uuid, ${issued.bindingVcHash},
+                          ${JSON.stringify(issued.credential)}::jsonb, ${issued.verificationMethod}, ${t},
+                          ${signer.signingKey}, ${signer.signingKeys}::text[], ${signer.signingPermissions}::text[], ${t})`,
+        rows: 1,
+      },
+      ...positions.map((p) => ({ sql: statusPositionSql(p, bindingId), rows: 1 })),
+      { sql: attestationChangedSql(ctx.org.id, [account.id], at), rows: null },
+      {
+        sql: eventInsertSql(ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash }, at),
+        rows: 1,
+      },
+    ];
+    try {
+      await appendAuditGrouped(ctx.db, ctx.org.id, {
+        actor: ctx.actor,
+        input: {
+          action: "identity.bound",
+          subjectType: "account",
+          subject: account.did,
+          data: {
+            personDid,
+            bindingId,
+            bindingVcHash: issued.bindingVcHash,
+            kycLevel: person.kycLevel,
+            verificationMethod: issued.verificationMethod,
+          },
+        },
+        writes,
+      });
+    } catch (err) {
+      const failed = failedWrite(err);
+      if (failed === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
+      if (failed === 1 || isUniqueViolation(err)) throw conflict("already_bound", "This account is already bound to a person.");
+      if (failed === 3 || failed === 4) continue; // a status position was taken meanwhile: draw again
+      throw err;
+    }
+    return {
+      bound: true as const,
+      accountDid: account.did,
+      personDid,
+      bindingVcHash: issued.bindingVcHash,
+      lifecycle: "bound" as const,
+      credential: issued.credential,
+    };
   }
 }

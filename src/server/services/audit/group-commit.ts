@@ -23,8 +23,8 @@ import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Hea
  *   group is retried one append at a time, so only that append fails.
  */
 
-/** A data-modifying statement that commits with an entry; it must affect exactly `rows` rows. */
-export type GroupedWrite = { sql: Prisma.Sql; rows: number };
+/** A data-modifying statement that commits with an entry; it must affect exactly `rows` rows (null: any number). */
+export type GroupedWrite = { sql: Prisma.Sql; rows: number | null };
 export type GroupedAppend = { actor: Actor | string; input: AuditInput; writes?: GroupedWrite[] };
 
 type Waiter = { item: GroupedAppend; resolve: (e: AuditEntry) => void; reject: (err: unknown) => void };
@@ -156,7 +156,9 @@ function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[])
   const col = <T>(f: (r: Row) => T) => rows.map(f);
   const writes = group.flatMap((w) => w.item.writes ?? []);
   const writeCtes = writes.map((w, i) => Prisma.sql`, ${Prisma.raw(`w${i}`)} AS (${w.sql} RETURNING 1)`);
-  const checks = writes.map((w, i) => Prisma.sql`, bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`})`);
+  const checks = writes.flatMap((w, i) =>
+    w.rows === null ? [] : [Prisma.sql`, bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`})`],
+  );
   return Prisma.sql`
     WITH head AS (
       UPDATE audit_heads SET seq = ${last.seq}, hash = ${last.hash}, "updatedAt" = (${last.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')

@@ -7,7 +7,14 @@ export {
   suspendLocked,
 } from "./binding-status";
 export { BitstringStatusListCredential, CredentialStatusEntry, StatusListParams } from "./credential-status.schema";
-export { allocateStatus, publishedStatusOf, setStatusBit } from "./lists";
+export {
+  DRAWS_BEFORE_NEW_LIST,
+  drawStatusPositions,
+  publishedStatusOf,
+  setStatusBit,
+  statusEntryJson,
+  statusPositionSql,
+} from "./lists";
 export { publishedStatusList, STATUS_LIST_MAX_AGE_SEC } from "./publish";
 export {
   publishedStatusListToken,

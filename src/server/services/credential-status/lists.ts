@@ -1,14 +1,14 @@
 import { randomInt } from "node:crypto";
 import { publicUrl } from "@/env";
 import type { StatusPurpose } from "@/generated/prisma/client.ts";
-import type { DbOrTx, Tx } from "../../db/client";
+import { type DbOrTx, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 
 /** The spec's minimum list length (W3C Bitstring Status List v1.0, §6.1): 16 KB of bits. */
 export const STATUS_LIST_SIZE = 131_072;
 
 /** Draws before a list counts as too full and a fresh one is opened. */
-const DRAWS_BEFORE_NEW_LIST = 8;
+export const DRAWS_BEFORE_NEW_LIST = 8;
 
 export const STATUS_PURPOSES = ["revocation", "suspension"] as const satisfies readonly StatusPurpose[];
 
@@ -36,39 +36,46 @@ export function statusEntryJson(e: { listId: string; index: number; purpose: Sta
   };
 }
 
-async function newestList(tx: Tx, purpose: StatusPurpose) {
+async function newestList(tx: DbOrTx, purpose: StatusPurpose) {
   return tx.statusList.findFirst({ where: { purpose }, orderBy: [{ createdAt: "desc" }, { id: "asc" }], select: { id: true } });
 }
 
-/**
- * One random free position in the newest list of a purpose. A position is claimed by inserting
- * its row (the primary key (listId, index) makes a taken one a no-op), so concurrent binds never
- * share one. When several draws in a row hit taken positions the list is dense enough that a
- * new one is opened; lists therefore fill to most of their length, never in issue order.
- */
-async function claimPosition(tx: Tx, purpose: StatusPurpose, bindingId: string) {
-  let list = await newestList(tx, purpose);
-  for (;;) {
-    if (list) {
-      for (let draw = 0; draw < DRAWS_BEFORE_NEW_LIST; draw++) {
-        const index = randomInt(STATUS_LIST_SIZE);
-        const inserted = await tx.$executeRaw`
-          INSERT INTO credential_status_entries ("listId", index, purpose, "bindingId")
-          VALUES (${list.id}::uuid, ${index}, ${purpose}::"StatusPurpose", ${bindingId}::uuid)
-          ON CONFLICT ("listId", index) DO NOTHING`;
-        if (inserted === 1) return { listId: list.id, index, purpose };
-      }
-    }
-    list = await tx.statusList.create({ data: { purpose, size: STATUS_LIST_SIZE }, select: { id: true } });
-  }
-}
+/** Newest list of each purpose as this process last read it (a minute): a draw needs no read of its own. */
+const listCache = new Map<StatusPurpose, { id: string; readAt: number }>();
+const LIST_CACHE_MS = 60_000;
 
-/** A revocation and a suspension position for a new binding, as the credential's `credentialStatus` entries. */
-export async function allocateStatus(tx: Tx, bindingId: string): Promise<CredentialStatusEntryJson[]> {
-  const out: CredentialStatusEntryJson[] = [];
-  for (const purpose of STATUS_PURPOSES) out.push(statusEntryJson(await claimPosition(tx, purpose, bindingId)));
+/**
+ * Positions for a new binding drawn in the process, to be written by the caller's own statement
+ * (`statusPositionSql`, which claims a position only if free): the newest list of each purpose
+ * from the cache (read when older than a minute), a random index in it. The primary key
+ * (listId, index) makes a taken position a no-op, so concurrent binds never share one; with
+ * `newLists` (after several draws in a row hit taken positions, the list being dense) a new list
+ * is opened per purpose first: lists fill to most of their length, never in issue order.
+ */
+export async function drawStatusPositions(
+  db: DbOrTx,
+  newLists = false,
+): Promise<{ listId: string; index: number; purpose: StatusPurpose }[]> {
+  const out: { listId: string; index: number; purpose: StatusPurpose }[] = [];
+  for (const purpose of STATUS_PURPOSES) {
+    let cached = listCache.get(purpose);
+    if (newLists || !cached || Date.now() - cached.readAt > LIST_CACHE_MS) {
+      const list =
+        (!newLists && (await newestList(db, purpose))) ||
+        (await db.statusList.create({ data: { purpose, size: STATUS_LIST_SIZE }, select: { id: true } }));
+      cached = { id: list.id, readAt: Date.now() };
+      listCache.set(purpose, cached);
+    }
+    out.push({ listId: cached.id, index: randomInt(STATUS_LIST_SIZE), purpose });
+  }
   return out;
 }
+
+/** The statement that claims a drawn position for a binding: it inserts one row, or none when the position is taken. */
+export const statusPositionSql = (p: { listId: string; index: number; purpose: StatusPurpose }, bindingId: string) =>
+  Prisma.sql`INSERT INTO credential_status_entries ("listId", index, purpose, "bindingId")
+             VALUES (${p.listId}::uuid, ${p.index}, ${p.purpose}::"StatusPurpose", ${bindingId}::uuid)
+             ON CONFLICT ("listId", index) DO NOTHING`;
 
 /**
  * Sets or clears a binding's bit of one purpose, in the caller's transaction: the bit is the
