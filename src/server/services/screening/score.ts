@@ -194,21 +194,7 @@ export function nameScore(q: readonly string[], c: readonly string[], comparer: 
   for (const t of c) wc += weight(t);
   for (let step = Math.min(nq, nc); step > 0; step--) {
     // The most similar pair of tokens not yet used (the first in query, then entry order on a tie).
-    let i = -1;
-    let j = -1;
-    let best = -1;
-    for (let x = 0; x < nq; x++) {
-      if (usedQ[x]) continue;
-      for (let y = 0; y < nc; y++) {
-        if (!usedC[y] && rows[y]![x]!.s > best) {
-          best = rows[y]![x]!.s;
-          i = x;
-          j = y;
-        }
-      }
-    }
-    usedQ[i] = 1;
-    usedC[j] = 1;
+    const [i, j] = takeBestPair(rows, usedQ, usedC);
     const a = q[i]!;
     const b = c[j]!;
     const { s, alike: sounds } = rows[j]![i]!;
@@ -319,21 +305,8 @@ function weakAliasScore(q: readonly string[], c: readonly string[], comparer: To
   const usedC = new Uint8Array(n);
   let keyed = false;
   for (let step = 0; step < n; step++) {
-    let i = -1;
-    let j = -1;
-    let best = -1;
-    for (let x = 0; x < n; x++) {
-      if (usedQ[x]) continue;
-      for (let y = 0; y < n; y++) {
-        if (!usedC[y] && rows[y]![x]!.s > best) {
-          best = rows[y]![x]!.s;
-          i = x;
-          j = y;
-        }
-      }
-    }
-    usedQ[i] = 1;
-    usedC[j] = 1;
+    const [i, j] = takeBestPair(rows, usedQ, usedC);
+    const best = rows[j]![i]!.s;
     const a = q[i]!;
     const b = c[j]!;
     const fa = features(a);
@@ -393,4 +366,27 @@ export function scoreCandidate(query: Query, entry: Candidate, comparer: TokenCo
     country,
     total: round(total),
   };
+}
+
+/**
+ * The most similar pair of a query token (column) and an entry token (row), neither used yet: the
+ * first in query order, then entry order, on a tie. Marks both used; answers [query, entry].
+ */
+function takeBestPair(rows: { s: number }[][], usedQ: Uint8Array, usedC: Uint8Array): [number, number] {
+  let i = -1;
+  let j = -1;
+  let best = -1;
+  for (let x = 0; x < usedQ.length; x++) {
+    if (usedQ[x]) continue;
+    for (let y = 0; y < usedC.length; y++) {
+      if (!usedC[y] && rows[y]![x]!.s > best) {
+        best = rows[y]![x]!.s;
+        i = x;
+        j = y;
+      }
+    }
+  }
+  usedQ[i] = 1;
+  usedC[j] = 1;
+  return [i, j];
 }
