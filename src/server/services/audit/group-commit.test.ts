@@ -63,6 +63,39 @@ describe("grouped audit appends", () => {
     await db.$executeRawUnsafe(`DROP TABLE ${table}`);
   });
 
+  it("commits an append's further entries (also) in its statement, chained right after it, among other members of the group", async () => {
+    const { db, orgId } = await createTestOrg();
+    const [first, , last] = await Promise.all([
+      appendAuditGrouped(db, orgId, { actor, input: { action: "test.lone", data: { n: 0 } } }),
+      appendAuditGrouped(db, orgId, {
+        actor,
+        input: { action: "test.main" },
+        also: [
+          { actor: "system:other", input: { action: "test.also", data: { n: 1 } } },
+          { actor, input: { action: "test.also", data: { n: 2 } } },
+        ],
+      }),
+      appendAuditGrouped(db, orgId, { actor, input: { action: "test.lone", data: { n: 3 } } }),
+    ]);
+    const stored = await db.auditEntry.findMany({ where: { orgId, action: { startsWith: "test." } }, orderBy: { seq: "asc" } });
+    expect(stored.map((e) => e.action)).toEqual(["test.lone", "test.main", "test.also", "test.also", "test.lone"]);
+    expect(stored[2]).toMatchObject({ actor: "system:other", data: { n: 1 } });
+    expect(first.seq).toBe(stored[0]!.seq);
+    expect(last.seq).toBe(stored[4]!.seq);
+    // A failed write fails the append with all its entries.
+    const none = { sql: Prisma.sql`UPDATE audit_heads SET seq = seq WHERE "orgId" = ${orgId}::uuid AND false`, rows: 1 };
+    await expect(
+      appendAuditGrouped(db, orgId, {
+        actor,
+        input: { action: "test.none" },
+        writes: [none],
+        also: [{ actor, input: { action: "test.none2" } }],
+      }),
+    ).rejects.toThrow(/bi_assert/);
+    expect(await db.auditEntry.count({ where: { orgId, action: { in: ["test.none", "test.none2"] } } })).toBe(0);
+    expect((await verifyChain(db, orgId)).valid).toBe(true);
+  });
+
   it("leaves a chain that verifies after a process is killed with SIGKILL in the middle of group commits", async () => {
     const { db, orgId } = await createTestOrg();
     const script = path.resolve(import.meta.dirname, "../../testing/grouped-appender.ts");

@@ -25,7 +25,13 @@ import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Hea
 
 /** A data-modifying statement that commits with an entry; it must affect exactly `rows` rows (null: any number). */
 export type GroupedWrite = { sql: Prisma.Sql; rows: number | null };
-export type GroupedAppend = { actor: Actor | string; input: AuditInput; writes?: GroupedWrite[] };
+export type GroupedAppend = {
+  actor: Actor | string;
+  input: AuditInput;
+  writes?: GroupedWrite[];
+  /** Further entries that commit with this one, chained right after it in this order (the append resolves to the first). */
+  also?: { actor: Actor | string; input: AuditInput }[];
+};
 
 type Waiter = { item: GroupedAppend; resolve: (e: AuditEntry) => void; reject: (err: unknown) => void };
 type Queue = { waiting: Waiter[]; running: boolean; head?: Head };
@@ -74,7 +80,12 @@ async function commitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Pr
     const rows = await runGroup(db, orgId, q, group);
     stats.groups++;
     stats.appends += group.length;
-    for (const [i, w] of group.entries()) w.resolve(rows[i]!);
+    // Each member's first entry: members with further entries (`also`) take several rows.
+    let at = 0;
+    for (const w of group) {
+      w.resolve(rows[at]!);
+      at += 1 + (w.item.also?.length ?? 0);
+    }
   } catch (err) {
     q.head = undefined; // a failed statement says nothing certain about where the head is
     // One member's write (or a constraint) failed the whole group: find whose, one at a time.
@@ -121,24 +132,26 @@ function chainRows(orgId: string, head: Head, group: Waiter[]): Row[] {
   let seq = head.seq;
   let lastMs = head.lastMs;
   const now = Date.now();
-  return group.map(({ item }) => {
-    lastMs = Math.max(now, Math.round(lastMs));
-    const fields: HashFields = {
-      orgId,
-      seq: ++seq,
-      actor: typeof item.actor === "string" ? item.actor : actorId(item.actor),
-      action: item.input.action,
-      subjectType: item.input.subjectType ?? null,
-      subject: item.input.subject ?? null,
-      data: item.input.data ?? {},
-      createdAt: new Date(lastMs),
-      prevHash,
-    };
-    const dataText = jcs(fields.data);
-    const hash = sha256Hex(entryCanonical(fields, dataText));
-    prevHash = hash;
-    return { ...fields, id: randomUUID(), data: fields.data as AuditEntry["data"], hash, dataText };
-  });
+  return group
+    .flatMap(({ item }) => [item, ...(item.also ?? [])])
+    .map((item) => {
+      lastMs = Math.max(now, Math.round(lastMs));
+      const fields: HashFields = {
+        orgId,
+        seq: ++seq,
+        actor: typeof item.actor === "string" ? item.actor : actorId(item.actor),
+        action: item.input.action,
+        subjectType: item.input.subjectType ?? null,
+        subject: item.input.subject ?? null,
+        data: item.input.data ?? {},
+        createdAt: new Date(lastMs),
+        prevHash,
+      };
+      const dataText = jcs(fields.data);
+      const hash = sha256Hex(entryCanonical(fields, dataText));
+      prevHash = hash;
+      return { ...fields, id: randomUUID(), data: fields.data as AuditEntry["data"], hash, dataText };
+    });
 }
 
 const headAfter = (rows: Row[]): Head => {
