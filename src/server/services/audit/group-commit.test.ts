@@ -96,6 +96,41 @@ describe("grouped audit appends", () => {
     expect((await verifyChain(db, orgId)).valid).toBe(true);
   });
 
+  it("runs beforeHead writes before it moves the head: a transaction holding their row and then appending waits for nothing, no deadlock", async () => {
+    const { db, orgId } = await createTestOrg();
+    const table = `group_test_first_${Date.now()}`;
+    await db.$executeRawUnsafe(`CREATE TABLE ${table} (id int PRIMARY KEY, v int NOT NULL)`);
+    await db.$executeRawUnsafe(`INSERT INTO ${table} VALUES (1, 0)`);
+    const bump = { sql: Prisma.sql`UPDATE ${Prisma.raw(table)} SET v = v + 1 WHERE id = 1`, rows: 1, beforeHead: true };
+    let grouped: Promise<unknown> | undefined;
+    // The transaction takes the row, then the chain head (the lock order of a case transition).
+    await db.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe(`SELECT id FROM ${table} WHERE id = 1 FOR UPDATE`);
+        grouped = appendAuditGrouped(db, orgId, { actor, input: { action: "test.first" }, writes: [bump] });
+        // Until the grouped statement waits for this row (holding the head, it would deadlock with the append below).
+        for (;;) {
+          const [w] = await db.$queryRaw<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ${`%${table}%`}`;
+          if (w!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await appendAudit(tx, { orgId, actor }, { action: "test.tx" });
+      },
+      { timeout: 20_000 },
+    );
+    await grouped;
+    const stored = await db.auditEntry.findMany({ where: { orgId, action: { startsWith: "test." } }, orderBy: { seq: "asc" } });
+    expect(stored.map((e) => e.action)).toEqual(["test.tx", "test.first"]);
+    expect((await db.$queryRawUnsafe<{ v: number }[]>(`SELECT v FROM ${table}`))[0]!.v).toBe(1);
+    // A beforeHead write that misses its rows fails the append as any other.
+    const none = { sql: Prisma.sql`UPDATE ${Prisma.raw(table)} SET v = v WHERE id = 2`, rows: 1, beforeHead: true };
+    await expect(appendAuditGrouped(db, orgId, { actor, input: { action: "test.none" }, writes: [none] })).rejects.toThrow(/bi_assert/);
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.none" } })).toBe(0);
+    expect((await verifyChain(db, orgId)).valid).toBe(true);
+    await db.$executeRawUnsafe(`DROP TABLE ${table}`);
+  });
+
   it("leaves a chain that verifies after a process is killed with SIGKILL in the middle of group commits", async () => {
     const { db, orgId } = await createTestOrg();
     const script = path.resolve(import.meta.dirname, "../../testing/grouped-appender.ts");

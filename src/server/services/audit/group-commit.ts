@@ -23,8 +23,14 @@ import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Hea
  *   group is retried one append at a time, so only that append fails.
  */
 
-/** A data-modifying statement that commits with an entry; it must affect exactly `rows` rows (null: any number). */
-export type GroupedWrite = { sql: Prisma.Sql; rows: number | null };
+/**
+ * A data-modifying statement that commits with an entry; it must affect exactly `rows` rows (null:
+ * any number). `beforeHead` runs it before the chain head is moved, so the rows it locks are taken
+ * before the head's, in the lock order of the writes that still run in a transaction (person,
+ * case, bindings, then the audit head): a grouped write racing such a transaction then waits for
+ * it instead of deadlocking with it.
+ */
+export type GroupedWrite = { sql: Prisma.Sql; rows: number | null; beforeHead?: boolean };
 export type GroupedAppend = {
   actor: Actor | string;
   input: AuditInput;
@@ -170,7 +176,17 @@ function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[])
   const writes = group.flatMap((w) => w.item.writes ?? []);
   const writeCtes = writes.map((w, i) => Prisma.sql`, ${Prisma.raw(`w${i}`)} AS (${w.sql} RETURNING 1)`);
   const checks = writes.flatMap((w, i) =>
-    w.rows === null ? [] : [Prisma.sql`, bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`})`],
+    w.rows === null || w.beforeHead
+      ? []
+      : [Prisma.sql`, bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`})`],
+  );
+  // The target list runs left to right: these writes (row count checked, or just run) come before the head's move.
+  const first = writes.flatMap((w, i) =>
+    !w.beforeHead
+      ? []
+      : w.rows === null
+        ? [Prisma.sql`bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) >= 0, ${`write ${i}`}),`]
+        : [Prisma.sql`bi_assert((SELECT count(*) FROM ${Prisma.raw(`w${i}`)}) = ${w.rows}, ${`write ${i}`}),`],
   );
   return Prisma.sql`
     WITH head AS (
@@ -186,7 +202,7 @@ function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[])
            AS t(id, seq, actor, action, st, subj, data, at, prev, hash)
       RETURNING 1)
     ${joinSql(writeCtes)}
-    SELECT bi_assert(EXISTS (SELECT 1 FROM head), 'head moved') AS ok,
+    SELECT ${joinSql(first)} bi_assert(EXISTS (SELECT 1 FROM head), 'head moved') AS ok,
            bi_assert((SELECT count(*) FROM entries) = ${rows.length}, 'write entries') ${joinSql(checks)}`;
 }
 
