@@ -1,12 +1,17 @@
 /**
  * `npm run bench:screening`: the time of one screen (screenPerson: candidate retrieval by key,
- * scoring, storing the result) against generated lists of 5,000 and 50,000 people, so growth with
- * list size is visible; then matching quality on the sample of OFAC's real SDN list
- * (tests/fixtures/ofac-sdn/, docs/screening.md § Quality on a real list): recall and
- * false-positive rate per kind of variant. Runs on a throwaway PostgreSQL database (found as the
- * tests find one) and drops it at the end. Flags: --screens N (default 300), --quality-only,
- * --no-monitoring (skip the ongoing-screening bench run afterwards), --json FILE (also write the
- * figures there, e.g. bench/results/screening-<label>-<time>.json, to compare two runs).
+ * scoring, storing the result) against generated lists of 5,000 and 50,000 people (--sizes
+ * 5000,50000,1000000 adds a list of a million), so growth with list size is visible: per size the
+ * import's time and this process's peak resident memory (the list is generated and imported as a
+ * stream, never held whole), the screen's median and p95, findMatches alone, and the candidates
+ * scored per screen (median, p95, max); then matching quality on the sample of OFAC's real SDN
+ * list (tests/fixtures/ofac-sdn/, docs/screening.md § Quality on a real list): recall and
+ * false-positive rate per kind of variant. Every figure is printed with the load average beside
+ * it (the machine may be shared). Runs on a throwaway PostgreSQL database (found as the tests find
+ * one) and drops it at the end. Flags: --sizes N,N… (default 5000,50000), --screens N (default
+ * 300), --quality-only, --no-monitoring (skip the ongoing-screening bench run afterwards), --json
+ * FILE (also write the figures there, e.g. bench/results/screening-<label>-<time>.json, to compare
+ * two runs).
  */
 
 import { spawnSync } from "node:child_process";
@@ -14,6 +19,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
+import { Readable } from "node:stream";
 import { throwawayDatabase } from "./lib/db";
 import { nameMaker, rng } from "./lib/names";
 
@@ -29,19 +35,48 @@ const report: Record<string, unknown> = {
   startedAt: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "", node: process.version },
 };
-const SIZES = [5_000, 50_000];
+const sizesArg = argv.indexOf("--sizes");
+const SIZES = sizesArg >= 0 ? argv[sizesArg + 1]!.split(",").map(Number) : [5_000, 50_000];
+if (SIZES.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error("--sizes takes list sizes separated by commas");
 
-function syntheticList(size: number, seed: number): { text: string; names: string[] } {
+/** The 1, 5 and 15 minute load averages, printed beside every figure. */
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+/** The process's resident memory at its highest while `fn` runs (sampled every 20 ms and at the end). */
+async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  try {
+    const value = await fn();
+    return { value, peakRss: Math.max(peak, process.memoryUsage().rss) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+
+/**
+ * A generated list as FtM JSON lines, streamed: one line is made when the importer reads it, so a
+ * million entries never exist at once in this process. The names at `keep` (indices) are handed
+ * to `kept` as they go by, for the screens' queries.
+ */
+function syntheticList(size: number, seed: number, keep: ReadonlySet<number>, kept: Map<number, string>): Readable {
   const rand = rng(seed);
   const make = nameMaker(rand);
-  const names: string[] = [];
-  const lines: string[] = [];
-  for (let i = 0; i < size; i++) {
-    const name = make();
-    names.push(name);
-    const year = 1940 + Math.floor(rand() * 60);
-    lines.push(
-      JSON.stringify({
+  function* lines() {
+    let buf = "";
+    for (let i = 0; i < size; i++) {
+      const name = make();
+      if (keep.has(i)) kept.set(i, name);
+      const year = 1940 + Math.floor(rand() * 60);
+      const line = JSON.stringify({
         id: `bench-${i}`,
         schema: "Person",
         properties: {
@@ -50,10 +85,16 @@ function syntheticList(size: number, seed: number): { text: string; names: strin
           birthDate: [String(year)],
           topics: [rand() < 0.7 ? "sanction" : "role.pep"],
         },
-      }),
-    );
+      });
+      buf += `${line}\n`;
+      if (buf.length >= 64 * 1024) {
+        yield buf;
+        buf = "";
+      }
+    }
+    if (buf) yield buf;
   }
-  return { text: lines.join("\n"), names };
+  return Readable.from(lines(), { objectMode: false });
 }
 
 /** Recall and false-positive rate per kind of variant on the OFAC sample, and what a screen costs there. */
@@ -82,7 +123,7 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
     console.log(`${k.kind.padEnd(w)}  ${String(k.pairs).padStart(5)}  ${String(k.matched).padStart(7)}  ${figure}`);
   }
   console.log(
-    `recall ${result.recall.toFixed(4)} (minimum ${minRecall}), false-positive rate ${result.falsePositiveRate.toFixed(4)} (maximum ${maxFp})`,
+    `recall ${result.recall.toFixed(4)} (minimum ${minRecall}), false-positive rate ${result.falsePositiveRate.toFixed(4)} (maximum ${maxFp}); load ${load()}`,
   );
   if (result.wrong.length) console.log(`wrong: ${result.wrong.map((x) => `#${x.id} ${x.kind}`).join(", ")}`);
   report.quality = {
@@ -110,10 +151,11 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
     candidatesMax: counts.at(-1),
     medianMs: percentile(times, 50),
     p95Ms: percentile(times, 95),
+    load: load(),
   };
   console.log(
     `candidates scored per screen: median ${percentile(counts, 50)}, p95 ${percentile(counts, 95)}, max ${counts.at(-1)}; ` +
-      `findMatches median ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms`,
+      `findMatches median ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms; load ${load()}`,
   );
 }
 
@@ -127,64 +169,120 @@ async function main() {
     process.env.BI_DATA_DIR = dataDir;
     process.env.BI_ENV = "sandbox";
     const { getDb, disconnectDb } = await import("../src/server/db/client");
-    const { importList } = await import("../src/server/services/screening/import");
+    const { importFtmStream } = await import("../src/server/services/screening/import-ftm");
     const { ensureSandboxLists } = await import("../src/server/services/screening/sandbox-lists");
-    const { screenPerson } = await import("../src/server/services/screening/screen");
+    const { activePersonLists, findMatches, screenPerson } = await import("../src/server/services/screening/screen");
     const db = await getDb();
     await ensureSandboxLists(db); // the fixtures load first, as in a sandbox, so the timed screens never include that
     const orgId = randomUUID();
     const rows: string[][] = [];
-    const timings: Record<string, number>[] = [];
+    const timings: Record<string, number | string>[] = [];
     report.screenPerson = timings;
     for (const size of QUALITY_ONLY ? [] : SIZES) {
-      const list = syntheticList(size, 7);
-      const t0 = performance.now();
-      // One list, replaced: the 50,000 version takes the place of the 5,000 one, as a real import would.
-      const imported = await importList(db, {
-        format: "ftm",
-        list: "bench",
-        files: [{ name: `bench-${size}.json`, text: list.text }],
-        importedBy: "system:bench",
-      });
-      const importMs = performance.now() - t0;
-      await admin.query("ANALYZE screening_entries");
-      // Half the screens are listed people (with a typo), half are people not on the list.
+      // Half the screens are listed people (with a typo), half are people not on the list. The
+      // listed ones are drawn by index before the list is generated, and their names kept as the
+      // generator goes by them.
       const rand = rng(99);
       const outsider = nameMaker(rng(12345));
-      const queries = Array.from({ length: SCREENS + 20 }, (_, i) => {
-        if (i % 2) return outsider();
-        const n = list.names[Math.floor(rand() * list.names.length)]!;
+      const picks = Array.from({ length: SCREENS + 20 }, (_, i) => (i % 2 ? -1 : Math.floor(rand() * size)));
+      const kept = new Map<number, string>();
+      const rssBefore = process.memoryUsage().rss;
+      const t0 = performance.now();
+      // One list, replaced: each size's version takes the place of the one before, as a real import would.
+      const { value: imported, peakRss: importRss } = await peakRss(() =>
+        importFtmStream(db, {
+          list: "bench",
+          name: `bench-${size}.json`,
+          open: () => syntheticList(size, 7, new Set(picks), kept),
+          importedBy: "system:bench",
+        }),
+      );
+      const importMs = performance.now() - t0;
+      const importLoad = load();
+      await admin.query("ANALYZE screening_entries; ANALYZE screening_entry_keys");
+      const queries = picks.map((idx) => {
+        if (idx < 0) return outsider();
+        const n = kept.get(idx)!;
         return n.length > 6 ? n.slice(0, 5) + n[6] + n[5] + n.slice(7) : n;
       });
       const times: number[] = [];
       let hits = 0;
+      const { peakRss: screenRss } = await peakRss(async () => {
+        for (const [i, name] of queries.entries()) {
+          const t = performance.now();
+          const out = await screenPerson(db, { orgId, subjectRef: `bench-${i}`, name });
+          if (i >= 20) times.push(performance.now() - t); // the first 20 warm up caches and plans
+          if (out.matches.length) hits++;
+        }
+      });
+      const screenLoad = load();
+      // The same queries through findMatches alone (retrieval and scoring, nothing stored): what
+      // retrieval hands to scoring, and the time without the stored result.
+      const counts: number[] = [];
+      const findTimes: number[] = [];
+      const versions = await activePersonLists(db, orgId);
       for (const [i, name] of queries.entries()) {
         const t = performance.now();
-        const out = await screenPerson(db, { orgId, subjectRef: `bench-${i}`, name });
-        if (i >= 20) times.push(performance.now() - t); // the first 20 warm up caches and plans
-        if (out.matches.length) hits++;
+        const { candidates } = await findMatches(db, { name }, { versions });
+        if (i >= 20) {
+          findTimes.push(performance.now() - t);
+          counts.push(candidates);
+        }
       }
       times.sort((a, b) => a - b);
+      counts.sort((a, b) => a - b);
+      findTimes.sort((a, b) => a - b);
       timings.push({
         size,
         entries: imported.entryCount,
         importMs,
+        importLoad,
+        rssBeforeImportMb: rssBefore / 2 ** 20,
+        importPeakRssMb: importRss / 2 ** 20,
         screens: times.length,
         medianMs: percentile(times, 50),
         p95Ms: percentile(times, 95),
+        findMatchesMedianMs: percentile(findTimes, 50),
+        findMatchesP95Ms: percentile(findTimes, 95),
+        candidatesMedian: percentile(counts, 50),
+        candidatesP95: percentile(counts, 95),
+        candidatesMax: counts.at(-1)!,
+        screenPeakRssMb: screenRss / 2 ** 20,
+        screenLoad,
         hits,
       });
       rows.push([
         size.toLocaleString("en"),
         String(imported.entryCount),
         `${(importMs / 1000).toFixed(1)} s`,
+        `${mb(rssBefore)} → ${mb(importRss)}`,
+        importLoad,
         String(times.length),
         `${percentile(times, 50).toFixed(2)} ms`,
         `${percentile(times, 95).toFixed(2)} ms`,
+        `${percentile(findTimes, 50).toFixed(2)} / ${percentile(findTimes, 95).toFixed(2)} ms`,
+        `${percentile(counts, 50)} / ${percentile(counts, 95)} / ${counts.at(-1)}`,
+        mb(screenRss),
+        screenLoad,
         `${Math.round((hits / queries.length) * 100)}%`,
       ]);
+      console.log(`${size.toLocaleString("en")} entries: ${rows.at(-1)!.join(", ")}`);
     }
-    const head = ["list size", "entries", "import", "screens", "median", "p95", "with a match"];
+    const head = [
+      "list size",
+      "entries",
+      "import",
+      "import rss (before → peak)",
+      "load (import)",
+      "screens",
+      "median",
+      "p95",
+      "findMatches median / p95",
+      "candidates median / p95 / max",
+      "rss (screens)",
+      "load (screens)",
+      "with a match",
+    ];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
     if (!QUALITY_ONLY) {

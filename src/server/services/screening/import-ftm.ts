@@ -2,25 +2,39 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import type { Readable } from "node:stream";
 import { sha256Hex } from "../../crypto/hash";
 import type { DbOrTx } from "../../db/client";
 import { activateVersion, CHUNK, DEFAULT_LIST, entryRow, type ImportResult, insertEntries, inTransaction, lockList } from "./import";
 import { parseFtmLine } from "./parse-ftm";
 
 /**
- * Streams an FtM JSON-lines file into a new version inside one transaction: entries are inserted
- * in chunks while the file is read and hashed, so memory stays flat however large the file. The
- * version stays inactive until the last line; a malformed line throws (ListFormatError, file and
- * line) and the transaction takes every inserted row back with it. When the finished file turns
- * out identical to the active version, the new version is deleted again (its rows cascade) and
- * nothing changes.
+ * Streams an FtM JSON-lines file from disk into a new version (importFtmStream), hashing its bytes
+ * as they are read.
  */
-export async function importFtmFile(
+export function importFtmFile(
   db: DbOrTx,
   opts: { path: string; list?: string; importedBy: string; onlyIfNone?: boolean; orgId?: string | null },
 ): Promise<ImportResult> {
+  const { path: filePath, ...rest } = opts;
+  return importFtmStream(db, { ...rest, name: path.basename(filePath), open: () => fs.createReadStream(filePath) });
+}
+
+/**
+ * Streams FtM JSON lines into a new version inside one transaction: entries are inserted in
+ * chunks while the input is read and hashed, so memory stays flat however large the input (a
+ * file of gigabytes, or a generator that never builds the whole text). The version stays inactive
+ * until the last line; a malformed line throws (ListFormatError, `name` and line) and the
+ * transaction takes every inserted row back with it. When the finished input turns out identical
+ * to the active version, the new version is deleted again (its rows cascade) and nothing changes.
+ * `open` is called once the list's lock is held (never when onlyIfNone finds a list).
+ */
+export async function importFtmStream(
+  db: DbOrTx,
+  opts: { open: () => Readable; name: string; list?: string; importedBy: string; onlyIfNone?: boolean; orgId?: string | null },
+): Promise<ImportResult> {
   const list = opts.list ?? DEFAULT_LIST.ftm;
-  const file = path.basename(opts.path);
+  const file = opts.name;
   const orgId = opts.orgId ?? null;
   return inTransaction(db, async (tx) => {
     const active = await lockList(tx, list, orgId);
@@ -39,8 +53,8 @@ export async function importFtmFile(
       data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy, orgId },
     });
     const hash = createHash("sha256");
-    const stream = fs.createReadStream(opts.path);
-    stream.on("data", (chunk) => hash.update(chunk));
+    const stream = opts.open();
+    stream.on("data", (chunk: Buffer | string) => hash.update(chunk));
     const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
     const seen = new Set<string>();
     let batch: ReturnType<typeof entryRow>[] = [];
