@@ -16,5 +16,6 @@ export { appendAudit, auditEntryView } from "./chain";
 export { signCheckpoint } from "./checkpoint-proof";
 export { checkpointProofProblem } from "./export-verify";
 export { getExport, listExports, requestExport, runExportJobs, verifyExportArtifact } from "./exports";
+export { isFreeText } from "./free-text";
 export { appendAuditGrouped, type GroupedWrite, groupCommitStats } from "./group-commit";
 export { verifyAudit, verifyChain } from "./verify";
