@@ -1,22 +1,26 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import type { KycStatus, Person } from "@/generated/prisma/client.ts";
 import { hmacSha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
-import { sealForPerson } from "../../crypto/person-box";
-import { sessionsWithReference } from "../../crypto/provider-reference";
+import { openKey, personKeyInsertSql, sealForPerson, sealWithKey } from "../../crypto/person-box";
+import { providerReferenceHash, sessionsWithReference } from "../../crypto/provider-reference";
 import { deriveKey } from "../../crypto/secret-box";
-import type { Db, Tx } from "../../db/client";
+import { type Db, Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { AppError, notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
 import { verifiedPhoneHash } from "../../platform/contact-address";
 import { isUuid } from "../../platform/ids";
+import { eventInsertSql } from "../../platform/outbox";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import { type IdentityAttributes, type KybReview, type KycReview, ProviderError, type ProviderName } from "../../providers/kyc/types";
-import { appendAudit } from "../audit";
-import { ensureSandboxLists } from "../screening";
+import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
+import { ensureSandboxLists, screeningSubjectUpsertSql, screenPersonForWrite } from "../screening";
 import { onKycReviewed } from "./approval";
 import { applyKybReview } from "./kyb";
+import { type ApprovedOther, type FoundHash, type HumanTexts, humanHashLookups, humanTexts, planHuman } from "./unique-person";
 
 /**
  * The applicant id hash of contract's `screen-applicant`: an HMAC (keyed per deployment, so names
@@ -133,7 +137,8 @@ export async function applyKycReview(tx: Tx, review: KycReview, actor?: string):
 
 /**
  * A provider's callback: verified over the exact raw bytes (a bad signature is 401 and writes
- * nothing), then applied once per provider event id, in one transaction with its audit entry.
+ * nothing), then applied once per provider event id, with its audit entry in the same commit:
+ * a KYC review by applyReviewOnce (one grouped statement), a KYB review in one transaction.
  */
 export async function handleProviderCallback(db: Db, providerName: ProviderName, rawBody: Buffer, headers: Headers) {
   // A provider this deployment does not use has no callback endpoint (its secrets are unknown).
@@ -156,26 +161,325 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
   // Load the sandbox's fixture lists (once) outside the review's transaction: the embedded
   // database cannot nest a transaction inside it.
   await ensureSandboxLists(db);
-  const review = callback.kind === "kyc_review" ? await withIdentity(callback.review) : null;
+  if (callback.kind === "kyc_review") return applyReviewOnce(db, callback.eventId, await withIdentity(callback.review));
+  const kyb = callback.review as KybReview;
+  return inTransaction(db, { provider: providerName, eventId: callback.eventId, kind: callback.kind }, async (tx) => ({
+    orgId: await orgOf(tx, kyb.externalId),
+    apply: () => applyKybReview(tx, kyb),
+  }));
+}
+
+type Received = { received: true; duplicate: boolean };
+type ProviderEventKey = { provider: ProviderName; eventId: string; kind: string };
+
+/** A callback applied in one transaction with its provider event row: a KYB review, or a KYC review raising a hit. */
+function inTransaction(
+  db: Db,
+  event: ProviderEventKey,
+  subject: (tx: Tx) => Promise<{ orgId: string | null; apply: () => Promise<unknown> }>,
+): Promise<Received> {
   return db.$transaction(
     async (tx) => {
-      const orgId =
-        callback.kind === "kyc_review" ? await personOrg(tx, callback.review.externalId) : await orgOf(tx, callback.review.externalId);
+      const { orgId, apply } = await subject(tx);
       const fresh = await tx.providerEvent.createMany({
-        data: [{ provider: providerName, eventId: callback.eventId, orgId, kind: callback.kind }],
+        data: [{ provider: event.provider, eventId: event.eventId, orgId, kind: event.kind }],
         skipDuplicates: true,
       });
       if (fresh.count === 0) return { received: true as const, duplicate: true };
       if (!orgId) {
-        logger().warn({ provider: providerName, kind: callback.kind }, "callback for an unknown subject ignored");
+        logger().warn({ provider: event.provider, kind: event.kind }, "callback for an unknown subject ignored");
         return { received: true as const, duplicate: false };
       }
-      if (review) await applyKycReview(tx, review);
-      else await applyKybReview(tx, callback.review as KybReview);
+      await apply();
       return { received: true as const, duplicate: false };
     },
     { timeout: 30_000, maxWait: 10_000 },
   );
+}
+
+/** What a review needs, read in one statement (readForReview). */
+type ReviewRead = {
+  seen: boolean;
+  personId: string | null;
+  orgId: string | null;
+  kycStatus: KycStatus | null;
+  country: string | null;
+  applicantIdHash: string | null;
+  erasedAt: Date | null;
+  verifiedPhoneHash: string | null;
+  verifiedPhone: string | null;
+  hasKey: boolean;
+  keySealed: string | null;
+  policy: string | null;
+  sessionId: string | null;
+  sessionLevel: string | null;
+  found: FoundHash[];
+  others: ApprovedOther[];
+};
+
+/**
+ * Everything a review reads, in ONE statement: whether the provider event was seen, the person
+ * with their data key and the organization's duplicate policy, their latest session of this
+ * applicant, and for an approval the identity hashes already stored and the approved people of
+ * the organization those name.
+ */
+async function readForReview(db: Db, eventId: string, review: KycReview, texts: HumanTexts | null): Promise<ReviewRead> {
+  const lookups = texts ? humanHashLookups(texts) : [];
+  const keyIds = lookups.map((h) => h.keyId);
+  const hashes = lookups.map((h) => h.hash);
+  const personId = isUuid(review.externalId) ? review.externalId : null;
+  const referenceHash = providerReferenceHash(review.provider, review.applicantId);
+  const [row] = await db.$queryRaw<ReviewRead[]>`
+    WITH found AS (
+      SELECT h."keyId", h.hash, h."humanId" FROM identity_hashes h
+      WHERE (h."keyId", h.hash) IN (SELECT * FROM unnest(${keyIds}::text[], ${hashes}::text[])))
+    SELECT
+      EXISTS (SELECT 1 FROM provider_events WHERE provider = ${review.provider} AND "eventId" = ${eventId}) AS seen,
+      p.id::text AS "personId", p."orgId"::text AS "orgId", p."kycStatus"::text AS "kycStatus", p.country, p."applicantIdHash",
+      p."erasedAt", p."verifiedPhoneHash", p."verifiedPhone",
+      k."personId" IS NOT NULL AS "hasKey", k."keySealed", o."duplicatePersonPolicy" AS policy,
+      s.id::text AS "sessionId", s.level AS "sessionLevel",
+      (SELECT coalesce(json_agg(json_build_object('keyId', f."keyId", 'hash', f.hash, 'humanId', f."humanId")), '[]') FROM found f) AS found,
+      (SELECT coalesce(json_agg(json_build_object('id', q.id, 'humanId', q."humanId", 'nameBirthHumanId', q."nameBirthHumanId")
+                                ORDER BY q."createdAt", q.id), '[]')
+         FROM people q
+        WHERE q."orgId" = p."orgId" AND q.id <> p.id AND q."erasedAt" IS NULL AND q."kycStatus" = 'approved'
+          AND (q."humanId" IN (SELECT "humanId" FROM found) OR q."nameBirthHumanId" IN (SELECT "humanId" FROM found))) AS others
+    FROM (SELECT 1) one
+    LEFT JOIN people p ON p.id = ${personId}::uuid
+    LEFT JOIN person_keys k ON k."personId" = p.id
+    LEFT JOIN organizations o ON o.id = p."orgId"
+    LEFT JOIN LATERAL (
+      SELECT ks.id, ks.level FROM kyc_sessions ks
+       WHERE ks."personId" = p.id AND ks.provider = ${review.provider}
+         AND (ks."providerSessionIdHash" = ${referenceHash} OR ks."providerSessionId" = ${review.applicantId})
+       ORDER BY ks."createdAt" DESC LIMIT 1) s ON true`;
+  return row!;
+}
+
+/** The provider event's dedupe row alone (and the session's review, when given) in one statement; whether the event was new. */
+async function recordEventOnly(
+  db: Db,
+  event: ProviderEventKey,
+  orgId: string | null,
+  session?: { id: string; personId: string; review: object },
+): Promise<boolean> {
+  const at = utcTimestamp(new Date());
+  const sessionWrite = session
+    ? Prisma.sql`, s AS (
+        UPDATE kyc_sessions SET review = ${JSON.stringify(session.review)}::jsonb, "updatedAt" = ${at}
+         WHERE id = ${session.id}::uuid AND EXISTS (SELECT 1 FROM ev)
+           AND EXISTS (SELECT 1 FROM people WHERE id = ${session.personId}::uuid AND "erasedAt" IS NULL)
+        RETURNING 1)`
+    : Prisma.empty;
+  const [row] = await db.$queryRaw<{ fresh: number }[]>`
+    WITH ev AS (
+      INSERT INTO provider_events (id, provider, "eventId", "orgId", kind, "receivedAt")
+      VALUES (${randomUUID()}::uuid, ${event.provider}, ${event.eventId}, ${orgId}::uuid, ${event.kind}, ${at})
+      ON CONFLICT DO NOTHING RETURNING 1)
+    ${sessionWrite}
+    SELECT (SELECT count(*) FROM ev)::int AS fresh`;
+  return row!.fresh > 0;
+}
+
+/** A row check of the grouped statement, or a unique index, refused the write: what was read has changed meanwhile. */
+const readChanged = (err: unknown) => {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  return /bi_assert failed: write/.test(text) || /23505|unique constraint/i.test(text);
+};
+
+/** Reads and writes again after a concurrent change, at most this many times in all. */
+const REVIEW_TRIES = 5;
+
+/**
+ * A KYC review applied once per provider event id (docs/performance.md, "Product paths"): one
+ * read of everything it needs, on approval screening's read of the lists, then ONE grouped
+ * statement of the organization's group commit: the provider event row, the session's review,
+ * the person (status, level, country, applicant hash, sealed reference, human ids and duplicate
+ * finding), their data key if they had none, the identity hashes, the screening result and
+ * subject, the events and the audit entries commit together or not at all.
+ *
+ * What the person's row lock gave before: the person's update is guarded on the status read, the
+ * provider event row must be new, and the identity hash under the newest key must hold the human
+ * id chosen. When another delivery (or approval) changed any of them, the statement writes
+ * nothing and the review is read and applied again, after the other: a duplicate delivery then
+ * answers duplicate, a later status follows nextKycStatus from the new one.
+ *
+ * A review that raises a screening hit (the lists, or the provider's own PEP or sanctions
+ * finding) is applied in one transaction by applyKycReview, which opens or escalates the AML
+ * case with the flags: rare, and it costs more round trips.
+ */
+async function applyReviewOnce(db: Db, eventId: string, review: KycReview): Promise<Received> {
+  const event = { provider: review.provider, eventId, kind: "kyc_review" };
+  const sandboxId = review.provider === "sandbox" && isUuid(review.externalId) ? review.externalId : null;
+  const texts = review.status === "approved" ? humanTexts(review.identity, sandboxId) : null;
+  for (let attempt = 1; ; attempt++) {
+    const read = await readForReview(db, eventId, review, texts);
+    if (read.seen) return { received: true, duplicate: true };
+    if (!read.personId || !read.orgId) {
+      const fresh = await recordEventOnly(db, event, null);
+      if (fresh) logger().warn({ provider: review.provider, kind: event.kind }, "callback for an unknown subject ignored");
+      return { received: true, duplicate: !fresh };
+    }
+    // After erasure nothing is written back about the person; a review of an applicant this person was never sent to is not theirs.
+    if (read.erasedAt || !read.sessionId) return { received: true, duplicate: !(await recordEventOnly(db, event, read.orgId)) };
+    const target = nextKycStatus(read.kycStatus!, review.status);
+    if (!target) {
+      const session = { id: read.sessionId, personId: read.personId, review: reviewSummary(review) };
+      return { received: true, duplicate: !(await recordEventOnly(db, event, read.orgId, session)) };
+    }
+    const planned = await planReview(db, eventId, read, review, target, texts);
+    if (planned === "hit") return applyHitInTransaction(db, event, review);
+    try {
+      await appendAuditGrouped(db, read.orgId, planned);
+      return { received: true, duplicate: false };
+    } catch (err) {
+      if (!readChanged(err) || attempt >= REVIEW_TRIES) throw err;
+    }
+  }
+}
+
+/** The review's summary kept on its session: decision and labels, never documents. */
+const reviewSummary = (review: KycReview) => ({
+  status: review.status,
+  labels: review.labels,
+  pep: review.pep,
+  sanctions: review.sanctions,
+  reviewedAt: review.reviewedAt,
+});
+
+/** A review raising a hit: one transaction, the person locked, the AML case opened or escalated with the flags. */
+function applyHitInTransaction(db: Db, event: ProviderEventKey, review: KycReview): Promise<Received> {
+  return inTransaction(db, event, async (tx) => ({
+    orgId: await personOrg(tx, review.externalId),
+    apply: () => applyKycReview(tx, review),
+  }));
+}
+
+/**
+ * The grouped append of a review that moves the person to `target`, from what was read (the same
+ * rows applyKycReview and onKycReviewed write); "hit" when screening or the provider flags the
+ * person, which applyHitInTransaction applies instead.
+ */
+async function planReview(
+  db: Db,
+  eventId: string,
+  read: ReviewRead,
+  review: KycReview,
+  target: KycStatus,
+  texts: HumanTexts | null,
+): Promise<Parameters<typeof appendAuditGrouped>[2] | "hit"> {
+  const personId = read.personId!;
+  const orgId = read.orgId!;
+  const personDid = personDidOf(issuerDid(), personId);
+  const approved = target === "approved";
+  const country = (review.country ?? review.identity.country ?? read.country ?? null)?.toUpperCase() ?? null;
+  const identity = {
+    orgId,
+    personId,
+    name: review.identity.fullName ?? "",
+    birthDate: review.identity.birthDate,
+    country: review.identity.country ?? country,
+  };
+  const now = new Date();
+  const at = utcTimestamp(now);
+
+  // Screening's read (list versions and candidates, one statement) comes before the write.
+  const screened = approved && identity.name ? await screenPersonForWrite(db, { ...identity, subjectRef: personDid }) : null;
+  if (screened?.outcome.sanctions || screened?.outcome.pep || review.sanctions || review.pep) return "hit";
+
+  // The person's data key: the one stored (none once destroyed), or a new one written with the review.
+  const freshKey = read.hasKey ? null : randomBytes(32);
+  const key = freshKey ?? (read.keySealed ? openKey(read.keySealed) : null);
+  const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
+
+  const phone = approved && key ? await phoneToRecord(db, read, review.identity.verifiedPhone) : null;
+  const human = approved && texts ? planHuman({ id: personId, orgId }, texts, read.found, read.others, read.policy ?? "allow", now) : null;
+  const reviewedAt = target === "approved" || target === "rejected" ? (review.reviewedAt ? new Date(review.reviewedAt) : now) : null;
+  const applicantHash =
+    applicantIdHash({ ...review.identity, country }, review.provider === "sandbox" ? personId : null) ?? read.applicantIdHash;
+  const sets: Prisma.Sql[] = [
+    Prisma.sql`"kycStatus" = ${target}::"KycStatus"`,
+    Prisma.sql`"kycProvider" = ${review.provider}`,
+    Prisma.sql`"kycLevel" = ${read.sessionLevel}`,
+    Prisma.sql`"providerApplicantId" = ${seal(review.applicantId)}`,
+    Prisma.sql`country = ${country}`,
+    Prisma.sql`"applicantIdHash" = ${applicantHash}`,
+    Prisma.sql`"updatedAt" = ${at}`,
+    ...(reviewedAt ? [Prisma.sql`"reviewedAt" = ${utcTimestamp(reviewedAt)}`] : []),
+    ...(human
+      ? [
+          Prisma.sql`"humanId" = ${human.set.humanId}::uuid`,
+          Prisma.sql`"nameBirthHumanId" = ${human.set.nameBirthHumanId}::uuid`,
+          Prisma.sql`"pairwiseId" = ${human.set.pairwiseId}`,
+          Prisma.sql`"duplicateOf" = ${human.set.duplicateOf}`,
+          Prisma.sql`"duplicatePersonIds" = ${human.set.duplicatePersonIds}::uuid[]`,
+        ]
+      : []),
+    ...(phone ? [Prisma.sql`"verifiedPhone" = ${seal(phone.number)}`, Prisma.sql`"verifiedPhoneHash" = ${phone.hash}`] : []),
+  ];
+  const subject = approved && screened ? screeningSubjectUpsertSql(identity, key, now) : null;
+  const writes: GroupedWrite[] = [
+    // Once per provider event id: a concurrent delivery of the same event fails this statement, and the retry answers duplicate.
+    {
+      sql: Prisma.sql`INSERT INTO provider_events (id, provider, "eventId", "orgId", kind, "receivedAt")
+        VALUES (${randomUUID()}::uuid, ${review.provider}, ${eventId}, ${orgId}::uuid, 'kyc_review', ${at})
+        ON CONFLICT DO NOTHING`,
+      rows: 1,
+    },
+    {
+      sql: Prisma.sql`UPDATE kyc_sessions SET review = ${JSON.stringify(reviewSummary(review))}::jsonb, status = ${target}::"KycStatus", "updatedAt" = ${at}
+        WHERE id = ${read.sessionId}::uuid`,
+      rows: 1,
+    },
+    ...(freshKey ? [{ sql: personKeyInsertSql({ id: personId, orgId }, freshKey), rows: 1 }] : []),
+    // Applied in turn: only from the status read, and never to an erased person.
+    {
+      sql: Prisma.sql`UPDATE people SET ${Prisma.join(sets, ", ")}
+        WHERE id = ${personId}::uuid AND "kycStatus" = ${read.kycStatus}::"KycStatus" AND "erasedAt" IS NULL`,
+      rows: 1,
+    },
+    ...(human?.writes ?? []),
+    ...(screened ? [{ sql: screened.insert, rows: 1 }] : []),
+    ...(subject ? [{ sql: subject, rows: 1 }] : []),
+    ...(approved ? [{ sql: eventInsertSql(orgId, "kyc.approved", { personDid, level: read.sessionLevel ?? "" }, now), rows: 1 }] : []),
+  ];
+  return {
+    actor: providerActor(review.provider),
+    input: {
+      action: `kyc.${target}`,
+      subjectType: "person",
+      subject: personDid,
+      data: {
+        provider: review.provider,
+        level: read.sessionLevel,
+        sessionId: read.sessionId,
+        labels: review.labels,
+        country,
+        // That the provider's confirmed phone was recorded, never the number itself.
+        ...(phone ? { verifiedPhoneRecorded: true } : {}),
+        previousStatus: read.kycStatus,
+      },
+    },
+    writes,
+    also: human?.audit ?? [],
+  };
+}
+
+/**
+ * recordVerifiedPhone's decision, read before the write: the provider confirmed this number for an
+ * approved person, and no person of the organization holds it yet (the unique hash keeps it so
+ * against a concurrent one: the statement then fails and is read again).
+ */
+async function phoneToRecord(db: Db, read: ReviewRead, phone: string | null | undefined) {
+  if (!phone) return null;
+  const hash = verifiedPhoneHash(read.orgId!, phone);
+  if (read.verifiedPhoneHash === hash || read.verifiedPhone === phone) return null;
+  const holder = await db.person.findFirst({
+    where: { orgId: read.orgId!, OR: [{ verifiedPhoneHash: hash }, { verifiedPhone: phone }] },
+    select: { id: true },
+  });
+  return holder ? null : { number: phone, hash };
 }
 
 async function personOrg(tx: Tx, id: string) {

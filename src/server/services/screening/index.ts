@@ -23,10 +23,10 @@ export {
 export { enqueuePeriodicRuns } from "./monitoring-enqueue";
 export { monitoringMetrics } from "./monitoring-metrics";
 export { runMonitoring } from "./monitoring-runs";
-export { rememberScreeningSubject } from "./monitoring-subjects";
+export { rememberScreeningSubject, screeningSubjectUpsertSql } from "./monitoring-subjects";
 export { addToDenylist, listDenylist, removeFromDenylist, screenAccountFor, screenApplicant } from "./requests";
 export { ensureSandboxLists } from "./sandbox-lists";
-export { screenPerson } from "./screen";
+export { screenPerson, screenPersonForWrite } from "./screen";
 export {
   DenylistAddInput,
   DenylistEntryView,

@@ -1,5 +1,6 @@
-import { openStored, sealForPerson } from "../../crypto/person-box";
-import type { DbOrTx } from "../../db/client";
+import { openStored, sealForPerson, sealWithKey } from "../../crypto/person-box";
+import { type DbOrTx, Prisma } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 /** What a person is screened with: the verified name, birth date and country (upper case). */
 export type SubjectQuery = { name: string; birthDate: string | null; country: string | null };
 
@@ -10,13 +11,9 @@ export type SubjectQuery = { name: string; birthDate: string | null; country: st
  * not normalised, so a re-screen normalises it with the matcher of the day; a later approval
  * replaces it. Never logged, never returned by any API.
  */
-export async function rememberScreeningSubject(
-  db: DbOrTx,
-  input: { orgId: string; personId: string; name: string; birthDate?: string | null; country?: string | null },
-): Promise<void> {
-  const name = input.name.trim();
-  if (!name) return;
-  const query: SubjectQuery = { name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null };
+export async function rememberScreeningSubject(db: DbOrTx, input: SubjectInput): Promise<void> {
+  const query = subjectQuery(input);
+  if (!query) return;
   const querySealed = await sealForPerson(db, { id: input.personId, orgId: input.orgId }, JSON.stringify(query));
   if (!querySealed) return; // erased: nothing is kept for them
   await db.screeningSubject.upsert({
@@ -24,6 +21,27 @@ export async function rememberScreeningSubject(
     create: { personId: input.personId, orgId: input.orgId, querySealed },
     update: { querySealed },
   });
+}
+
+type SubjectInput = { orgId: string; personId: string; name: string; birthDate?: string | null; country?: string | null };
+
+function subjectQuery(input: SubjectInput): SubjectQuery | null {
+  const name = input.name.trim();
+  return name ? { name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null } : null;
+}
+
+/**
+ * rememberScreeningSubject as a statement the caller runs with its own writes, sealed under the
+ * person's data key the caller holds (a KYC review's one grouped statement); null when there is
+ * nothing to keep (no name, or no key: an erased person).
+ */
+export function screeningSubjectUpsertSql(input: SubjectInput, key: Buffer | null, at: Date): Prisma.Sql | null {
+  const query = subjectQuery(input);
+  if (!query || !key) return null;
+  const querySealed = sealWithKey(key, input.personId, JSON.stringify(query));
+  return Prisma.sql`INSERT INTO screening_subjects ("personId", "orgId", "querySealed", "createdAt", "updatedAt")
+    VALUES (${input.personId}::uuid, ${input.orgId}::uuid, ${querySealed}, ${utcTimestamp(at)}, ${utcTimestamp(at)})
+    ON CONFLICT ("personId") DO UPDATE SET "querySealed" = EXCLUDED."querySealed", "updatedAt" = EXCLUDED."updatedAt"`;
 }
 
 /**

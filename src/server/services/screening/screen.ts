@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
-import type { DbOrTx } from "../../db/client";
+import { type DbOrTx, Prisma } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { type ScreeningResultDetail, screeningDetailJson } from "../aml";
 import { nameTokens, retrievalKeys } from "./normalize";
 import { ensureSandboxLists } from "./sandbox-lists";
@@ -91,8 +93,13 @@ export async function findMatches(
       WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND key = ANY(${keys}::text[]))
     SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
     FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
+  const matches = scoreRows(query, tokens, rows, versions, opts.threshold ?? MATCH_THRESHOLD);
+  return { matches, versions, candidates: rows.length };
+}
+
+/** The rows at or above the threshold as matches, best first (the order findMatches documents). */
+function scoreRows(query: PersonQuery, tokens: string[], rows: EntryRow[], versions: ActiveVersion[], threshold: number): ScreenMatch[] {
   const listOf = new Map(versions.map((v) => [v.id, v.list]));
-  const threshold = opts.threshold ?? MATCH_THRESHOLD;
   const matches: ScreenMatch[] = [];
   const comparer = new TokenComparer(tokens);
   for (const r of rows) {
@@ -112,7 +119,7 @@ export async function findMatches(
   }
   // Ids are random per import; list name and external id are what the list itself says.
   matches.sort((a, b) => b.score - a.score || cmp(a.list, b.list) || cmp(a.externalId, b.externalId) || cmp(a.entryId, b.entryId));
-  return { matches, versions, candidates: rows.length };
+  return matches;
 }
 
 /** Contract docs/api/contract-decisions.md §3: a sanctions hit is critical, a PEP high; any other listed topic medium. */
@@ -136,8 +143,23 @@ export async function screenPerson(
   input: { orgId: string; subjectRef: string; subjectType?: string } & PersonQuery,
 ): Promise<ScreenOutcome> {
   await ensureSandboxLists(db);
-  const query = { name: input.name, birthDate: input.birthDate ?? null, country: input.country?.toUpperCase() ?? null };
+  const query = personQuery(input);
   const { matches, versions } = await findMatches(db, query, { orgId: input.orgId });
+  const { outcome, data } = resultOf(input, query, matches, versions);
+  const result = await db.screeningResult.create({ data: { ...data, detail: screeningDetailJson(data.detail) } });
+  return { ...outcome, resultId: result.id };
+}
+
+type ScreenInput = { orgId: string; subjectRef: string; subjectType?: string } & PersonQuery;
+
+const personQuery = (input: PersonQuery) => ({
+  name: input.name,
+  birthDate: input.birthDate ?? null,
+  country: input.country?.toUpperCase() ?? null,
+});
+
+/** The outcome of a screen and the screening result row that records it (the detail: what a replay needs). */
+function resultOf(input: ScreenInput, query: ReturnType<typeof personQuery>, matches: ScreenMatch[], versions: ActiveVersion[]) {
   const flags = severityOf(matches);
   const score = Math.round((matches[0]?.score ?? 0) * 100);
   const detail: ScreeningResultDetail = {
@@ -147,21 +169,52 @@ export async function screenPerson(
     listVersions: versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
     matches: matches.slice(0, 20),
   };
-  const result = await db.screeningResult.create({
-    data: {
-      orgId: input.orgId,
-      subjectType: input.subjectType ?? "person",
-      subjectRef: input.subjectRef,
-      provider: SCREENING_PROVIDER,
-      severity: flags.severity,
-      score,
-      labels: [...new Set(matches.flatMap((m) => m.topics))],
-      sanctionsHit: flags.sanctions,
-      pepHit: flags.pep,
-      detail: screeningDetailJson(detail),
-    },
-  });
-  return { ...flags, score, matches, listVersions: versions.map((v) => v.id), resultId: result.id };
+  const data = {
+    orgId: input.orgId,
+    subjectType: input.subjectType ?? "person",
+    subjectRef: input.subjectRef,
+    provider: SCREENING_PROVIDER,
+    severity: flags.severity,
+    score,
+    labels: [...new Set(matches.flatMap((m) => m.topics))],
+    sanctionsHit: flags.sanctions,
+    pepHit: flags.pep,
+    detail,
+  };
+  return { outcome: { ...flags, score, matches, listVersions: versions.map((v) => v.id) }, data };
+}
+
+/**
+ * screenPerson in two halves, for a caller that writes everything in one statement (a KYC review
+ * arriving, docs/performance.md "Product paths"): the lists are read here in ONE statement (the
+ * active versions visible to the organization and the candidates sharing a key with the query),
+ * and the screening result is returned as an INSERT the caller runs with its own writes, under
+ * an id chosen here. The outcome and the stored row are those screenPerson makes.
+ */
+export async function screenPersonForWrite(db: DbOrTx, input: ScreenInput): Promise<{ outcome: ScreenOutcome; insert: Prisma.Sql }> {
+  const query = personQuery(input);
+  const tokens = nameTokens(query.name);
+  const keys = retrievalKeys(tokens);
+  const [read] = await db.$queryRaw<{ versions: ActiveVersion[]; rows: EntryRow[] }[]>`
+    WITH v AS (
+      SELECT id, list, "versionHash" FROM screening_list_versions
+      WHERE active AND format IN ('ftm', 'ofac') AND ("orgId" IS NULL OR "orgId" = ${input.orgId}::uuid)),
+    hits AS (
+      SELECT DISTINCT "entryId" FROM screening_entry_keys
+      WHERE ${keys.length > 0} AND "listVersionId" IN (SELECT id FROM v) AND key = ANY(${keys}::text[]))
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('id', v.id, 'list', v.list, 'versionHash', v."versionHash") ORDER BY v.list, v.id), '[]') FROM v) AS versions,
+      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'listVersionId', e."listVersionId", 'externalId', e."externalId", 'name', e.name,
+         'normalizedNames', e."normalizedNames", 'birthDates', e."birthDates", 'countries', e.countries, 'topics', e.topics, 'programme', e.programme)), '[]')
+       FROM hits JOIN screening_entries e ON e.id = hits."entryId") AS rows`;
+  const versions = read!.versions;
+  const matches = versions.length > 0 && keys.length > 0 ? scoreRows(query, tokens, read!.rows, versions, MATCH_THRESHOLD) : [];
+  const { outcome, data } = resultOf(input, query, matches, versions);
+  const id = randomUUID();
+  const insert = Prisma.sql`INSERT INTO screening_results (id, "orgId", "subjectType", "subjectRef", provider, severity, score, labels, "sanctionsHit", "pepHit", detail, "createdAt")
+    VALUES (${id}::uuid, ${data.orgId}::uuid, ${data.subjectType}, ${data.subjectRef}, ${data.provider}, ${data.severity}::"Severity", ${data.score},
+      ${data.labels}::text[], ${data.sanctionsHit}, ${data.pepHit}, ${JSON.stringify(data.detail)}::jsonb, ${utcTimestamp(new Date())})`;
+  return { outcome: { ...outcome, resultId: id }, insert };
 }
 
 export type AccountOutcome = { score: number; labels: string[]; severity: Severity | null; resultId: string; listVersions: string[] };

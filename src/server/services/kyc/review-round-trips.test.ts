@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { openPersonal } from "@/server/crypto/person-box";
+import { SANDBOX_IDENTITIES, sandboxCallback } from "@/server/providers/kyc/sandbox";
+import { verifyChain } from "@/server/services/audit";
+import { openSubject } from "@/server/services/screening/monitoring-subjects";
+import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
+import { applicantOf, approvedPerson } from "@/server/testing/kyc-flow";
+import { countRoundTrips } from "@/server/testing/round-trips";
+import { applicantIdHash } from "./review";
+import { humanHashLookups, humanTexts, pairwiseIdOf } from "./unique-person";
+
+// A KYC review arriving (docs/performance.md, "Product paths"): the sandbox's hosted completion
+// delivers a signed review; it reads what it needs in one statement, screening's lists in one
+// more, and writes the provider event, session, person, identity hashes, screening result and
+// subject, event and audit entry as ONE grouped statement. Counted with every pg client of this
+// process (the hosted page's own read of the session and of the person after are two of them).
+
+type Api = ReturnType<typeof client>;
+type Outcome = "approved" | "pep" | "sanctions" | "rejected" | "retry";
+
+const hosted = (url: string, applicantId: string, outcome: Outcome, documentNumber?: string) =>
+  call(url, "POST", `/v1/sandbox/kyc/hosted/${applicantId}`, { body: { outcome, ...(documentNumber ? { documentNumber } : {}) } });
+
+async function started(api: Api) {
+  const res = await api.post("/v1/kyc/start", {});
+  expect(res.status, res.text).toBe(200);
+  const personDid = res.body.personDid as string;
+  return { personDid, personId: personDid.split(":").pop()!, applicantId: applicantOf(res.body.verificationUrl) };
+}
+
+describe("a KYC review arriving: round trips", () => {
+  it("costs at most 8 database round trips and writes everything it did before; a redelivery writes nothing more", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await approvedPerson(url, api); // warm: the sandbox lists, the key cache, the chain head
+    const counts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { personDid, personId, applicantId } = await started(api);
+      const { value, count, statements } = await countRoundTrips(() => hosted(url, applicantId, "approved"));
+      expect(value.status, value.text).toBe(200);
+      expect(value.body.status).toBe("approved");
+      counts.push(count);
+      // No transaction: the write is one statement.
+      expect(statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
+
+      const identity = SANDBOX_IDENTITIES.approved;
+      const person = await db.person.findUniqueOrThrow({ where: { id: personId } });
+      expect(person).toMatchObject({
+        kycStatus: "approved",
+        kycProvider: "sandbox",
+        kycLevel: "basic-kyc",
+        country: "GH",
+        applicantIdHash: applicantIdHash({ ...identity, country: "GH" }, personId),
+        pepFlag: false,
+        sanctionsFlag: false,
+        humanId: null,
+        duplicateOf: null,
+        duplicatePersonIds: [],
+        pairwiseId: pairwiseIdOf(org.orgId, personId),
+      });
+      // The review's own time (the sandbox stamps it when it delivers), as a UTC instant.
+      expect(Math.abs(person.reviewedAt!.getTime() - Date.now())).toBeLessThan(120_000);
+      const key = await db.personKey.findUniqueOrThrow({ where: { personId } });
+      expect(openPersonal(person.providerApplicantId!, key.keySealed)).toBe(applicantId);
+      // The name and birth date's human id, under every key, names the person.
+      const hashes = humanHashLookups(humanTexts(identity, personId));
+      const stored = await db.identityHash.findMany({ where: { OR: hashes.map((h) => ({ keyId: h.keyId, hash: h.hash })) } });
+      expect(stored).toHaveLength(hashes.length);
+      expect(new Set(stored.map((h) => h.humanId))).toEqual(new Set([person.nameBirthHumanId]));
+      expect(stored.every((h) => h.kind === "name_birth")).toBe(true);
+
+      const session = await db.kycSession.findFirstOrThrow({ where: { personId } });
+      expect(session.status).toBe("approved");
+      expect(session.review).toMatchObject({ status: "approved", labels: [], pep: false, sanctions: false });
+
+      const results = await db.screeningResult.findMany({ where: { orgId: org.orgId, subjectRef: personDid } });
+      expect(results).toHaveLength(1);
+      expect(results[0]).toMatchObject({ provider: "screening-lists", sanctionsHit: false, pepHit: false, subjectType: "person" });
+      expect((results[0]!.detail as { listVersions: unknown[] }).listVersions.length).toBeGreaterThan(0);
+      const subject = await db.screeningSubject.findUniqueOrThrow({ where: { personId } });
+      expect(openSubject(subject.querySealed, key.keySealed)).toEqual({
+        name: identity.fullName,
+        birthDate: identity.birthDate,
+        country: "GH",
+      });
+
+      const events = await db.outboxEvent.findMany({
+        where: { orgId: org.orgId, event: "kyc.approved", payload: { path: ["personDid"], equals: personDid } },
+      });
+      expect(events.map((e) => e.payload)).toEqual([{ personDid, level: "basic-kyc" }]);
+      const entries = await db.auditEntry.findMany({ where: { orgId: org.orgId, subject: personDid, action: { startsWith: "kyc." } } });
+      expect(entries.map((e) => e.action).sort()).toEqual(["kyc.approved", "kyc.started"]);
+      expect(entries.find((e) => e.action === "kyc.approved")).toMatchObject({
+        actor: "system:kyc-provider:sandbox",
+        data: { provider: "sandbox", level: "basic-kyc", sessionId: session.id, country: "GH", previousStatus: "pending", labels: [] },
+      });
+    }
+    const sorted = [...counts].sort((a, b) => a - b);
+    // A review now and then reads the chain head again (another writer moved it).
+    expect(sorted[2], counts.join(",")).toBeLessThanOrEqual(8);
+    expect(sorted[4], counts.join(",")).toBeLessThanOrEqual(10);
+
+    // A redelivered event: answered duplicate, nothing written.
+    const again = await started(api);
+    const cb = sandboxCallback({ applicantId: again.applicantId, externalId: again.personId, outcome: "approved" });
+    const deliver = () =>
+      call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: cb.rawBody.toString(), headers: Object.fromEntries(cb.headers) });
+    expect((await deliver()).body).toEqual({ received: true, duplicate: false });
+    const before = {
+      audit: await db.auditEntry.count({ where: { orgId: org.orgId } }),
+      events: await db.outboxEvent.count({ where: { orgId: org.orgId } }),
+      results: await db.screeningResult.count({ where: { orgId: org.orgId } }),
+      person: await db.person.findUniqueOrThrow({ where: { id: again.personId } }),
+    };
+    const { value: dup, count: dupCount } = await countRoundTrips(deliver);
+    expect(dup.body).toEqual({ received: true, duplicate: true });
+    expect(dupCount).toBe(1);
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId } })).toBe(before.audit);
+    expect(await db.outboxEvent.count({ where: { orgId: org.orgId } })).toBe(before.events);
+    expect(await db.screeningResult.count({ where: { orgId: org.orgId } })).toBe(before.results);
+    expect(await db.person.findUniqueOrThrow({ where: { id: again.personId } })).toEqual(before.person);
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+
+  it("applies concurrent deliveries in turn: one event once, and of two decisions the first (the other finds the person decided)", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await approvedPerson(url, api);
+    // The same event four times at once: applied once, three duplicates.
+    const one = await started(api);
+    const cb = sandboxCallback({ applicantId: one.applicantId, externalId: one.personId, outcome: "approved" });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call(url, "POST", "/v1/kyc/callbacks/sandbox", { rawBody: cb.rawBody.toString(), headers: Object.fromEntries(cb.headers) }),
+      ),
+    );
+    expect(answers.map((a) => a.body.duplicate).sort()).toEqual([false, true, true, true]);
+    expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "kyc.approved", subject: one.personDid } })).toBe(1);
+    expect(
+      await db.outboxEvent.count({
+        where: { orgId: org.orgId, event: "kyc.approved", payload: { path: ["personDid"], equals: one.personDid } },
+      }),
+    ).toBe(1);
+    expect(await db.screeningResult.count({ where: { orgId: org.orgId, subjectRef: one.personDid } })).toBe(1);
+
+    // An approval and a rejection at once: the person takes one final status, audited once.
+    for (let i = 0; i < 3; i++) {
+      const p = await started(api);
+      const both = await Promise.all((["approved", "rejected"] as const).map((outcome) => hosted(url, p.applicantId, outcome)));
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+      const person = await db.person.findUniqueOrThrow({ where: { id: p.personId } });
+      const decisions = await db.auditEntry.findMany({
+        where: { orgId: org.orgId, subject: p.personDid, action: { in: ["kyc.approved", "kyc.rejected"] } },
+      });
+      expect(decisions.map((e) => e.action)).toEqual([`kyc.${person.kycStatus}`]);
+      expect(decisions[0]!.data).toMatchObject({ previousStatus: "pending" });
+      expect(
+        await db.outboxEvent.count({
+          where: { orgId: org.orgId, event: "kyc.approved", payload: { path: ["personDid"], equals: p.personDid } },
+        }),
+      ).toBe(person.kycStatus === "approved" ? 1 : 0);
+    }
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+
+  it("records a duplicate person (the same document) with its event and audit entry in the same statement", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    expect((await api.put("/v1/admin/duplicate-policy", { duplicatePersonPolicy: "refuse" })).status).toBe(200);
+    await approvedPerson(url, api);
+    const passport = `P${randomBytes(5).toString("hex").toUpperCase()}`;
+    const first = await started(api);
+    expect((await hosted(url, first.applicantId, "approved", passport)).status).toBe(200);
+    const second = await started(api);
+    const { value, count, statements } = await countRoundTrips(() => hosted(url, second.applicantId, "approved", passport));
+    expect(value.status, value.text).toBe(200);
+    expect(count, statements.join("\n")).toBeLessThanOrEqual(10);
+    expect(statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
+
+    const [a, b] = await Promise.all([first, second].map((p) => db.person.findUniqueOrThrow({ where: { id: p.personId } })));
+    expect(a!.humanId).toBeTruthy();
+    expect(b).toMatchObject({
+      kycStatus: "approved",
+      humanId: a!.humanId,
+      pairwiseId: a!.pairwiseId,
+      duplicateOf: "document",
+      duplicatePersonIds: [first.personId],
+    });
+    expect(a!.duplicateOf).toBeNull();
+    const event = await db.outboxEvent.findFirstOrThrow({ where: { orgId: org.orgId, event: "kyc.duplicate_person" } });
+    expect(event.payload).toEqual({
+      personDid: second.personDid,
+      match: "document",
+      otherPersonDids: [first.personDid],
+      createRefused: true,
+    });
+    // Chained right after the approval's entry, in the same commit.
+    const approvedEntry = await db.auditEntry.findFirstOrThrow({
+      where: { orgId: org.orgId, action: "kyc.approved", subject: second.personDid },
+    });
+    const duplicateEntry = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "kyc.duplicate_person" } });
+    expect(duplicateEntry).toMatchObject({ seq: approvedEntry.seq + 1, actor: "system:unique-person", subject: second.personDid });
+    expect(duplicateEntry.data).toEqual({ match: "document", otherPersonDids: [first.personDid], createRefused: true });
+    const status = await api.get(`/v1/kyc/status?personDid=${encodeURIComponent(second.personDid)}`);
+    expect(status.body).toMatchObject({ duplicateOf: "document", createRefused: true });
+    expect(status.body.createToken).toBeUndefined();
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+
+  it("a screening hit (PEP on the lists) or the provider's sanctions finding keeps its flags, case, events and entries", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await approvedPerson(url, api);
+    const pep = await started(api);
+    expect((await hosted(url, pep.applicantId, "pep")).body.status).toBe("approved");
+    const sanctions = await started(api);
+    expect((await hosted(url, sanctions.applicantId, "sanctions")).body.status).toBe("rejected");
+
+    for (const [p, flags] of [
+      [pep, { pepFlag: true, sanctionsFlag: false, priority: "high" }],
+      [sanctions, { pepFlag: false, sanctionsFlag: true, priority: "critical" }],
+    ] as const) {
+      const person = await db.person.findUniqueOrThrow({ where: { id: p.personId } });
+      expect(person).toMatchObject({ pepFlag: flags.pepFlag, sanctionsFlag: flags.sanctionsFlag });
+      expect(person.riskScore).toBeGreaterThan(0);
+      const amlCase = await db.amlCase.findFirstOrThrow({ where: { orgId: org.orgId, personId: p.personId } });
+      expect(amlCase).toMatchObject({ status: "open", priority: flags.priority, subjectDid: p.personDid });
+      expect(await db.amlCaseHit.count({ where: { caseId: amlCase.id } })).toBe(1);
+      const kinds = (await db.amlCaseEvent.findMany({ where: { caseId: amlCase.id }, orderBy: { seq: "asc" } })).map((e) => e.kind);
+      expect(kinds).toEqual(["opened", "hit_added", "webhook_sent"]);
+      expect(
+        await db.outboxEvent.count({
+          where: { orgId: org.orgId, event: "aml.sanctions_hit", payload: { path: ["personDid"], equals: p.personDid } },
+        }),
+      ).toBe(1);
+      expect(await db.auditEntry.count({ where: { orgId: org.orgId, action: "aml.sanctions_hit", subject: p.personDid } })).toBe(1);
+    }
+    // The PEP approval screened and kept its subject; the provider's own finding is on the case's hit.
+    const pepResult = await db.screeningResult.findFirstOrThrow({ where: { orgId: org.orgId, subjectRef: pep.personDid } });
+    expect(pepResult.pepHit).toBe(true);
+    expect(await db.screeningSubject.count({ where: { personId: pep.personId } })).toBe(1);
+    expect(
+      await db.outboxEvent.count({
+        where: { orgId: org.orgId, event: "kyc.approved", payload: { path: ["personDid"], equals: pep.personDid } },
+      }),
+    ).toBe(1);
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+});
