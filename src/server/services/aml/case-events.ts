@@ -1,5 +1,6 @@
-import type { Prisma } from "@/generated/prisma/client.ts";
-import type { Tx } from "../../db/client";
+import { randomUUID } from "node:crypto";
+import { Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import type { AmlCaseEventKind } from "./casework.schema";
 
 /**
@@ -23,4 +24,16 @@ type EventInput = { kind: AmlCaseEventKind; actor: string; data?: Prisma.InputJs
 export async function caseEvents(tx: Tx, orgId: string, caseId: string, events: EventInput[]) {
   if (!events.length) return;
   await tx.amlCaseEvent.createMany({ data: events.map((e) => ({ orgId, caseId, kind: e.kind, actor: e.actor, data: e.data ?? {} })) });
+}
+
+/**
+ * Several events of one case as a statement of a grouped write (one row each, `seq` in the order
+ * given): they commit with the transition they record or not at all.
+ */
+export function caseEventsSql(orgId: string, caseId: string, events: EventInput[], at: Date): Prisma.Sql {
+  const rows = events.map(
+    (e) =>
+      Prisma.sql`(${randomUUID()}::uuid, ${orgId}::uuid, ${caseId}::uuid, ${e.kind}, ${e.actor}, ${JSON.stringify(e.data ?? {})}::jsonb, ${utcTimestamp(at)})`,
+  );
+  return Prisma.sql`INSERT INTO aml_case_events (id, "orgId", "caseId", kind, actor, data, "createdAt") VALUES ${Prisma.join(rows)}`;
 }

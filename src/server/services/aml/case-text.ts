@@ -27,10 +27,16 @@ export async function caseTexts(tx: Tx, c: CaseSubject): Promise<CaseTexts> {
   if (!personId) return { seal: (text) => text, open: (value) => value };
   const key = await personKey(tx, { id: personId, orgId: c.orgId });
   return {
-    seal: (text) => (key ? sealWithKey(key, personId, text) : ERASED_TEXT),
+    seal: sealerFor(personId, key),
     open: (value) => openSealed(value, personId, (v) => (key ? openWithKey(key, v) : null)),
   };
 }
+
+/** Seals a case text under the person's data key, already read (null once erased: "[erased]" is written). */
+export const sealerFor =
+  (personId: string, key: Buffer | null) =>
+  (text: string): string =>
+    key ? sealWithKey(key, personId, text) : ERASED_TEXT;
 
 /** The sealed data keys (`person_keys.keySealed`, null once erased) of these people, in one query: never cached. */
 export async function caseKeys(db: DbOrTx, personIds: (string | null)[]): Promise<Map<string, string | null>> {

@@ -1,13 +1,16 @@
+import { randomBytes } from "node:crypto";
 import type { AmlCase } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import type { Tx } from "../../db/client";
+import { openKey, personKeyInsertSql } from "../../crypto/person-box";
+import { type Db, Prisma, type Tx } from "../../db/client";
+import { utcTimestamp } from "../../db/sql";
 import { forbidden, notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { appendAudit } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite, isFreeText } from "../audit";
 import { samePerson, signedInWithOwnCredentials } from "../org";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
-import { caseEvent } from "./case-events";
+import { caseEvent, caseEventsSql } from "./case-events";
 import {
   assigneeProposed,
   caseClosed,
@@ -22,9 +25,9 @@ import {
   sameApprover,
   withHits,
 } from "./case-records";
-import { caseTexts } from "./case-text";
+import { caseTexts, sealerFor } from "./case-text";
 import type { ListCasesQuery } from "./casework.schema";
-import { credentialsFollowCase, lockPersonBindings } from "./credential-effects";
+import { credentialsFollowCase, type LiftableBinding, liftableBindingsSql, liftWrites, lockPersonBindings } from "./credential-effects";
 import { searchTerms } from "./evidence";
 import { dueAtFor, slaHours } from "./sla";
 
@@ -60,6 +63,16 @@ const result = (c: AmlCase, subjectDid: string): ClearResult => ({
  * or, when the organization requires a second approval, moves it to pending_approval with the
  * flags still up. 409 case_closed when the case this call was about got closed by someone else
  * while it ran.
+ *
+ * Two database round trips on the usual paths (docs/performance.md, "Product paths"): one read of
+ * everything the decision needs (clearRead), then the transition as ONE grouped statement of the
+ * organization's group commit: the case, the flags, the timeline, the credentials' status, the
+ * events and the audit entries commit together or not at all. The row locks of a transaction are
+ * replaced by guarded writes: each row written must still be the version read (its xmin), else
+ * the statement changes nothing and the call reads again, and answers from what it finds (the
+ * winner's clear for its own retry, 409 case_closed for anyone else's close) or tries again.
+ * Opening a case by hand, and a call that keeps losing to other writers, run in a transaction
+ * with the locks (proposeClearLocked).
  */
 export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): Promise<ClearResult> {
   const orgId = ctx.org.id;
@@ -68,10 +81,202 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
   if (!personId) throw notFound("Person");
   // The canonical form (lower-case id) is what cases, audit entries and the answer carry.
   const subjectDid = personDidOf(issuerDid(), personId);
-  // What the caller could see when the call began, read before any lock: if this case is closed
-  // by the time we hold the lock, someone else closed it meanwhile.
-  const seen = await ctx.db.amlCase.findFirst({ where: { orgId, personId, status: { in: [...OPEN_STATUSES] } }, select: { id: true } });
+  // The case this call is about: none at first (what the read finds is what the caller saw),
+  // then the one a write that lost was for.
+  let seenId: string | null = null;
+  for (let attempt = 0; attempt < GUARDED_TRIES; attempt++) {
+    const now = ctx.now();
+    const r = await clearRead(ctx.db, orgId, personId, seenId, now);
+    if (!r) throw notFound("Person");
+    const current = r.open;
+    if (!current || (seenId && current.id !== seenId)) {
+      // The case the caller saw is gone, or the subject has no open case: see closedMeanwhile.
+      const settled = seenId ? r.seen : r.recentlyClosed;
+      if (settled?.closedAt) {
+        if (settled.status === "cleared" && settled.closer === me) return resultOf(settled.id, settled.status, subjectDid);
+        throw caseClosed();
+      }
+    }
+    if (!current) return proposeClearLocked(ctx, input, personId, subjectDid, null);
+    if (r.fourEyes && current.status === "pending_approval") return resultOf(current.id, "pending_approval", subjectDid);
+    seenId = current.id;
+    try {
+      return await writeClear(ctx, r, current, { personId, subjectDid, reason: input.reason, me, now });
+    } catch (err) {
+      if (!lostRace(err)) throw err;
+      // A row changed since it was read: read again.
+    }
+  }
+  return proposeClearLocked(ctx, input, personId, subjectDid, seenId);
+}
 
+/** Guarded attempts before a clear takes the locks (a case or person that other writers keep changing). */
+const GUARDED_TRIES = 4;
+
+const resultOf = (caseId: string, status: string, subjectDid: string): ClearResult => ({
+  cleared: status === "cleared",
+  pendingApproval: status === "pending_approval",
+  caseId,
+  subjectDid,
+});
+
+/** A grouped write that lost: one of its rows was not the version read (or a key was written meanwhile). */
+function lostRace(err: unknown): boolean {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  return /bi_assert failed: write \d+/.test(text) || /23505|unique constraint/i.test(text);
+}
+
+type CaseRef = { id: string; status: string; closedAt: string | null; closer: string | null };
+type ClearRead = {
+  pepFlag: boolean;
+  sanctionsFlag: boolean;
+  riskScore: number;
+  personVersion: string;
+  hasKey: boolean;
+  keySealed: string | null;
+  fourEyes: boolean;
+  open: { id: string; status: string; assigneeEmail: string | null; version: string } | null;
+  seen: CaseRef | null;
+  recentlyClosed: CaseRef | null;
+  bindings: LiftableBinding[];
+};
+
+/**
+ * Everything a clear decides on, in one statement: the person's flags and row version, their
+ * data key, the organization's four-eyes policy, the open case, the case a lost write was for
+ * (`seenId`), the subject's latest case closed within CLEAR_SETTLED_WINDOW_MS, and the bindings a
+ * clear would lift. FOR SHARE on the person: a transition holding the person's lock (they all
+ * take it first, case-records.ts lockPerson) is waited for, so the read comes after it.
+ */
+async function clearRead(db: Db, orgId: string, personId: string, seenId: string | null, now: Date): Promise<ClearRead | null> {
+  const since = utcTimestamp(new Date(now.getTime() - CLEAR_SETTLED_WINDOW_MS));
+  const caseRef = (c: string) =>
+    Prisma.raw(
+      `json_build_object('id', ${c}.id, 'status', ${c}.status, 'closedAt', ${c}."closedAt", 'closer', coalesce(${c}."confirmedBy", ${c}."approvedBy", ${c}."proposedBy"))`,
+    );
+  const rows = await db.$queryRaw<ClearRead[]>`
+    SELECT p."pepFlag", p."sanctionsFlag", p."riskScore", p.xmin::text AS "personVersion",
+           k."personId" IS NOT NULL AS "hasKey", k."keySealed",
+           (SELECT o."requireSecondApprovalToClearAml" FROM organizations o WHERE o.id = ${orgId}::uuid) AS "fourEyes",
+           (SELECT json_build_object('id', c.id, 'status', c.status, 'assigneeEmail', c."assigneeEmail", 'version', c.xmin::text)
+              FROM aml_cases c WHERE c."orgId" = ${orgId}::uuid AND c."personId" = p.id AND c.status::text = ANY(${[...OPEN_STATUSES]}::text[])
+              ORDER BY c."createdAt" LIMIT 1) AS open,
+           (SELECT ${caseRef("c")} FROM aml_cases c WHERE c.id = ${seenId}::uuid AND c."orgId" = ${orgId}::uuid) AS seen,
+           (SELECT ${caseRef("c")} FROM aml_cases c WHERE c."orgId" = ${orgId}::uuid AND c."personId" = p.id AND c."closedAt" >= ${since}
+              ORDER BY c."closedAt" DESC, c.id DESC LIMIT 1) AS "recentlyClosed",
+           ${liftableBindingsSql(orgId, personId)} AS bindings
+    FROM people p LEFT JOIN person_keys k ON k."personId" = p.id
+    WHERE p.id = ${personId}::uuid AND p."orgId" = ${orgId}::uuid
+    FOR SHARE OF p`;
+  return rows[0] ?? null;
+}
+
+/**
+ * The transition as one grouped statement: to pending_approval (four-eyes) or cleared with the
+ * flags lifted and the credentials following. Texts are sealed in the process under the key read
+ * (a person without one gets a new key, written by the same statement).
+ */
+async function writeClear(
+  ctx: ServiceContext,
+  r: ClearRead,
+  current: NonNullable<ClearRead["open"]>,
+  c: { personId: string; subjectDid: string; reason: string; me: string; now: Date },
+): Promise<ClearResult> {
+  const orgId = ctx.org.id;
+  const { personId, subjectDid, reason, me, now } = c;
+  const t = utcTimestamp(now);
+  const fresh = r.hasKey ? null : randomBytes(32);
+  const key = fresh ?? (r.keySealed ? openKey(r.keySealed) : null);
+  // As caseTexts (case-text.ts) seals the case's texts, and the audit chain an entry's free text.
+  const seal = sealerFor(personId, key);
+  const auditText = (text: string) => (isFreeText(text) ? seal(text) : text);
+  // A new key is written after the person and the case: a transition holding their locks may write it too.
+  const keyWrite: GroupedWrite[] = fresh ? [{ sql: personKeyInsertSql({ id: personId, orgId }, fresh), rows: 1, beforeHead: true }] : [];
+  const writes: GroupedWrite[] = [];
+  const caseGuard = Prisma.sql`id = ${current.id}::uuid AND "orgId" = ${orgId}::uuid AND status = ${current.status}::"AmlCaseStatus" AND xmin = ${current.version}::xid`;
+
+  if (r.fourEyes) {
+    // The assignee at proposal time counts as a proposer too: a key proposing for them does not
+    // make them a second pair of eyes.
+    const proposedAssignee = current.assigneeEmail ? `member:${current.assigneeEmail}` : null;
+    writes.push(
+      {
+        sql: Prisma.sql`UPDATE aml_cases SET status = 'pending_approval', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
+                          "proposedAssignee" = ${proposedAssignee}, "updatedAt" = ${t} WHERE ${caseGuard}`,
+        rows: 1,
+        beforeHead: true,
+      },
+      ...keyWrite,
+      {
+        sql: caseEventsSql(orgId, current.id, [{ kind: "proposed", actor: me, data: { reason: seal(reason), proposedAssignee } }], now),
+        rows: 1,
+      },
+    );
+    await appendAuditGrouped(ctx.db, orgId, {
+      actor: ctx.actor,
+      input: {
+        action: "aml.clear_proposed",
+        subjectType: "person",
+        subject: subjectDid,
+        data: { caseId: current.id, reason: auditText(reason) },
+      },
+      writes,
+    });
+    return resultOf(current.id, "pending_approval", subjectDid);
+  }
+
+  const lift = liftWrites({ orgId, personDid: subjectDid, actor: me, at: now, bindings: r.bindings });
+  writes.push(
+    // The person first, then the case, then the bindings: the lock order of every transition.
+    {
+      sql: Prisma.sql`UPDATE people SET "pepFlag" = false, "sanctionsFlag" = false, "riskScore" = 0, "updatedAt" = ${t}
+                      WHERE id = ${personId}::uuid AND "orgId" = ${orgId}::uuid AND xmin = ${r.personVersion}::xid`,
+      rows: 1,
+      beforeHead: true,
+    },
+    {
+      sql: Prisma.sql`UPDATE aml_cases SET status = 'cleared', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
+                        "closedAt" = ${t}, "updatedAt" = ${t} WHERE ${caseGuard}`,
+      rows: 1,
+      beforeHead: true,
+    },
+    ...keyWrite,
+    ...lift.writes,
+  );
+  const events = [
+    { kind: "cleared" as const, actor: me, data: { reason: seal(reason), fourEyes: false } },
+    ...(lift.timeline ? [lift.timeline] : []),
+  ];
+  writes.push({ sql: caseEventsSql(orgId, current.id, events, now), rows: events.length });
+  const cleared = {
+    actor: ctx.actor,
+    input: {
+      action: "aml.cleared",
+      subjectType: "person",
+      subject: subjectDid,
+      data: { caseId: current.id, reason: auditText(reason), clearedBy: me, fourEyes: false, flagsBefore: flagsOf(r) },
+    },
+  };
+  // The bindings' entries before the clear's, as the transaction wrote them.
+  const [first, ...rest] = [...lift.entries, cleared];
+  await appendAuditGrouped(ctx.db, orgId, { ...first!, writes, also: rest });
+  return resultOf(current.id, "cleared", subjectDid);
+}
+
+/**
+ * The clear in one transaction that takes the locks: the person, their bindings, then the case
+ * (docs/decisions.md, "AML cases"). The path of a clear that opens a case by hand, and of one whose
+ * guarded writes kept losing.
+ */
+async function proposeClearLocked(
+  ctx: ServiceContext,
+  input: ClearAmlInput,
+  personId: string,
+  subjectDid: string,
+  seenId: string | null,
+): Promise<ClearResult> {
+  const orgId = ctx.org.id;
+  const me = actorId(ctx.actor);
   return ctx.db.$transaction(async (tx) => {
     const person = await lockPerson(tx, orgId, personId);
     if (!person) throw notFound("Person");
@@ -81,8 +286,8 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
       select: { requireSecondApprovalToClearAml: true },
     });
     let current = await openCaseOf(tx, orgId, personId);
-    if (!current || (seen && current.id !== seen.id)) {
-      const settled = await closedMeanwhile(tx, orgId, personId, seen?.id ?? null, ctx.now(), me);
+    if (!current || (seenId && current.id !== seenId)) {
+      const settled = await closedMeanwhile(tx, orgId, personId, seenId, ctx.now(), me);
       if (settled) return result(settled, subjectDid);
     }
     // The reason is stored sealed under the person's key (case-text.ts); the audit entry seals its own copy.
