@@ -8,7 +8,13 @@
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
  *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
  *                      side by side, at 8 and 32 writers
- *   --only audit-verify  only build the audit chains and time their verification (old and new, against raw SHA-256)
+ *   --only <parts>     only these parts, comma-separated:
+ *                        audit-verify  build the audit chains and time their verification (old and new, against raw SHA-256)
+ *                        paths         KYC start, KYC review, bind confirm and AML clear at 8 writers, before (--before) and
+ *                                      after side by side (bench/lib/paths.ts); --paths start,review,bind,clear picks some
+ *                        pgbench       pgbench's ceiling for free create's three inserts at 8 and 32 clients, alternated
+ *                                      with free create at 8 and 32 writers (bench/lib/pgbench.ts)
+ *                      without --only: everything (paths and pgbench included)
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -16,7 +22,9 @@ import os from "node:os";
 import path from "node:path";
 import { type AppendResult, appendsVersusInserts, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
 import { seedAccounts, throwawayDatabase } from "./lib/db";
-import { type CpuProbe, type LoadResult, type LoadSpec, load } from "./lib/load";
+import { type CpuProbe, type LoadResult, type LoadSpec, load, settle } from "./lib/load";
+import { productPaths, type Side } from "./lib/paths";
+import { type PgbenchResult, pgbench, pgbenchScript } from "./lib/pgbench";
 import { printReport, type Report } from "./lib/report";
 import { type BenchServer, startServer } from "./lib/server";
 import { otherWrites } from "./lib/writes";
@@ -31,7 +39,14 @@ const quick = flag("quick");
 const dir = option("dir") ? path.resolve(option("dir")!) : undefined;
 const label = option("label") ?? "run";
 const beforeDir = option("before") ? path.resolve(option("before")!) : undefined;
-const verifyOnly = option("only") === "audit-verify";
+const PARTS = ["audit-verify", "paths", "pgbench"];
+const only = option("only")
+  ?.split(",")
+  .map((p) => p.trim())
+  .filter(Boolean);
+for (const p of only ?? []) if (!PARTS.includes(p)) throw new Error(`--only: unknown part ${p} (parts: ${PARTS.join(", ")})`);
+const part = (p: string) => !only || only.includes(p);
+const verifyOnly = only?.every((p) => p === "audit-verify") ?? false;
 
 const DURATION = quick ? 2 : 4;
 const WRITE_DURATION = quick ? 4 : 8;
@@ -64,7 +79,17 @@ async function main() {
     scaling: {},
     writes: {},
     audit: {} as Report["audit"],
+    loadAverage: { start: loadAverage() },
+    code: code(dir ?? process.cwd(), beforeDir),
   };
+  // Interrupted: the servers stop and the throwaway database goes, as at the end of a run.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      console.error(`bench: ${signal}, stopping the servers and dropping the database`);
+      void Promise.all(servers.map((s) => s.stop()))
+        .then(() => bench.drop())
+        .finally(() => process.exit(130));
+    });
   try {
     if (verifyOnly) {
       await auditPart();
@@ -103,9 +128,9 @@ async function main() {
     console.log(`bench: database ${bench.url.replace(/\/\/[^@]*@/, "//")}, serving from ${dir ?? "this checkout"}`);
     const [warn, info] = await Promise.all([
       startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir }),
-      startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "info", dir }),
+      only ? undefined : startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "info", dir }),
     ]);
-    servers.push(warn, info);
+    servers.push(warn, ...(info ? [info] : []));
     const opts = { connections: CONNECTIONS, durationSec: DURATION, amount: AMOUNT };
     const run = async (key: string, srv: BenchServer[], spec: LoadSpec, connections = CONNECTIONS) => {
       // Writes take tens of milliseconds each: a longer run, so enough of them complete.
@@ -135,90 +160,177 @@ async function main() {
       report.http[kb] = bs.reduce(merge);
     };
 
-    // Warm-up: JIT, connection pools, the key cache.
-    for (const spec of [specs.health!, specs.did!, specs.tenant!, specs.account!])
-      await load([warn, info], spec, { ...opts, durationSec: 2 });
-    await load([warn], specs.free!, { ...opts, durationSec: 2 });
-    await new Promise((r) => setTimeout(r, 3_000)); // let the warm-up's last writes finish
-
-    await pair(
-      "health_warn",
-      () => run("health (warn)", [warn], specs.health!),
-      "health_info",
-      () => run("health (info)", [info], specs.health!),
-    );
-    await pair(
-      "did",
-      () => run("did.json (public)", [warn], specs.did!),
-      "tenant",
-      () => run("tenant (auth)", [warn], specs.tenant!),
-    );
-    report.http.tenant_info = await run("tenant (auth, info)", [info], specs.tenant!);
-    report.http.account = await run("account (auth read)", [warn], specs.account!);
-
-    // The same routes with 10× and 100× the accounts around them.
-    for (const [scale, total] of [
-      ["1x", ACCOUNTS_1X],
-      ["10x", ACCOUNTS_1X * 10],
-      ["100x", ACCOUNTS_1X * 100],
-    ] as const) {
-      const have = Number((await bench.admin.query(`SELECT count(*)::int AS n FROM accounts WHERE "orgId" = $1`, [orgId])).rows[0].n);
-      if (have < total) await seedAccounts(bench.admin, orgId, total - have, have);
-      report.scaling[`free_${scale}`] = await run(`free create (${scale})`, [warn], specs.free!);
-      report.scaling[`account_${scale}`] = await run(`account read (${scale})`, [warn], specs.account!);
-    }
-
-    // Free create against the code before the write-path work, side by side (its own organization).
-    if (beforeDir) {
-      const old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
-      servers.push(old);
-      const oldOrg = await provisionOrganization(
-        db,
-        { name: "Bench Before", email: "before@example.test", plan: "institutional" },
-        { type: "system", label: "bench" },
-      );
-      await load([old], freeSpec(oldOrg.apiKey), { ...opts, durationSec: 2 }); // warm-up
-      for (const writers of [8, 32]) {
-        await pair(
-          `free${writers}_before`,
-          () => run(`free create, before, ${writers} writers`, [old], freeSpec(oldOrg.apiKey), writers),
-          `free${writers}_after`,
-          () => run(`free create, after, ${writers} writers`, [warn], specs.free!, writers),
-        );
-      }
-      await old.stop();
-    }
-
-    // Other writes, each with its own prepared inputs: round trips and throughput (bench/lib/writes.ts).
-    const kycOrgs = await Promise.all(
-      ["A", "B"].map((x) =>
-        provisionOrganization(
-          db,
-          { name: `Bench KYC ${x}`, email: `kyc-${x}@example.test`, plan: "institutional" },
-          { type: "system", label: "bench" },
-        ),
-      ),
-    );
-    report.writes = await otherWrites(
-      warn,
-      [{ apiKey: org.apiKey, orgId }, ...kycOrgs.map((o) => ({ apiKey: o.apiKey, orgId: o.organizationId }))],
-      cpu,
-      quick ? 60 : 90,
-    );
-
-    // A second instance on the same database: write throughput of one against two.
-    const second = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir });
-    servers.push(second);
-    await pair(
-      "free_one",
-      () => run("free create, 1 instance", [warn], specs.free!),
-      "free_two",
-      () => run("free create, 2 instances", [warn, second], specs.free!),
-    );
+    if (info) await everything(info);
+    if (part("paths")) await pathsPart();
+    if (part("pgbench")) await pgbenchPart();
     await Promise.all(servers.map((s) => s.stop()));
 
     // The audit chain, in this process against the same database (no server running).
-    if (!flag("http-only")) await auditPart();
+    if (part("audit-verify") && !flag("http-only")) await auditPart();
+
+    /** The read and write measurements of `npm run bench` without --only. */
+    async function everything(info: BenchServer) {
+      // Warm-up: JIT, connection pools, the key cache.
+      for (const spec of [specs.health!, specs.did!, specs.tenant!, specs.account!])
+        await load([warn, info], spec, { ...opts, durationSec: 2 });
+      await load([warn], specs.free!, { ...opts, durationSec: 2 });
+      await new Promise((r) => setTimeout(r, 3_000)); // let the warm-up's last writes finish
+
+      await pair(
+        "health_warn",
+        () => run("health (warn)", [warn], specs.health!),
+        "health_info",
+        () => run("health (info)", [info], specs.health!),
+      );
+      await pair(
+        "did",
+        () => run("did.json (public)", [warn], specs.did!),
+        "tenant",
+        () => run("tenant (auth)", [warn], specs.tenant!),
+      );
+      report.http.tenant_info = await run("tenant (auth, info)", [info], specs.tenant!);
+      report.http.account = await run("account (auth read)", [warn], specs.account!);
+
+      // The same routes with 10× and 100× the accounts around them.
+      for (const [scale, total] of [
+        ["1x", ACCOUNTS_1X],
+        ["10x", ACCOUNTS_1X * 10],
+        ["100x", ACCOUNTS_1X * 100],
+      ] as const) {
+        const have = Number((await bench.admin.query(`SELECT count(*)::int AS n FROM accounts WHERE "orgId" = $1`, [orgId])).rows[0].n);
+        if (have < total) await seedAccounts(bench.admin, orgId, total - have, have);
+        report.scaling[`free_${scale}`] = await run(`free create (${scale})`, [warn], specs.free!);
+        report.scaling[`account_${scale}`] = await run(`account read (${scale})`, [warn], specs.account!);
+      }
+
+      // Free create against the code before the write-path work, side by side (its own organization).
+      if (beforeDir) {
+        const old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
+        servers.push(old);
+        const oldOrg = await provisionOrganization(
+          db,
+          { name: "Bench Before", email: "before@example.test", plan: "institutional" },
+          { type: "system", label: "bench" },
+        );
+        await load([old], freeSpec(oldOrg.apiKey), { ...opts, durationSec: 2 }); // warm-up
+        for (const writers of [8, 32]) {
+          await pair(
+            `free${writers}_before`,
+            () => run(`free create, before, ${writers} writers`, [old], freeSpec(oldOrg.apiKey), writers),
+            `free${writers}_after`,
+            () => run(`free create, after, ${writers} writers`, [warn], specs.free!, writers),
+          );
+        }
+        await old.stop();
+      }
+
+      // Other writes, each with its own prepared inputs: round trips and throughput (bench/lib/writes.ts).
+      const kycOrgs = await Promise.all(
+        ["A", "B"].map((x) =>
+          provisionOrganization(
+            db,
+            { name: `Bench KYC ${x}`, email: `kyc-${x}@example.test`, plan: "institutional" },
+            { type: "system", label: "bench" },
+          ),
+        ),
+      );
+      report.writes = await otherWrites(
+        warn,
+        [{ apiKey: org.apiKey, orgId }, ...kycOrgs.map((o) => ({ apiKey: o.apiKey, orgId: o.organizationId }))],
+        cpu,
+        quick ? 60 : 90,
+      );
+
+      // A second instance on the same database: write throughput of one against two.
+      const second = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir });
+      servers.push(second);
+      await pair(
+        "free_one",
+        () => run("free create, 1 instance", [warn], specs.free!),
+        "free_two",
+        () => run("free create, 2 instances", [warn, second], specs.free!),
+      );
+      await second.stop();
+    }
+
+    /**
+     * The four product writes before (the --before checkout) and after (this one), side by side at
+     * 8 writers, each version with an organization of its own (bench/lib/paths.ts).
+     */
+    async function pathsPart() {
+      console.log("\n== product paths, 8 writers, before/after alternated ==");
+      const sides: Side[] = [];
+      const side = async (label: Side["label"], srv: BenchServer) => {
+        const o = await provisionOrganization(
+          db,
+          { name: `Bench Paths ${label}`, email: `paths-${label}@example.test`, plan: "institutional" },
+          { type: "system", label: "bench" },
+        );
+        sides.push({ label, srv, apiKey: o.apiKey, orgId: o.organizationId });
+      };
+      let old: BenchServer | undefined;
+      if (beforeDir) {
+        old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
+        servers.push(old);
+        await side("before", old);
+      } else console.log("  (no --before: the code after only)");
+      await side("after", warn);
+      report.paths = await productPaths({
+        sides,
+        admin: bench.admin,
+        cpu,
+        durationSec: WRITE_DURATION,
+        rounds: ROUNDS,
+        only: option("paths")?.split(","),
+      });
+      await old?.stop();
+    }
+
+    /**
+     * PostgreSQL's own ceiling for what a free create persists (pgbench, three inserts in a
+     * transaction) at 8 and 32 clients, alternated with free create at 8 and 32 writers.
+     */
+    async function pgbenchPart() {
+      console.log("\n== pgbench ceiling for free create's three inserts ==");
+      await load([warn], specs.free!, { ...opts, durationSec: 2 }); // warm-up, and rows of a free create to copy
+      await settle([warn]);
+      const pgOrg = await provisionOrganization(
+        db,
+        { name: "Bench pgbench", email: "pgbench@example.test", plan: "institutional" },
+        { type: "system", label: "bench" },
+      );
+      const script = await pgbenchScript(bench.admin, orgId, pgOrg.organizationId, bench.dataDir);
+      report.pgbench = {
+        script: "account row, account.created outbox event, account.created audit entry (real tables)",
+        sql: script.sql,
+        bytesPerTransaction: script.bytes,
+        at: {},
+      };
+      for (const clients of [8, 32]) {
+        const pgs: PgbenchResult[] = [];
+        const frees: LoadResult[] = [];
+        const pg = async () => {
+          const r = await pgbench(bench.url, script.file, clients, WRITE_DURATION);
+          console.log(
+            `  ${`pgbench, ${clients} clients`.padEnd(26)} ${String(r.tps).padStart(7)} tps  latency ${r.latencyMs} ms  failed ${r.failed}  load ${loadAverage()[0]}`,
+          );
+          pgs.push(r);
+        };
+        const free = async () => {
+          frees.push(await run(`free create, ${clients} writers`, [warn], specs.free!, clients));
+        };
+        for (let i = 0; i < ROUNDS; i++) for (const f of i % 2 === 0 ? [pg, free] : [free, pg]) await f();
+        const tps = Math.round(pgs.reduce((n, r) => n + r.tps, 0) / pgs.length);
+        const merged = frees.reduce(merge);
+        report.pgbench.at[clients] = {
+          pgbenchTps: tps,
+          pgbenchRuns: pgs,
+          free: merged,
+          freeRuns: frees.map((r) => r.rps),
+          fraction: Math.round((merged.rps / tps) * 1000) / 1000,
+        };
+      }
+    }
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await disconnectDb();
@@ -270,13 +382,14 @@ async function main() {
   save();
 
   function save() {
+    report.loadAverage.end = loadAverage();
     report.durationSec = Math.round((Date.now() - started) / 1000);
     printReport(report);
     const out = path.join(import.meta.dirname, "results", `${label}-${report.startedAt.replace(/[:.]/g, "-")}.json`);
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`\nJSON: ${path.relative(process.cwd(), out)}`);
-    if (!flag("no-others") && !verifyOnly) runOtherBenches();
+    if (!flag("no-others") && !only) runOtherBenches();
   }
 }
 
@@ -306,6 +419,19 @@ const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
     `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
+
+/** What was measured: the commit of the checkout served, what it changes beside it, and the --before folder. */
+function code(cwd: string, before: string | undefined): Report["code"] {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd, encoding: "utf8" }).stdout?.trim() ?? "";
+  return {
+    commit: git("rev-parse", "--short", "HEAD"),
+    uncommitted: git("status", "--porcelain", "--untracked-files=all", "src", "prisma").split("\n").filter(Boolean),
+    ...(before ? { before } : {}),
+  };
+}
+
+/** The machine's load average over 1, 5 and 15 minutes (other engineers' work shares it). */
+const loadAverage = () => os.loadavg().map((x) => Math.round(x * 10) / 10);
 
 function machine() {
   return {

@@ -94,7 +94,7 @@ export async function load(
 }
 
 /** Waits until the servers' database round-trip counts stop moving (no backlog), at most 15 s. */
-async function settle(servers: BenchServer[]) {
+export async function settle(servers: BenchServer[]) {
   const deadline = Date.now() + 15_000;
   let last = -1;
   let still = 0;
