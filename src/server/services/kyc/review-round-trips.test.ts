@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { openPersonal } from "@/server/crypto/person-box";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "@/server/providers/kyc/sandbox";
-import { verifyChain } from "@/server/services/audit";
+import { appendAudit, verifyChain } from "@/server/services/audit";
 import { openSubject } from "@/server/services/screening/monitoring-subjects";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
 import { applicantOf, approvedPerson } from "@/server/testing/kyc-flow";
@@ -163,6 +163,37 @@ describe("a KYC review arriving: round trips", () => {
         }),
       ).toBe(person.kycStatus === "approved" ? 1 : 0);
     }
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+
+  it("waits for a transaction holding the person and then appending (the lock order of the transaction path), without deadlock", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await approvedPerson(url, api);
+    const p = await started(api);
+    let review: Promise<Awaited<ReturnType<typeof hosted>>> | undefined;
+    await db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM people WHERE id = ${p.personId}::uuid FOR UPDATE`;
+        review = hosted(url, p.applicantId, "approved");
+        // Until the review's statement waits for the person's row (had it moved the chain head first, the append below would deadlock).
+        for (;;) {
+          const [w] = await db.$queryRaw<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE people SET%' AND query LIKE '%audit_heads%'`;
+          if (w!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await appendAudit(tx, { orgId: org.orgId, actor: "system:test" }, { action: "test.person_locked", subject: p.personDid });
+      },
+      { timeout: 20_000 },
+    );
+    const res = await review!;
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.status).toBe("approved");
+    const entries = await db.auditEntry.findMany({ where: { orgId: org.orgId, subject: p.personDid }, orderBy: { seq: "asc" } });
+    expect(entries.map((e) => e.action)).toEqual(["kyc.started", "test.person_locked", "kyc.approved"]);
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);
   });
 

@@ -282,10 +282,14 @@ async function recordEventOnly(
   return row!.fresh > 0;
 }
 
-/** A row check of the grouped statement, or a unique index, refused the write: what was read has changed meanwhile. */
+/**
+ * A row check of the grouped statement or a unique index refused the write (what was read has
+ * changed meanwhile), or PostgreSQL chose it as a deadlock's victim: nothing was written, and it
+ * is read and applied again.
+ */
 const readChanged = (err: unknown) => {
   const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return /bi_assert failed: write/.test(text) || /23505|unique constraint/i.test(text);
+  return /bi_assert failed: write/.test(text) || /23505|unique constraint|40P01|deadlock detected/i.test(text);
 };
 
 /** Reads and writes again after a concurrent change, at most this many times in all. */
@@ -419,6 +423,10 @@ async function planReview(
     ...(phone ? [Prisma.sql`"verifiedPhone" = ${seal(phone.number)}`, Prisma.sql`"verifiedPhoneHash" = ${phone.hash}`] : []),
   ];
   const subject = approved && screened ? screeningSubjectUpsertSql(identity, key, now) : null;
+  // The provider event row, the person, their key and the session run before the chain head moves
+  // (beforeHead), in the order a review applied in a transaction takes them (applyKycReview: the
+  // event row, the person's row lock, the session, then the head), so the two wait for each
+  // other instead of deadlocking.
   const writes: GroupedWrite[] = [
     // Once per provider event id: a concurrent delivery of the same event fails this statement, and the retry answers duplicate.
     {
@@ -426,18 +434,21 @@ async function planReview(
         VALUES (${randomUUID()}::uuid, ${review.provider}, ${eventId}, ${orgId}::uuid, 'kyc_review', ${at})
         ON CONFLICT DO NOTHING`,
       rows: 1,
+      beforeHead: true,
     },
-    {
-      sql: Prisma.sql`UPDATE kyc_sessions SET review = ${JSON.stringify(reviewSummary(review))}::jsonb, status = ${target}::"KycStatus", "updatedAt" = ${at}
-        WHERE id = ${read.sessionId}::uuid`,
-      rows: 1,
-    },
-    ...(freshKey ? [{ sql: personKeyInsertSql({ id: personId, orgId }, freshKey), rows: 1 }] : []),
     // Applied in turn: only from the status read, and never to an erased person.
     {
       sql: Prisma.sql`UPDATE people SET ${Prisma.join(sets, ", ")}
         WHERE id = ${personId}::uuid AND "kycStatus" = ${read.kycStatus}::"KycStatus" AND "erasedAt" IS NULL`,
       rows: 1,
+      beforeHead: true,
+    },
+    ...(freshKey ? [{ sql: personKeyInsertSql({ id: personId, orgId }, freshKey), rows: 1, beforeHead: true }] : []),
+    {
+      sql: Prisma.sql`UPDATE kyc_sessions SET review = ${JSON.stringify(reviewSummary(review))}::jsonb, status = ${target}::"KycStatus", "updatedAt" = ${at}
+        WHERE id = ${read.sessionId}::uuid`,
+      rows: 1,
+      beforeHead: true,
     },
     ...(human?.writes ?? []),
     ...(screened ? [{ sql: screened.insert, rows: 1 }] : []),
