@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AmlCase } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
@@ -26,10 +26,10 @@ import {
   withHits,
 } from "./case-records";
 import { caseTexts, sealerFor } from "./case-text";
-import type { ListCasesQuery } from "./casework.schema";
+import type { AmlSlaSettings, ListCasesQuery } from "./casework.schema";
 import { credentialsFollowCase, type LiftableBinding, liftableBindingsSql, liftWrites, lockPersonBindings } from "./credential-effects";
 import { searchTerms } from "./evidence";
-import { dueAtFor, slaHours } from "./sla";
+import { DEFAULT_SLA_HOURS, dueAtFor, slaHours } from "./sla";
 
 export { recordScreeningHit } from "./hits";
 
@@ -71,8 +71,8 @@ const result = (c: AmlCase, subjectDid: string): ClearResult => ({
  * replaced by guarded writes: each row written must still be the version read (its xmin), else
  * the statement changes nothing and the call reads again, and answers from what it finds (the
  * winner's clear for its own retry, 409 case_closed for anyone else's close) or tries again.
- * Opening a case by hand, and a call that keeps losing to other writers, run in a transaction
- * with the locks (proposeClearLocked).
+ * A case opened by hand is written by the same statement. A call that keeps losing to other
+ * writers runs in a transaction with the locks instead (proposeClearLocked).
  */
 export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): Promise<ClearResult> {
   const orgId = ctx.org.id;
@@ -97,9 +97,8 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
         throw caseClosed();
       }
     }
-    if (!current) return proposeClearLocked(ctx, input, personId, subjectDid, null);
-    if (r.fourEyes && current.status === "pending_approval") return resultOf(current.id, "pending_approval", subjectDid);
-    seenId = current.id;
+    if (current && r.fourEyes && current.status === "pending_approval") return resultOf(current.id, "pending_approval", subjectDid);
+    seenId = current?.id ?? null;
     try {
       return await writeClear(ctx, r, current, { personId, subjectDid, reason: input.reason, me, now });
     } catch (err) {
@@ -138,14 +137,15 @@ type ClearRead = {
   open: { id: string; status: string; assigneeEmail: string | null; version: string } | null;
   seen: CaseRef | null;
   recentlyClosed: CaseRef | null;
+  sla: AmlSlaSettings | null;
   bindings: LiftableBinding[];
 };
 
 /**
  * Everything a clear decides on, in one statement: the person's flags and row version, their
  * data key, the organization's four-eyes policy, the open case, the case a lost write was for
- * (`seenId`), the subject's latest case closed within CLEAR_SETTLED_WINDOW_MS, and the bindings a
- * clear would lift. FOR SHARE on the person: a transition holding the person's lock (they all
+ * (`seenId`), the subject's latest case closed within CLEAR_SETTLED_WINDOW_MS, the SLA hours (for
+ * a case opened by hand) and the bindings a clear would lift. FOR SHARE on the person: a transition holding the person's lock (they all
  * take it first, case-records.ts lockPerson) is waited for, so the read comes after it.
  */
 async function clearRead(db: Db, orgId: string, personId: string, seenId: string | null, now: Date): Promise<ClearRead | null> {
@@ -164,6 +164,8 @@ async function clearRead(db: Db, orgId: string, personId: string, seenId: string
            (SELECT ${caseRef("c")} FROM aml_cases c WHERE c.id = ${seenId}::uuid AND c."orgId" = ${orgId}::uuid) AS seen,
            (SELECT ${caseRef("c")} FROM aml_cases c WHERE c."orgId" = ${orgId}::uuid AND c."personId" = p.id AND c."closedAt" >= ${since}
               ORDER BY c."closedAt" DESC, c.id DESC LIMIT 1) AS "recentlyClosed",
+           (SELECT json_build_object('critical', s."criticalHours", 'high', s."highHours", 'medium', s."mediumHours", 'low', s."lowHours")
+              FROM aml_sla_settings s WHERE s."orgId" = ${orgId}::uuid) AS sla,
            ${liftableBindingsSql(orgId, personId)} AS bindings
     FROM people p LEFT JOIN person_keys k ON k."personId" = p.id
     WHERE p.id = ${personId}::uuid AND p."orgId" = ${orgId}::uuid
@@ -179,7 +181,7 @@ async function clearRead(db: Db, orgId: string, personId: string, seenId: string
 async function writeClear(
   ctx: ServiceContext,
   r: ClearRead,
-  current: NonNullable<ClearRead["open"]>,
+  current: ClearRead["open"],
   c: { personId: string; subjectDid: string; reason: string; me: string; now: Date },
 ): Promise<ClearResult> {
   const orgId = ctx.org.id;
@@ -193,36 +195,58 @@ async function writeClear(
   // A new key is written after the person and the case: a transition holding their locks may write it too.
   const keyWrite: GroupedWrite[] = fresh ? [{ sql: personKeyInsertSql({ id: personId, orgId }, fresh), rows: 1, beforeHead: true }] : [];
   const writes: GroupedWrite[] = [];
-  const caseGuard = Prisma.sql`id = ${current.id}::uuid AND "orgId" = ${orgId}::uuid AND status = ${current.status}::"AmlCaseStatus" AND xmin = ${current.version}::xid`;
+  const caseId = current?.id ?? randomUUID();
+  const caseGuard = current
+    ? Prisma.sql`id = ${current.id}::uuid AND "orgId" = ${orgId}::uuid AND status = ${current.status}::"AmlCaseStatus" AND xmin = ${current.version}::xid`
+    : null;
+  // No open case (and none closed lately): one is opened by hand and decided in the same statement,
+  // its priority from the flags the person carries, its deadline from the SLA. The person's row,
+  // written with the version read, keeps a second case from being opened beside it meanwhile.
+  const priority = priorityFromFlags({ sanctions: r.sanctionsFlag, pep: r.pepFlag });
+  const byHand = (status: "cleared" | "pending_approval"): GroupedWrite => ({
+    sql: Prisma.sql`INSERT INTO aml_cases (id, "orgId", "subjectDid", "personId", status, priority, reason, "openedBy", "proposedBy", "proposedAt",
+                      "proposeReason", "closedAt", "dueAt", "createdAt", "updatedAt")
+                    VALUES (${caseId}::uuid, ${orgId}::uuid, ${subjectDid}, ${personId}::uuid, ${status}::"AmlCaseStatus", ${priority}::"Severity",
+                      ${seal(`${OPENED_BY_HAND}${reason}`)}, ${me}, ${me}, ${t}, ${seal(reason)}, ${status === "cleared" ? t : null},
+                      ${utcTimestamp(dueAtFor(now, priority, r.sla ?? DEFAULT_SLA_HOURS))}, ${t}, ${t})`,
+    rows: 1,
+    beforeHead: true,
+  });
+  const opened = current ? [] : [{ kind: "opened" as const, actor: me, data: { priority, source: "clear" } }];
+  const openedEntry = current
+    ? []
+    : [
+        {
+          actor: ctx.actor,
+          input: { action: "aml.case_opened", subjectType: "person", subject: subjectDid, data: { caseId, priority, source: "clear" } },
+        },
+      ];
 
   if (r.fourEyes) {
     // The assignee at proposal time counts as a proposer too: a key proposing for them does not
     // make them a second pair of eyes.
-    const proposedAssignee = current.assigneeEmail ? `member:${current.assigneeEmail}` : null;
+    const proposedAssignee = current?.assigneeEmail ? `member:${current.assigneeEmail}` : null;
+    const events = [...opened, { kind: "proposed" as const, actor: me, data: { reason: seal(reason), proposedAssignee } }];
     writes.push(
-      {
-        sql: Prisma.sql`UPDATE aml_cases SET status = 'pending_approval', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
-                          "proposedAssignee" = ${proposedAssignee}, "updatedAt" = ${t} WHERE ${caseGuard}`,
-        rows: 1,
-        beforeHead: true,
-      },
+      caseGuard
+        ? {
+            sql: Prisma.sql`UPDATE aml_cases SET status = 'pending_approval', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
+                              "proposedAssignee" = ${proposedAssignee}, "updatedAt" = ${t} WHERE ${caseGuard}`,
+            rows: 1,
+            beforeHead: true,
+          }
+        : personUnchanged(orgId, personId, r.personVersion, t),
+      ...(caseGuard ? [] : [byHand("pending_approval")]),
       ...keyWrite,
-      {
-        sql: caseEventsSql(orgId, current.id, [{ kind: "proposed", actor: me, data: { reason: seal(reason), proposedAssignee } }], now),
-        rows: 1,
-      },
+      { sql: caseEventsSql(orgId, caseId, events, now), rows: events.length },
     );
-    await appendAuditGrouped(ctx.db, orgId, {
+    const proposal = {
       actor: ctx.actor,
-      input: {
-        action: "aml.clear_proposed",
-        subjectType: "person",
-        subject: subjectDid,
-        data: { caseId: current.id, reason: auditText(reason) },
-      },
-      writes,
-    });
-    return resultOf(current.id, "pending_approval", subjectDid);
+      input: { action: "aml.clear_proposed", subjectType: "person", subject: subjectDid, data: { caseId, reason: auditText(reason) } },
+    };
+    const [first, ...rest] = [...openedEntry, proposal];
+    await appendAuditGrouped(ctx.db, orgId, { ...first!, writes, also: rest });
+    return resultOf(caseId, "pending_approval", subjectDid);
   }
 
   const lift = liftWrites({ orgId, personDid: subjectDid, actor: me, at: now, bindings: r.bindings });
@@ -234,39 +258,48 @@ async function writeClear(
       rows: 1,
       beforeHead: true,
     },
-    {
-      sql: Prisma.sql`UPDATE aml_cases SET status = 'cleared', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
-                        "closedAt" = ${t}, "updatedAt" = ${t} WHERE ${caseGuard}`,
-      rows: 1,
-      beforeHead: true,
-    },
+    caseGuard
+      ? {
+          sql: Prisma.sql`UPDATE aml_cases SET status = 'cleared', "proposedBy" = ${me}, "proposedAt" = ${t}, "proposeReason" = ${seal(reason)},
+                            "closedAt" = ${t}, "updatedAt" = ${t} WHERE ${caseGuard}`,
+          rows: 1,
+          beforeHead: true,
+        }
+      : byHand("cleared"),
     ...keyWrite,
     ...lift.writes,
   );
   const events = [
+    ...opened,
     { kind: "cleared" as const, actor: me, data: { reason: seal(reason), fourEyes: false } },
     ...(lift.timeline ? [lift.timeline] : []),
   ];
-  writes.push({ sql: caseEventsSql(orgId, current.id, events, now), rows: events.length });
+  writes.push({ sql: caseEventsSql(orgId, caseId, events, now), rows: events.length });
   const cleared = {
     actor: ctx.actor,
     input: {
       action: "aml.cleared",
       subjectType: "person",
       subject: subjectDid,
-      data: { caseId: current.id, reason: auditText(reason), clearedBy: me, fourEyes: false, flagsBefore: flagsOf(r) },
+      data: { caseId, reason: auditText(reason), clearedBy: me, fourEyes: false, flagsBefore: flagsOf(r) },
     },
   };
-  // The bindings' entries before the clear's, as the transaction wrote them.
-  const [first, ...rest] = [...lift.entries, cleared];
+  // The case's opening, then the bindings' entries, then the clear's, as the transaction wrote them.
+  const [first, ...rest] = [...openedEntry, ...lift.entries, cleared];
   await appendAuditGrouped(ctx.db, orgId, { ...first!, writes, also: rest });
-  return resultOf(current.id, "cleared", subjectDid);
+  return resultOf(caseId, "cleared", subjectDid);
 }
+
+/** Writes the person's row only if it is still the version read: the guard of a case opened by hand without a clear's flag change. */
+const personUnchanged = (orgId: string, personId: string, version: string, t: Prisma.Sql): GroupedWrite => ({
+  sql: Prisma.sql`UPDATE people SET "updatedAt" = ${t} WHERE id = ${personId}::uuid AND "orgId" = ${orgId}::uuid AND xmin = ${version}::xid`,
+  rows: 1,
+  beforeHead: true,
+});
 
 /**
  * The clear in one transaction that takes the locks: the person, their bindings, then the case
- * (docs/decisions.md, "AML cases"). The path of a clear that opens a case by hand, and of one whose
- * guarded writes kept losing.
+ * (docs/decisions.md, "AML cases"): the path of a clear whose guarded writes kept losing.
  */
 async function proposeClearLocked(
   ctx: ServiceContext,
