@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { openForPerson } from "@/server/crypto/person-box";
+import { openForPerson, personKey } from "@/server/crypto/person-box";
 import { verifyChain } from "@/server/services/audit";
 import { extraKey, flaggedPerson, person, screeningHit } from "@/server/testing/aml";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
+import { holdPersonLock } from "@/server/testing/interleave";
 import { boundAccount } from "@/server/testing/kyc-flow";
 import { countRoundTrips } from "@/server/testing/round-trips";
 
@@ -176,5 +177,28 @@ describe("POST /v1/aml/clear round trips", () => {
     expect([late.count, again.count, waiting.count]).toEqual([1, 1, 1]);
     expect(proposed.count).toBeLessThanOrEqual(4);
     expect(byHand.count).toBeLessThanOrEqual(4);
+  });
+  it("two identities clearing a subject with no case at once, both having read none: one case opened by hand, the other 409 case_closed", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    const other = client(url, (await extraKey(db, org.orgId)).raw);
+    for (let i = 0; i < 3; i++) {
+      const p = await person(db, org.orgId, { sanctionsFlag: true, riskScore: 90 });
+      await personKey(db, p); // a key already there: the person's row alone keeps the second case out
+      // Both reads wait for the person's row, so both find no case; their writes then race.
+      const lock = await holdPersonLock(p.id);
+      const pending = [api, other].map((c) => c.post("/v1/aml/clear", { subjectDid: p.did, reason: "namesake" }));
+      await lock.waitForWaiters(2);
+      await lock.release();
+      const answers = await Promise.all(pending);
+      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join(" ")).toEqual([200, 409]);
+      expect(answers.find((a) => a.status === 409)!.body.error.details.reason).toBe("case_closed");
+      const cases = await db.amlCase.findMany({ where: { personId: p.id } });
+      expect(cases.map((c) => [c.id, c.status])).toEqual([[answers.find((a) => a.status === 200)!.body.caseId, "cleared"]]);
+      expect(await db.auditEntry.count({ where: { orgId: org.orgId, subject: p.did, action: "aml.case_opened" } })).toBe(1);
+      expect((await db.person.findUniqueOrThrow({ where: { id: p.id } })).sanctionsFlag).toBe(false);
+    }
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
   });
 });
