@@ -119,10 +119,14 @@ const resultOf = (caseId: string, status: string, subjectDid: string): ClearResu
   subjectDid,
 });
 
-/** A grouped write that lost: one of its rows was not the version read (or a key was written meanwhile). */
+/**
+ * A grouped write that lost, and changed nothing: one of its rows was not the version read, a key
+ * was written meanwhile, or (should another writer take its locks in another order) it was the
+ * deadlock's victim.
+ */
 function lostRace(err: unknown): boolean {
   const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return /bi_assert failed: write \d+/.test(text) || /23505|unique constraint/i.test(text);
+  return /bi_assert failed: write \d+/.test(text) || /23505|unique constraint|40P01|deadlock detected/i.test(text);
 }
 
 type CaseRef = { id: string; status: string; closedAt: string | null; closer: string | null };

@@ -111,73 +111,106 @@ describe("POST /v1/aml/clear round trips", () => {
     const sorted = [...counts].sort((a, b) => a - b);
     expect(sorted[2], counts.join(",")).toBeLessThanOrEqual(6);
   });
+
   it("the rarer paths: a four-eyes proposal, the answers to a settled clear, and a case opened by hand", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg({ plan: "institutional" });
+    const fourEyes = await createTestOrg({ plan: "institutional" });
+    await db.organization.update({ where: { id: fourEyes.orgId }, data: { requireSecondApprovalToClearAml: true } });
     const api = client(url, org.apiKey);
     const other = client(url, (await extraKey(db, org.orgId)).raw);
+    const checker = client(url, fourEyes.apiKey);
+    // Warm: both organizations' keys signed in, each chain head known.
     const warm = await flaggedPerson(db, org.orgId);
     expect((await api.post("/v1/aml/clear", { subjectDid: warm.person.did, reason: "warm" })).status).toBe(200);
-    expect((await other.get("/v1/aml/cases")).status).toBe(200); // the second key's sign-in cached too
+    expect((await other.get("/v1/aml/cases")).status).toBe(200);
+    const warmPending = await flaggedPerson(db, fourEyes.orgId);
+    expect((await checker.post("/v1/aml/clear", { subjectDid: warmPending.person.did, reason: "warm" })).body.pendingApproval).toBe(true);
 
-    // Another key's clear within the window, and this key's own again: answered from the one read.
-    const late = await countRoundTrips(() => other.post("/v1/aml/clear", { subjectDid: warm.person.did, reason: "late" }));
-    expect([late.value.status, late.value.body.error?.details?.reason]).toEqual([409, "case_closed"]);
-    const again = await countRoundTrips(() => api.post("/v1/aml/clear", { subjectDid: warm.person.did, reason: "warm" }));
-    expect([again.value.status, again.value.body]).toMatchObject([200, { cleared: true, caseId: warm.caseId }]);
+    const counts: Record<"late" | "again" | "proposed" | "waiting" | "byHand", number[]> = {
+      late: [],
+      again: [],
+      proposed: [],
+      waiting: [],
+      byHand: [],
+    };
+    for (let i = 0; i < 3; i++) {
+      // Another key's clear within the window, and this key's own again: answered from the one read.
+      const settled = await flaggedPerson(db, org.orgId);
+      const first = await api.post("/v1/aml/clear", { subjectDid: settled.person.did, reason: "namesake" });
+      const late = await countRoundTrips(() => other.post("/v1/aml/clear", { subjectDid: settled.person.did, reason: "late" }));
+      expect([late.value.status, late.value.body.error?.details?.reason]).toEqual([409, "case_closed"]);
+      const again = await countRoundTrips(() => api.post("/v1/aml/clear", { subjectDid: settled.person.did, reason: "namesake" }));
+      expect([again.value.status, again.value.body]).toEqual([200, first.body]);
+      expect(await db.amlCase.count({ where: { personId: settled.person.id } })).toBe(1);
 
-    // Four-eyes: the proposal is one grouped statement too; a proposal already waiting is answered from the read.
-    await db.organization.update({ where: { id: org.orgId }, data: { requireSecondApprovalToClearAml: true } });
-    expect((await api.get("/v1/aml/cases")).status).toBe(200); // the organization's cached row, read again
-    const flagged = await flaggedPerson(db, org.orgId);
-    const proposed = await countRoundTrips(() =>
-      api.post("/v1/aml/clear", { subjectDid: flagged.person.did, reason: "Namesake, other birth date" }),
-    );
-    expect(proposed.value.body).toEqual({ cleared: false, pendingApproval: true, caseId: flagged.caseId, subjectDid: flagged.person.did });
-    expect(proposed.statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
-    const pending = await db.amlCase.findUniqueOrThrow({ where: { id: flagged.caseId } });
-    expect(pending).toMatchObject({ status: "pending_approval", proposedBy: expect.stringMatching(/^api_key:/), closedAt: null });
-    expect(await openForPerson(db, pending.proposeReason!)).toBe("Namesake, other birth date");
-    expect((await db.person.findUniqueOrThrow({ where: { id: flagged.person.id } })).pepFlag).toBe(true);
-    expect((await db.amlCaseEvent.findMany({ where: { caseId: flagged.caseId }, orderBy: { seq: "asc" } })).at(-1)!.kind).toBe("proposed");
-    const entry = await db.auditEntry.findFirstOrThrow({
-      where: { orgId: org.orgId, action: "aml.clear_proposed", subject: flagged.person.did },
-    });
-    expect(await openForPerson(db, (entry.data as { reason: string }).reason)).toBe("Namesake, other birth date");
-    const waiting = await countRoundTrips(() => api.post("/v1/aml/clear", { subjectDid: flagged.person.did, reason: "again" }));
-    expect([waiting.value.status, waiting.value.body]).toEqual([200, proposed.value.body]);
-    expect(waiting.count).toBe(1);
+      // Four-eyes: the proposal is one grouped statement too; a proposal already waiting is answered from the read.
+      const flagged = await flaggedPerson(db, fourEyes.orgId);
+      const reason = `Namesake ${i}, other birth date`;
+      const proposed = await countRoundTrips(() => checker.post("/v1/aml/clear", { subjectDid: flagged.person.did, reason }));
+      expect(proposed.value.body).toEqual({
+        cleared: false,
+        pendingApproval: true,
+        caseId: flagged.caseId,
+        subjectDid: flagged.person.did,
+      });
+      expect(proposed.statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
+      const pending = await db.amlCase.findUniqueOrThrow({ where: { id: flagged.caseId } });
+      expect(pending).toMatchObject({ status: "pending_approval", proposedBy: expect.stringMatching(/^api_key:/), closedAt: null });
+      expect(await openForPerson(db, pending.proposeReason!)).toBe(reason);
+      expect((await db.person.findUniqueOrThrow({ where: { id: flagged.person.id } })).pepFlag).toBe(true);
+      expect((await db.amlCaseEvent.findMany({ where: { caseId: flagged.caseId }, orderBy: { seq: "asc" } })).at(-1)!.kind).toBe(
+        "proposed",
+      );
+      const entry = await db.auditEntry.findFirstOrThrow({
+        where: { orgId: fourEyes.orgId, action: "aml.clear_proposed", subject: flagged.person.did },
+      });
+      expect(await openForPerson(db, (entry.data as { reason: string }).reason)).toBe(reason);
+      const waiting = await countRoundTrips(() => checker.post("/v1/aml/clear", { subjectDid: flagged.person.did, reason: "again" }));
+      expect([waiting.value.status, waiting.value.body]).toEqual([200, proposed.value.body]);
 
-    // No open case and none closed lately: a case opened by hand, in the same one statement.
-    await db.organization.update({ where: { id: org.orgId }, data: { requireSecondApprovalToClearAml: false } });
-    expect((await api.get("/v1/aml/cases")).status).toBe(200);
-    const unflagged = await person(db, org.orgId, { pepFlag: true, riskScore: 40 });
-    const byHand = await countRoundTrips(() => api.post("/v1/aml/clear", { subjectDid: unflagged.did, reason: "Checked by hand" }));
-    expect(byHand.value.body).toMatchObject({ cleared: true, pendingApproval: false, subjectDid: unflagged.did });
-    expect(byHand.statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
-    const opened = await db.amlCase.findFirstOrThrow({ where: { personId: unflagged.id } });
-    expect(opened).toMatchObject({
-      id: byHand.value.body.caseId,
-      status: "cleared",
-      priority: "high",
-      openedBy: expect.stringMatching(/^api_key:/),
-    });
-    expect(opened.dueAt!.getTime() - opened.createdAt.getTime()).toBe(72 * 3_600_000);
-    expect(await openForPerson(db, opened.reason)).toBe("Opened by hand to clear: Checked by hand");
-    expect((await db.amlCaseEvent.findMany({ where: { caseId: opened.id }, orderBy: { seq: "asc" } })).map((e) => e.kind)).toEqual([
-      "opened",
-      "cleared",
-    ]);
-    expect(
-      (await db.auditEntry.findMany({ where: { orgId: org.orgId, subject: unflagged.did }, orderBy: { seq: "asc" } })).map((e) => e.action),
-    ).toEqual(["aml.case_opened", "aml.cleared"]);
-    expect((await db.person.findUniqueOrThrow({ where: { id: unflagged.id } })).pepFlag).toBe(false);
+      // No open case and none closed lately: a case opened by hand, in the same one statement.
+      const unflagged = await person(db, org.orgId, { pepFlag: true, riskScore: 40 });
+      const byHand = await countRoundTrips(() => api.post("/v1/aml/clear", { subjectDid: unflagged.did, reason: "Checked by hand" }));
+      expect(byHand.value.body).toMatchObject({ cleared: true, pendingApproval: false, subjectDid: unflagged.did });
+      expect(byHand.statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
+      const opened = await db.amlCase.findFirstOrThrow({ where: { personId: unflagged.id } });
+      expect(opened).toMatchObject({
+        id: byHand.value.body.caseId,
+        status: "cleared",
+        priority: "high",
+        openedBy: expect.stringMatching(/^api_key:/),
+      });
+      expect(opened.dueAt!.getTime() - opened.createdAt.getTime()).toBe(72 * 3_600_000);
+      expect(await openForPerson(db, opened.reason)).toBe("Opened by hand to clear: Checked by hand");
+      expect((await db.amlCaseEvent.findMany({ where: { caseId: opened.id }, orderBy: { seq: "asc" } })).map((e) => e.kind)).toEqual([
+        "opened",
+        "cleared",
+      ]);
+      expect(
+        (await db.auditEntry.findMany({ where: { orgId: org.orgId, subject: unflagged.did }, orderBy: { seq: "asc" } })).map(
+          (e) => e.action,
+        ),
+      ).toEqual(["aml.case_opened", "aml.cleared"]);
+      expect((await db.person.findUniqueOrThrow({ where: { id: unflagged.id } })).pepFlag).toBe(false);
+
+      counts.late.push(late.count);
+      counts.again.push(again.count);
+      counts.proposed.push(proposed.count);
+      counts.waiting.push(waiting.count);
+      counts.byHand.push(byHand.count);
+    }
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);
-    // Each is one read, and the writes one grouped statement (which reads the head again when another writer moved it).
-    expect([late.count, again.count, waiting.count]).toEqual([1, 1, 1]);
-    expect(proposed.count).toBeLessThanOrEqual(4);
-    expect(byHand.count).toBeLessThanOrEqual(4);
+    expect((await verifyChain(db, fourEyes.orgId)).valid).toBe(true);
+    // Medians of three: an answer from the read is one round trip; a write is the read and one grouped
+    // statement, which reads the head again when another writer (here the test's screening hits) moved it.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+    const text = JSON.stringify(counts);
+    expect([median(counts.late), median(counts.again), median(counts.waiting)], text).toEqual([1, 1, 1]);
+    expect(median(counts.proposed), text).toBeLessThanOrEqual(4);
+    expect(median(counts.byHand), text).toBeLessThanOrEqual(4);
   });
+
   it("two identities clearing a subject with no case at once, both having read none: one case opened by hand, the other 409 case_closed", async () => {
     const { url, db } = await testServer();
     const org = await createTestOrg({ plan: "institutional" });
