@@ -303,7 +303,7 @@ const personUnchanged = (orgId: string, personId: string, version: string, t: Pr
 
 /**
  * The clear in one transaction that takes the locks: the person, their bindings, then the case
- * (docs/decisions.md, "AML cases"): the path of a clear whose guarded writes kept losing.
+ * (docs/decisions.md, "AML cases and risk"): the path of a clear whose guarded writes kept losing.
  */
 async function proposeClearLocked(
   ctx: ServiceContext,
