@@ -136,12 +136,26 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
   // What retrieval hands to scoring now that nothing is cut: candidates and time per screen.
   const counts: number[] = [];
   const times: number[] = [];
+  const newCounts: number[] = [];
+  const newTimes: number[] = [];
+  let differ = 0;
   for (const p of pairs) {
     const t = performance.now();
-    const { candidates } = await findMatches(db, p.query, { versions });
-    times.push(performance.now() - t);
+    const { candidates, matches } = await findMatches(db, p.query, { versions });
+    const t1 = performance.now();
+    const via = await matchesViaRetrieval(db, p.query, versions);
+    newTimes.push(performance.now() - t1);
+    newCounts.push(via.candidates);
+    if (via.matches.join() !== matches.map((m) => m.entryId).join()) differ++;
+    times.push(t1 - t);
     counts.push(candidates);
   }
+  newCounts.sort((a, b) => a - b);
+  newTimes.sort((a, b) => a - b);
+  console.log(
+    `retrieval.ts on the same queries: candidates median ${percentile(newCounts, 50)}, p95 ${percentile(newCounts, 95)}, max ${newCounts.at(-1)}; ` +
+      `median ${percentile(newTimes, 50).toFixed(2)} ms, p95 ${percentile(newTimes, 95).toFixed(2)} ms; answers differing ${differ}; load ${load()}`,
+  );
   counts.sort((a, b) => a - b);
   times.sort((a, b) => a - b);
   report.ofacScreens = {
@@ -153,11 +167,50 @@ async function ofacQuality(db: Awaited<ReturnType<typeof import("../src/server/d
     p95Ms: percentile(times, 95),
     load: load(),
   };
+  report.ofacRetrieval = {
+    candidatesMedian: percentile(newCounts, 50),
+    candidatesP95: percentile(newCounts, 95),
+    candidatesMax: newCounts.at(-1),
+    medianMs: percentile(newTimes, 50),
+    p95Ms: percentile(newTimes, 95),
+    answersDiffer: differ,
+    load: load(),
+  };
   console.log(
     `candidates scored per screen: median ${percentile(counts, 50)}, p95 ${percentile(counts, 95)}, max ${counts.at(-1)}; ` +
       `findMatches median ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms; load ${load()}`,
   );
 }
+
+type Db = Awaited<ReturnType<typeof import("../src/server/db/client")["getDb"]>>;
+
+/**
+ * findMatches with the candidates of retrieval.ts (retrieveCandidates) instead of every entry
+ * sharing a key: the same scoring and order, so the two answers can be compared.
+ */
+async function matchesViaRetrieval(db: Db, query: { name: string; birthDate?: string | null }, versions: { id: string; list: string }[]) {
+  const { retrieveCandidates } = await import("../src/server/services/screening/retrieval");
+  const { nameTokens } = await import("../src/server/services/screening/normalize");
+  const { MATCH_THRESHOLD, scoreCandidate, TokenComparer } = await import("../src/server/services/screening/score");
+  const tokens = nameTokens(query.name);
+  const birthDate = query.birthDate ?? null;
+  const rows = await retrieveCandidates(db, { versionIds: versions.map((v) => v.id), tokens, birthDate, threshold: MATCH_THRESHOLD });
+  const comparer = new TokenComparer(tokens);
+  const listOf = new Map(versions.map((v) => [v.id, v.list]));
+  const scored = rows
+    .map((r) => ({ r, total: scoreCandidate({ tokens, birthDate }, r, comparer).total }))
+    .filter((x) => x.total >= MATCH_THRESHOLD)
+    .sort(
+      (a, b) =>
+        b.total - a.total ||
+        cmp(listOf.get(a.r.listVersionId) ?? "", listOf.get(b.r.listVersionId) ?? "") ||
+        cmp(a.r.externalId, b.r.externalId) ||
+        cmp(a.r.id, b.r.id),
+    );
+  return { matches: scored.map((x) => x.r.id), candidates: rows.length };
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
@@ -217,18 +270,30 @@ async function main() {
       });
       const screenLoad = load();
       // The same queries through findMatches alone (retrieval and scoring, nothing stored): what
-      // retrieval hands to scoring, and the time without the stored result.
+      // retrieval hands to scoring, and the time without the stored result; then through the
+      // retrieval of retrieval.ts (rarest keys first, entries that could reach the threshold).
       const counts: number[] = [];
       const findTimes: number[] = [];
+      const newCounts: number[] = [];
+      const newTimes: number[] = [];
+      let differ = 0;
       const versions = await activePersonLists(db, orgId);
       for (const [i, name] of queries.entries()) {
         const t = performance.now();
-        const { candidates } = await findMatches(db, { name }, { versions });
+        const { candidates, matches } = await findMatches(db, { name }, { versions });
+        const t1 = performance.now();
+        const viaRetrieval = await matchesViaRetrieval(db, { name }, versions);
+        const t2 = performance.now();
+        if (viaRetrieval.matches.join() !== matches.map((m) => m.entryId).join()) differ++;
         if (i >= 20) {
-          findTimes.push(performance.now() - t);
+          findTimes.push(t1 - t);
           counts.push(candidates);
+          newTimes.push(t2 - t1);
+          newCounts.push(viaRetrieval.candidates);
         }
       }
+      newTimes.sort((a, b) => a - b);
+      newCounts.sort((a, b) => a - b);
       times.sort((a, b) => a - b);
       counts.sort((a, b) => a - b);
       findTimes.sort((a, b) => a - b);
@@ -248,6 +313,12 @@ async function main() {
         candidatesP95: percentile(counts, 95),
         candidatesMax: counts.at(-1)!,
         screenPeakRssMb: screenRss / 2 ** 20,
+        retrievalMedianMs: percentile(newTimes, 50),
+        retrievalP95Ms: percentile(newTimes, 95),
+        retrievalCandidatesMedian: percentile(newCounts, 50),
+        retrievalCandidatesP95: percentile(newCounts, 95),
+        retrievalCandidatesMax: newCounts.at(-1)!,
+        retrievalAnswersDiffer: differ,
         screenLoad,
         hits,
       });
@@ -262,6 +333,9 @@ async function main() {
         `${percentile(times, 95).toFixed(2)} ms`,
         `${percentile(findTimes, 50).toFixed(2)} / ${percentile(findTimes, 95).toFixed(2)} ms`,
         `${percentile(counts, 50)} / ${percentile(counts, 95)} / ${counts.at(-1)}`,
+        `${percentile(newTimes, 50).toFixed(2)} / ${percentile(newTimes, 95).toFixed(2)} ms`,
+        `${percentile(newCounts, 50)} / ${percentile(newCounts, 95)} / ${newCounts.at(-1)}`,
+        String(differ),
         mb(screenRss),
         screenLoad,
         `${Math.round((hits / queries.length) * 100)}%`,
@@ -279,6 +353,9 @@ async function main() {
       "p95",
       "findMatches median / p95",
       "candidates median / p95 / max",
+      "retrieval.ts median / p95",
+      "its candidates median / p95 / max",
+      "answers differing",
       "rss (screens)",
       "load (screens)",
       "with a match",

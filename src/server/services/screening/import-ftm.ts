@@ -5,7 +5,7 @@ import readline from "node:readline";
 import type { Readable } from "node:stream";
 import { sha256Hex } from "../../crypto/hash";
 import type { DbOrTx } from "../../db/client";
-import { activateVersion, CHUNK, DEFAULT_LIST, entryRow, type ImportResult, insertEntries, inTransaction, lockList } from "./import";
+import { activateVersion, CHUNK, DEFAULT_LIST, EntryWriter, entryRow, type ImportResult, inTransaction, lockList } from "./import";
 import { parseFtmLine } from "./parse-ftm";
 
 /**
@@ -57,6 +57,7 @@ export async function importFtmStream(
     stream.on("data", (chunk: Buffer | string) => hash.update(chunk));
     const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
     const seen = new Set<string>();
+    const writer = new EntryWriter(tx);
     let batch: ReturnType<typeof entryRow>[] = [];
     let lineNo = 0;
     let count = 0;
@@ -69,21 +70,24 @@ export async function importFtmStream(
         batch.push(entryRow(version.id, e));
         count++;
         if (batch.length >= CHUNK) {
-          await insertEntries(tx, batch);
+          await writer.write(batch);
           batch = [];
         }
       }
+      await writer.write(batch);
+      await writer.flush();
     } finally {
+      await writer.settle();
       lines.close();
       stream.destroy();
     }
-    await insertEntries(tx, batch);
     const fileHashes = [hash.digest("hex")];
     const versionHash = sha256Hex(`ftm\n${fileHashes.join("\n")}`);
     if (active && active.versionHash === versionHash) {
       await tx.screeningListVersion.delete({ where: { id: version.id } });
       return unchanged(active, skipped);
     }
+    await writer.writeCounts(version.id);
     await tx.screeningListVersion.update({ where: { id: version.id }, data: { fileHashes, versionHash, entryCount: count } });
     await activateVersion(tx, list, version.id, orgId);
     return { list, format: "ftm", listVersionId: version.id, versionHash, fileHashes, entryCount: count, skipped, unchanged: false };

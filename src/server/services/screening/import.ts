@@ -3,7 +3,7 @@ import type { Db, DbOrTx, Tx } from "../../db/client";
 import { isTransaction } from "../../db/tx";
 import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
 import { enqueueListChangeRuns } from "./monitoring-enqueue";
-import { nameTokens, normalizeName, retrievalKeys, weakAliasVariant } from "./normalize";
+import { initialKey, nameTokens, normalizeName, retrievalKeys, weakAliasVariant } from "./normalize";
 import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
@@ -52,6 +52,16 @@ function prepare(format: ListFormat, files: ListFile[]): Prepared {
   return { labels: parseLabels(f.text, f.name).labels, skipped: 0 };
 }
 
+/**
+ * An entry's stored keys: the retrieval keys of its words, and "i:<letter>" for each initial. A
+ * query never asks for an initial's key; retrieval.ts reads them to tell which entries could set
+ * an initial against a word of the query.
+ */
+function entryKeys(tokens: readonly string[]): string[] {
+  const initials = [...new Set(tokens.filter((t) => t.length === 1))].map(initialKey);
+  return [...retrievalKeys(tokens), ...initials];
+}
+
 /** Normalised names and retrieval keys, computed once here rather than at every screen. */
 export function entryRow(listVersionId: string, e: ParsedEntry) {
   const variants = [...new Set([e.name, ...e.aliases].map(normalizeName).filter(Boolean))];
@@ -64,7 +74,7 @@ export function entryRow(listVersionId: string, e: ParsedEntry) {
     name: e.name,
     aliases: e.aliases,
     normalizedNames: [...variants, ...weak.map(weakAliasVariant)],
-    nameKeys: retrievalKeys([...variants, ...weak].flatMap((v) => nameTokens(v))),
+    nameKeys: entryKeys([...variants, ...weak].flatMap((v) => nameTokens(v))),
     birthDates: e.birthDates,
     countries: e.countries,
     topics: e.topics,
@@ -75,15 +85,63 @@ export function entryRow(listVersionId: string, e: ParsedEntry) {
 /**
  * One INSERT per chunk from a JSON array (jsonb_to_recordset turns JSON arrays into text[]): an
  * order of magnitude faster than row-by-row parameters for lists of tens of thousands of people.
+ * The same statement writes the chunk's retrieval keys (screening_entry_keys), so activation
+ * never has to unnest and sort the keys of a whole list at once (a million entries hold about six
+ * million keys). An entry's keys are distinct (retrievalKeys), so no key row is written twice.
  */
-export async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[]) {
+async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[]) {
   if (rows.length === 0) return;
   await tx.$executeRaw`
-    INSERT INTO screening_entries (id, "listVersionId", "externalId", schema, name, aliases, "normalizedNames", "nameKeys", "birthDates", countries, topics, programme)
-    SELECT gen_random_uuid(), "listVersionId", "externalId", schema, name, aliases, "normalizedNames", "nameKeys", "birthDates", countries, topics, programme
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-      "listVersionId" uuid, "externalId" text, schema text, name text, aliases text[], "normalizedNames" text[],
-      "nameKeys" text[], "birthDates" text[], countries text[], topics text[], programme text)`;
+    WITH inserted AS (
+      INSERT INTO screening_entries (id, "listVersionId", "externalId", schema, name, aliases, "normalizedNames", "nameKeys", "birthDates", countries, topics, programme)
+      SELECT gen_random_uuid(), "listVersionId", "externalId", schema, name, aliases, "normalizedNames", "nameKeys", "birthDates", countries, topics, programme
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
+        "listVersionId" uuid, "externalId" text, schema text, name text, aliases text[], "normalizedNames" text[],
+        "nameKeys" text[], "birthDates" text[], countries text[], topics text[], programme text)
+      RETURNING id, "listVersionId", "nameKeys")
+    INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
+    SELECT "listVersionId", unnest("nameKeys"), id FROM inserted`;
+}
+
+/**
+ * Writes chunks of entries while the caller reads and normalises the next one: at most one
+ * INSERT in flight on the transaction, so a large list imports at the pace of the slower of the
+ * two rather than of both added up. A failed INSERT throws at the next write or at `flush`.
+ */
+export class EntryWriter {
+  private pending: Promise<void> = Promise.resolve();
+  /** Entries per key, written with `writeCounts` (a million entries hold about 100,000 distinct keys). */
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly tx: Tx) {}
+
+  async write(rows: ReturnType<typeof entryRow>[]): Promise<void> {
+    for (const r of rows) for (const k of r.nameKeys) this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+    await this.pending;
+    this.pending = insertEntries(this.tx, rows);
+    // Handled at the next write or flush; without this a failure while parsing would go unhandled.
+    this.pending.catch(() => undefined);
+  }
+
+  /** Waits for the last INSERT (throwing its error). */
+  flush(): Promise<void> {
+    return this.pending;
+  }
+
+  /** After `flush`: the version's key counts (screening_key_counts), 20,000 keys per statement. */
+  async writeCounts(listVersionId: string): Promise<void> {
+    const all = [...this.counts];
+    for (let i = 0; i < all.length; i += 20_000) {
+      const part = all.slice(i, i + 20_000);
+      await this.tx.$executeRaw`
+        INSERT INTO screening_key_counts ("listVersionId", key, entries)
+        SELECT ${listVersionId}::uuid, k, n FROM unnest(${part.map((c) => c[0])}::text[], ${part.map((c) => c[1])}::int[]) AS x(k, n)`;
+    }
+  }
+
+  /** Waits for the INSERT in flight whatever its outcome, so the transaction ends with nothing running on it. */
+  settle(): Promise<void> {
+    return this.pending.catch(() => undefined);
+  }
 }
 
 /** Runs `fn` in the caller's transaction, or in a new one on a full client. */
@@ -123,8 +181,12 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
     const version = await tx.screeningListVersion.create({
       data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy, orgId },
     });
-    const rows = parsed.entries?.map((e) => entryRow(version.id, e)) ?? [];
-    for (let i = 0; i < rows.length; i += CHUNK) await insertEntries(tx, rows.slice(i, i + CHUNK));
+    const entries = parsed.entries ?? [];
+    for (let i = 0; i < entries.length; i += CHUNK)
+      await insertEntries(
+        tx,
+        entries.slice(i, i + CHUNK).map((e) => entryRow(version.id, e)),
+      );
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
     await activateVersion(tx, list, version.id, orgId);
@@ -143,14 +205,11 @@ export async function lockList(tx: Tx, list: string, orgId: string | null = null
 }
 
 /**
- * Builds the version's key index, then makes it the one active version of its list, and queues
+ * Makes the version (its entries and their keys written) the one active version of its list, and queues
  * the re-screen of everyone already approved against what changed (docs/decisions.md,
  * "Screening"), in the same transaction.
  */
 export async function activateVersion(tx: Tx, list: string, versionId: string, orgId: string | null = null) {
-  await tx.$executeRaw`
-    INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
-    SELECT DISTINCT "listVersionId", unnest("nameKeys"), id FROM screening_entries WHERE "listVersionId" = ${versionId}::uuid`;
   const previous = await tx.screeningListVersion.findFirst({ where: { list, orgId, active: true }, select: { id: true } });
   // Off first, then on: the partial unique index allows one active version per list and owner at every step.
   await tx.screeningListVersion.updateMany({ where: { list, orgId, active: true }, data: { active: false } });

@@ -84,7 +84,16 @@ export const normalizeName = (raw: string): string => nameTokens(raw).join(" ");
  * name still meet.
  */
 export function skeleton(token: string): string {
-  return token.replace(/[aeiouy]/g, "").replace(/(.)\1+/g, "$1");
+  // A loop rather than two regular expressions: retrieval takes the skeletons of hundreds of
+  // words one typing error away from each query word (retrieval.ts).
+  let out = "";
+  let last = "";
+  for (const c of token) {
+    if (c === "a" || c === "e" || c === "i" || c === "o" || c === "u" || c === "y" || c === last) continue;
+    out += c;
+    last = c;
+  }
+  return out;
 }
 
 /**
@@ -235,3 +244,6 @@ export function retrievalKeys(tokens: readonly string[]): string[] {
   }
   return [...keys];
 }
+
+/** The stored key of an initial (a one-letter token) of a list entry's name: "i:" and the letter. */
+export const initialKey = (letter: string): string => `i:${letter}`;

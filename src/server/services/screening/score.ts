@@ -59,6 +59,10 @@ const PATRONYMIC_WEIGHT = 0.5;
 const PARTICLE_WEIGHT = 0.25;
 /** Two spelled-out tokens that neither sound alike nor are one typo apart: their similarity counts half. */
 const UNALIKE_FACTOR = 0.5;
+/** Added for an exact birth date in common: the most a birth date adds. */
+const BIRTH_DATE_CONFIRMS = 0.06;
+/** Added for a country in common: the most a country adds. */
+const COUNTRY_AGREES = 0.03;
 /** Taken off the name score for each such pair (a patronymic's half): one different word in a long name still counts. */
 const CONTRADICTION = 0.05;
 
@@ -104,6 +108,29 @@ function features(t: string): Features {
 }
 
 const weight = (t: string) => features(t).weight;
+
+/** A query word's weight in the name score: 1, a patronymic ½, a particle ¼. */
+export const tokenWeight = weight;
+
+/**
+ * The highest name score an entry can reach when only query words of total weight `covered` may
+ * agree with one of its words (or be set against an initial of theirs), and the words of weight
+ * `uncovered` can at best be set against a different word (half their similarity, at most 1) or
+ * nothing. It follows nameScore: every pair adds at most its weight to the similarity sum and the
+ * query's weight of it, a different word at most half, an agreeing pair at most its weight to the
+ * phonetic share, and the entry's coverage is at most 1. Retrieval uses it to skip entries that
+ * could not reach the threshold (retrieval.ts); it changes no score.
+ */
+export function nameScoreCeiling(covered: number, uncovered: number): number {
+  const total = covered + uncovered;
+  if (total <= 0) return 1;
+  const similarity = (covered + UNALIKE_FACTOR * uncovered) / total;
+  return W_STRING * (QUERY_COVERAGE * similarity + (1 - QUERY_COVERAGE)) + W_PHONETIC * (covered / total);
+}
+
+/** The most birth date and country can add to a name score (birthDateAdjustment, countryAdjustment) for this query. */
+export const maxAdjustment = (q: { birthDate?: string | null; country?: string | null }): number =>
+  (q.birthDate ? BIRTH_DATE_CONFIRMS : 0) + (q.country ? COUNTRY_AGREES : 0);
 
 /**
  * Similarity and phonetic agreement of two tokens.
@@ -237,7 +264,7 @@ export function birthDateAdjustment(query: string | null | undefined, entry: rea
   for (const d of entry) {
     const year = Number(d.slice(0, 4));
     let adj: number;
-    if (d.length === 10 && d === query) adj = 0.06;
+    if (d.length === 10 && d === query) adj = BIRTH_DATE_CONFIRMS;
     else if (year === qYear) adj = d.length === 10 ? -0.02 : 0.03;
     else if (Math.abs(year - qYear) === 1) adj = d.length === 10 && d.slice(4) === query.slice(4) ? 0 : -0.04;
     else adj = -0.2;
@@ -248,7 +275,7 @@ export function birthDateAdjustment(query: string | null | undefined, entry: rea
 
 export function countryAdjustment(query: string | null | undefined, entry: readonly string[]): number {
   if (!query || entry.length === 0) return 0;
-  return entry.includes(query.toUpperCase()) ? 0.03 : -0.06;
+  return entry.includes(query.toUpperCase()) ? COUNTRY_AGREES : -0.06;
 }
 
 const variantMemo = new Map<string, string[]>();

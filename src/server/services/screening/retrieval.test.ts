@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { getDb } from "../../db/client";
+import { OFAC_SAMPLE_FILES, readStoredPairs } from "../../testing/ofac-quality";
+import { testListName } from "../../testing/screening-lists";
+import { importList } from "./import";
+import { importListFiles } from "./import-files";
+import { nameTokens } from "./normalize";
+import { type CandidateRow, everySharingAKey, retrieveCandidates } from "./retrieval";
+import { MATCH_THRESHOLD, scoreCandidate } from "./score";
+
+// Retrieval reads the entries that could reach the threshold, rarest keys first; its answer must
+// be that of scoring every entry sharing a key with the query (docs/screening.md § Retrieval).
+
+type Query = { name: string; birthDate?: string | null; country?: string | null };
+
+const matched = (q: Query, rows: CandidateRow[]) => {
+  const tokens = nameTokens(q.name);
+  return rows
+    .filter((r) => scoreCandidate({ tokens, birthDate: q.birthDate, country: q.country }, r).total >= MATCH_THRESHOLD)
+    .map((r) => r.id)
+    .sort();
+};
+
+async function compare(versionIds: string[], q: Query) {
+  const db = await getDb();
+  const tokens = nameTokens(q.name);
+  const { retrievalKeys } = await import("./normalize");
+  const all = await everySharingAKey(db, versionIds, retrievalKeys(tokens));
+  const read = await retrieveCandidates(db, { versionIds, tokens, birthDate: q.birthDate, country: q.country, threshold: MATCH_THRESHOLD });
+  return { all, read, allMatches: matched(q, all), readMatches: matched(q, read) };
+}
+
+/** A list of people sharing a few common first names, with rare surnames, initials and typos around. */
+function commonFirstNames(): string {
+  const first = ["Mohammed", "Ivan", "Maria", "Ahmad", "Olga"];
+  const syllables = ["kar", "bel", "tos", "vin", "dra", "mul", "pe", "zor", "ni", "qua", "lof", "sem"];
+  const lines: string[] = [];
+  let n = 0;
+  for (const f of first)
+    for (const a of syllables)
+      for (const b of syllables)
+        for (const c of ["ev", "ani", "oz", "ski"]) {
+          const surname = `${a}${b}${c}`;
+          const name = n % 97 === 0 ? `${f[0]}. ${surname}` : `${f} ${surname}`;
+          lines.push(
+            JSON.stringify({
+              id: `p-${n++}`,
+              schema: "Person",
+              properties: { name: [name], birthDate: ["1970-03-04"], topics: ["sanction"] },
+            }),
+          );
+        }
+  return lines.join("\n");
+}
+
+describe("screening retrieval", () => {
+  it("answers as scoring every entry sharing a key, on OFAC's sample and its labelled queries", async () => {
+    const db = await getDb();
+    const res = await importListFiles(db, {
+      format: "ofac",
+      list: testListName("retrieval-ofac"),
+      paths: OFAC_SAMPLE_FILES,
+      importedBy: "test",
+    });
+    const versionIds = [res.listVersionId];
+    let found = 0;
+    for (const p of readStoredPairs()) {
+      const { all, read, allMatches, readMatches } = await compare(versionIds, p.query);
+      expect(readMatches, `${p.kind} #${p.id}`).toEqual(allMatches);
+      // Never an entry that the key table would not have given.
+      const allIds = new Set(all.map((r) => r.id));
+      expect(read.every((r) => allIds.has(r.id))).toBe(true);
+      found += readMatches.length;
+    }
+    expect(found).toBeGreaterThan(1000);
+  }, 300_000);
+
+  it("reads few candidates for a common first name beside a rare surname, and still finds a typo, an initial and a word order", async () => {
+    const db = await getDb();
+    const res = await importList(db, {
+      format: "ftm",
+      list: testListName("retrieval-common"),
+      files: [{ name: "common.json", text: commonFirstNames() }],
+      importedBy: "test",
+    });
+    const versionIds = [res.listVersionId];
+    const queries: Query[] = [
+      { name: "Mohammed Karbelev" },
+      // A typing error that changes every key of the surname: only the first name shares a key.
+      { name: "Mohammed Jarbelev" },
+      { name: "Karbelev Mohammed" },
+      { name: "Ivan Tosvinski", birthDate: "1970-03-04" },
+      // An entry written "M. karkarev" (an initial): found through the surname and its initial.
+      { name: "Mohammed Karkarev", birthDate: "1970-03-04" },
+      { name: "Mohammed" },
+      { name: "Olga Maria Semloazi" },
+    ];
+    const sizes: [number, number][] = [];
+    for (const q of queries) {
+      const { all, read, allMatches, readMatches } = await compare(versionIds, q);
+      expect(readMatches, q.name).toEqual(allMatches);
+      sizes.push([all.length, read.length]);
+    }
+    // Each of the five first names is shared by 576 entries; the surnames are rare.
+    expect(sizes[0]![0]).toBeGreaterThan(500);
+    expect(sizes[0]![1]).toBeLessThan(50);
+    expect((await compare(versionIds, queries[1]!)).readMatches.length).toBe(1);
+    const initial = await compare(versionIds, queries[4]!);
+    const entry = initial.read.find((r) => r.name === "M. karkarev");
+    expect(entry && initial.readMatches).toContain(entry?.id);
+    // A single word can require nothing else: every entry sharing its keys is read.
+    expect(sizes[5]![1]).toBe(sizes[5]![0]);
+  });
+});
