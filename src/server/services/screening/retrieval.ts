@@ -21,7 +21,7 @@ export type CandidateRow = {
  * typing error away (score.ts counts those as agreeing whatever they sound like), and the key of
  * its initial (an entry's initial set against the word scores 0.9).
  */
-type Word = { weight: number; own: string[]; cover: string[] };
+type Word = { weight: number; cover: string[] };
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -133,39 +133,26 @@ export async function retrieveCandidates(
   let always = 0;
   for (const t of input.tokens) {
     const cover = coverKeys(t);
-    if (cover) words.push({ weight: tokenWeight(t), own: [...retrievalKeys([t]), initialKey(t[0]!)], cover });
+    if (cover) words.push({ weight: tokenWeight(t), cover });
     else always += tokenWeight(t);
   }
   const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
   if (sets.length === 0) return everySharingAKey(db, input.versionIds, keys);
 
-  // The rarest word by the counts of its own keys and initial (the keys of words a typing error
-  // away are many and nearly always rare: counting them would cost more than it saves).
-  const counts = await db.$queryRaw<{ key: string; entries: number }[]>`
-    SELECT key, sum(entries)::int AS entries FROM screening_key_counts
-    WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${[...new Set(words.flatMap((w) => w.own))]}::text[])
-    GROUP BY key`;
-  const count = new Map(counts.map((c) => [c.key, c.entries]));
-  const cost = words.map((w) => w.own.reduce((s, k) => s + (count.get(k) ?? 0), 0));
-  // Each set is read from its rarest word; an entry is kept when it covers every word of a set.
-  const drivers = new Set(sets.map((set) => set.reduce((a, b) => (cost[b]! < cost[a]! ? b : a))));
-  const read = [...new Set([...drivers].flatMap((i) => words[i]!.cover))];
-  const coversSet = (set: number[]) =>
-    Prisma.sql`(${Prisma.join(
-      set.map((i) => Prisma.sql`e."nameKeys" && ${words[i]!.cover}::text[]`),
-      " AND ",
-    )})`;
-  // The entries are read one by one through their primary key (OFFSET 0 keeps the planner from
-  // turning the lateral read into a scan of the whole table).
+  // The ids come from the key table alone (index-only scans of its primary key, however common a
+  // word's keys): for each set, the entries covering every word of it and sharing a key with the
+  // query. Only those entries are then read, one by one through their primary key (OFFSET 0 keeps
+  // the planner from turning the lateral read into a scan of the whole table).
+  const holding = (k: string[]) =>
+    Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${k}::text[])`;
+  const bySet = sets.map(
+    (set) => Prisma.sql`(${Prisma.join([...set.map((i) => holding(words[i]!.cover)), holding(keys)], " INTERSECT ")})`,
+  );
   return db.$queryRaw<CandidateRow[]>`
-    WITH k AS MATERIALIZED (
-      SELECT DISTINCT "entryId" FROM screening_entry_keys
-      WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${read}::text[]))
+    WITH k AS MATERIALIZED (${Prisma.join(bySet, " UNION ")})
     SELECT x.* FROM k CROSS JOIN LATERAL (
       SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
-      FROM screening_entries e
-      WHERE e.id = k."entryId" AND e."nameKeys" && ${keys}::text[] AND (${Prisma.join(sets.map(coversSet), " OR ")})
-      OFFSET 0) x`;
+      FROM screening_entries e WHERE e.id = k."entryId" OFFSET 0) x`;
 }
 
 /** Every entry sharing a key with the query (the candidates when no word can be required), read from the key table's primary key. */
