@@ -4,7 +4,7 @@ import { deriveKey } from "../../crypto/secret-box";
 import type { Tx } from "../../db/client";
 import { isUuid } from "../../platform/ids";
 import type { HitEvidence, ScreeningOutcome } from "./aml.schema";
-import { readScreeningDetail, type StoredScoreBreakdown } from "./screening-detail";
+import { readScreeningDetail, type StoredScoreBreakdown, type StoredScreeningDetail } from "./screening-detail";
 
 /** The identity KYC verified, as the caller recording a hit holds it (never stored elsewhere). */
 export type VerifiedSubject = { name?: string | null; birthDate?: string | null; country?: string | null };
@@ -66,6 +66,44 @@ export function evidenceView(stored: unknown, keySealed?: string | null): HitEvi
   return { ...e, subject: { name: who.name, birthDate: who.birthDate, country: e.subject.country, source: e.subject.source } };
 }
 
+/** A matched list entry as the evidence reads it (screening_entries). */
+export type EvidenceEntry = {
+  id: string;
+  externalId: string | null;
+  name: string;
+  aliases: string[];
+  normalizedNames: string[];
+  birthDates: string[];
+  countries: string[];
+  topics: string[];
+  programme: string | null;
+};
+
+/** What a hit's evidence is built from, besides what the caller reads: the identity and findings it records. */
+export type EvidenceInput = {
+  orgId: string;
+  personId: string;
+  personCountry: string | null;
+  outcome: ScreeningOutcome;
+  subject?: VerifiedSubject;
+  provider?: ProviderFinding;
+};
+
+/** The matches an evidence keeps (the best ones) and the ids of their list entries, to read. */
+export function evidenceMatches(detail: StoredScreeningDetail): {
+  stored: NonNullable<StoredScreeningDetail["matches"]>;
+  entryIds: string[];
+} {
+  const stored = (detail.matches ?? []).slice(0, MAX_MATCHES);
+  return { stored, entryIds: stored.map((m) => m.entryId).filter((id): id is string => !!id && isUuid(id)) };
+}
+
+/** The text sealed under the person's key for the evidence's subject (name and birth date), or null without either. */
+export function evidenceSubjectText(input: EvidenceInput): string | null {
+  if (!(input.subject?.name || input.subject?.birthDate)) return null;
+  return JSON.stringify({ name: input.subject?.name ?? null, birthDate: input.subject?.birthDate ?? null });
+}
+
 /**
  * The evidence of one hit, built inside the transaction that records it: the subject as KYC
  * verified them, each matched list entry (names, aliases, list and programme, birth dates,
@@ -73,25 +111,14 @@ export function evidenceView(stored: unknown, keySealed?: string | null): HitEvi
  * score in words, and the provider's own finding. Also what a search by name reads: the listed
  * names in lower case, and keyed hashes of the subject's name tokens.
  */
-export async function buildEvidence(
-  tx: Tx,
-  input: {
-    orgId: string;
-    personId: string;
-    personCountry: string | null;
-    outcome: ScreeningOutcome;
-    subject?: VerifiedSubject;
-    provider?: ProviderFinding;
-  },
-): Promise<{ evidence: StoredEvidence; searchText: string | null }> {
+export async function buildEvidence(tx: Tx, input: EvidenceInput): Promise<{ evidence: StoredEvidence; searchText: string | null }> {
   const { outcome } = input;
   const result =
     outcome.resultId && isUuid(outcome.resultId)
       ? await tx.screeningResult.findFirst({ where: { id: outcome.resultId, orgId: input.orgId }, select: { detail: true } })
       : null;
   const detail = readScreeningDetail(result?.detail);
-  const stored = (detail.matches ?? []).slice(0, MAX_MATCHES);
-  const entryIds = stored.map((m) => m.entryId).filter((id): id is string => !!id && isUuid(id));
+  const { entryIds } = evidenceMatches(detail);
   const entries = entryIds.length
     ? await tx.screeningEntry.findMany({
         where: { id: { in: entryIds } },
@@ -108,6 +135,24 @@ export async function buildEvidence(
         },
       })
     : [];
+  const text = evidenceSubjectText(input);
+  const sealed = text ? await sealForPerson(tx, { id: input.personId, orgId: input.orgId }, text) : null;
+  return composeEvidence(input, detail, entries, sealed);
+}
+
+/**
+ * buildEvidence without its reads: from the screening result's detail, its matched entries as
+ * read, and the subject's text already sealed (evidenceSubjectText). A caller writing the hit in
+ * one statement (a KYC review, services/kyc/review.ts) reads and seals them itself.
+ */
+export function composeEvidence(
+  input: EvidenceInput,
+  detail: StoredScreeningDetail,
+  entries: EvidenceEntry[],
+  sealedSubject: string | null,
+): { evidence: StoredEvidence; searchText: string | null } {
+  const { outcome } = input;
+  const { stored } = evidenceMatches(detail);
   const entryOf = new Map(entries.map((e) => [e.id, e]));
   const versionHashOf = new Map((detail.listVersions ?? []).map((v) => [v.id, v.versionHash ?? null]));
   const hasSubject = !!(input.subject?.name || input.subject?.birthDate);
@@ -144,17 +189,7 @@ export async function buildEvidence(
     ? { name: input.provider.name, sanctions: input.provider.sanctions, pep: input.provider.pep, labels: [...input.provider.labels] }
     : null;
   const evidence: StoredEvidence = {
-    subject: {
-      sealed: hasSubject
-        ? await sealForPerson(
-            tx,
-            { id: input.personId, orgId: input.orgId },
-            JSON.stringify({ name: subject.name, birthDate: subject.birthDate }),
-          )
-        : null,
-      country: subject.country,
-      source: subject.source,
-    },
+    subject: { sealed: hasSubject ? sealedSubject : null, country: subject.country, source: subject.source },
     matches,
     provider,
     summary: summarize(outcome, matches, provider),

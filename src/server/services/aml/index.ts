@@ -33,7 +33,8 @@ export {
   UnassignCaseInput,
 } from "./casework.schema";
 export { addComment } from "./comments";
-export { recordScreeningHit } from "./hits";
+export { composeEvidence, type EvidenceEntry, type EvidenceInput, evidenceMatches, evidenceSubjectText } from "./evidence";
+export { type OpenCaseRead, recordScreeningHit, screeningHitWrites } from "./hits";
 export { lockAmlSubject, recordKeyChange } from "./key-change-case";
 export { notifyOverdueCases } from "./overdue";
 export { amlOverview, riskOverview } from "./overview";
@@ -56,5 +57,5 @@ export {
   type StoredScreeningMatch,
   screeningDetailJson,
 } from "./screening-detail";
-export { countOverdue, getSla, setSla } from "./sla";
+export { countOverdue, DEFAULT_SLA_HOURS, getSla, setSla } from "./sla";
 export { exportCase, getTimeline } from "./timeline";

@@ -43,26 +43,38 @@ export async function onKycReviewed(tx: Tx, person: Person, review: KycReview, a
       country: review.identity.country ?? person.country,
     });
   }
+  const hit = reviewHit(review, screened, person.country);
+  if (!hit) return;
+  await recordScreeningHit(tx, { orgId: person.orgId, personId: person.id, subjectDid: personDid, ...hit });
+}
+
+/**
+ * The hit a review raises, if any: screening's match on the lists (approval only) or the
+ * provider's own PEP or sanctions finding, with the identity as the provider verified it and the
+ * provider's finding for the case's evidence. `country` is the person's after the review.
+ */
+export function reviewHit(
+  review: KycReview,
+  screened: { sanctions: boolean; pep: boolean; score: number; resultId: string } | null,
+  country: string | null,
+) {
   const sanctions = !!screened?.sanctions || review.sanctions;
   const pep = !!screened?.pep || review.pep;
-  if (!sanctions && !pep) return;
-  await recordScreeningHit(tx, {
-    orgId: person.orgId,
-    personId: person.id,
-    subjectDid: personDid,
+  if (!sanctions && !pep) return null;
+  return {
     outcome: {
       sanctions,
       pep,
-      severity: sanctions ? "critical" : "high",
+      severity: sanctions ? ("critical" as const) : ("high" as const),
       score: Math.max(screened?.score ?? 0, review.sanctions ? 100 : review.pep ? 80 : 0),
       resultId: screened?.resultId ?? null,
     },
     actor: `system:kyc-provider:${review.provider}`,
     // The case's evidence keeps the identity as the provider verified it, and the provider's own finding.
-    subject: { name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? person.country },
+    subject: { name: review.identity.fullName, birthDate: review.identity.birthDate, country: review.identity.country ?? country },
     provider:
       review.pep || review.sanctions
         ? { name: review.provider, sanctions: review.sanctions, pep: review.pep, labels: review.labels }
         : undefined,
-  });
+  };
 }

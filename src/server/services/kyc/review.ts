@@ -16,9 +16,20 @@ import { isUuid } from "../../platform/ids";
 import { eventInsertSql } from "../../platform/outbox";
 import { isKycProviderConfigured, kycProvider, withProvider } from "../../providers/kyc";
 import { type IdentityAttributes, type KybReview, type KycReview, ProviderError, type ProviderName } from "../../providers/kyc/types";
+import {
+  composeEvidence,
+  DEFAULT_SLA_HOURS,
+  type EvidenceEntry,
+  type EvidenceInput,
+  evidenceMatches,
+  evidenceSubjectText,
+  OPEN_STATUSES,
+  type OpenCaseRead,
+  screeningHitWrites,
+} from "../aml";
 import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { ensureSandboxLists, screeningSubjectUpsertSql, screenPersonForWrite } from "../screening";
-import { onKycReviewed } from "./approval";
+import { onKycReviewed, reviewHit } from "./approval";
 import { applyKybReview } from "./kyb";
 import { type ApprovedOther, type FoundHash, type HumanTexts, humanHashLookups, humanTexts, planHuman } from "./unique-person";
 
@@ -172,7 +183,7 @@ export async function handleProviderCallback(db: Db, providerName: ProviderName,
 type Received = { received: true; duplicate: boolean };
 type ProviderEventKey = { provider: ProviderName; eventId: string; kind: string };
 
-/** A callback applied in one transaction with its provider event row: a KYB review, or a KYC review raising a hit. */
+/** A callback applied in one transaction with its provider event row: a KYB review, or a KYC review raising a sanctions hit on a person holding bindings. */
 function inTransaction(
   db: Db,
   event: ProviderEventKey,
@@ -310,8 +321,14 @@ const REVIEW_TRIES = 5;
  * answers duplicate, a later status follows nextKycStatus from the new one.
  *
  * A review that raises a screening hit (the lists, or the provider's own PEP or sanctions
- * finding) is applied in one transaction by applyKycReview, which opens or escalates the AML
- * case with the flags: rare, and it costs more round trips.
+ * finding) writes it in the same statement (screeningHitWrites): the person's flags and risk
+ * score with the review's update of the person, guarded also by the row version read with their
+ * open case, the case opened or escalated (under its own row version), the hit with its
+ * evidence, the case's timeline, `aml.sanctions_hit` and its entry. A hit or case written
+ * meanwhile (each writes the person's row) fails the statement, and the review is read again and
+ * then escalates the case found, so a person never gets two open cases. Only a sanctions hit on a
+ * person already holding bindings, whose suspension runs in a transaction, is applied by
+ * applyKycReview in one.
  */
 async function applyReviewOnce(db: Db, eventId: string, review: KycReview): Promise<Received> {
   const event = { provider: review.provider, eventId, kind: "kyc_review" };
@@ -352,7 +369,7 @@ const reviewSummary = (review: KycReview) => ({
   reviewedAt: review.reviewedAt,
 });
 
-/** A review raising a hit: one transaction, the person locked, the AML case opened or escalated with the flags. */
+/** A review raising a sanctions hit on a person holding bindings: one transaction, the person locked, their bindings suspended with the case. */
 function applyHitInTransaction(db: Db, event: ProviderEventKey, review: KycReview): Promise<Received> {
   return inTransaction(db, event, async (tx) => ({
     orgId: await personOrg(tx, review.externalId),
@@ -362,8 +379,8 @@ function applyHitInTransaction(db: Db, event: ProviderEventKey, review: KycRevie
 
 /**
  * The grouped append of a review that moves the person to `target`, from what was read (the same
- * rows applyKycReview and onKycReviewed write); "hit" when screening or the provider flags the
- * person, which applyHitInTransaction applies instead.
+ * rows applyKycReview and onKycReviewed write, a hit's included); "hit" when a sanctions hit
+ * would suspend bindings, which applyHitInTransaction applies instead.
  */
 async function planReview(
   db: Db,
@@ -390,12 +407,30 @@ async function planReview(
 
   // Screening's read (list versions and candidates, one statement) comes before the write.
   const screened = approved && identity.name ? await screenPersonForWrite(db, { ...identity, subjectRef: personDid }) : null;
-  if (screened?.outcome.sanctions || screened?.outcome.pep || review.sanctions || review.pep) return "hit";
+  const raised = reviewHit(review, screened?.outcome ?? null, country);
+  // What a hit needs besides: the person's row version, their open case, the SLA and the matched entries (one statement).
+  const hitRead = raised ? await readForHit(db, orgId, personId, screened?.outcome ?? null) : null;
+  // A sanctions hit suspends the person's credentials, which runs in a transaction (rare at a review: bindings follow approval).
+  if (raised && (!hitRead || (raised.outcome.sanctions && hitRead.bindings > 0))) return "hit";
 
   // The person's data key: the one stored (none once destroyed), or a new one written with the review.
   const freshKey = read.hasKey ? null : randomBytes(32);
   const key = freshKey ?? (read.keySealed ? openKey(read.keySealed) : null);
   const seal = (value: string) => (key ? sealWithKey(key, personId, value) : null);
+  const hit =
+    raised && hitRead
+      ? screeningHitWrites({
+          orgId,
+          personId,
+          subjectDid: personDid,
+          outcome: raised.outcome,
+          actor: raised.actor,
+          open: hitRead.open,
+          sla: hitRead.sla ?? DEFAULT_SLA_HOURS,
+          evidence: hitEvidence({ orgId, personId, personCountry: country, ...raised }, screened?.outcome ?? null, hitRead, seal),
+          now,
+        })
+      : null;
 
   const phone = approved && key ? await phoneToRecord(db, read, review.identity.verifiedPhone) : null;
   const human = approved && texts ? planHuman({ id: personId, orgId }, texts, read.found, read.others, read.policy ?? "allow", now) : null;
@@ -421,7 +456,11 @@ async function planReview(
         ]
       : []),
     ...(phone ? [Prisma.sql`"verifiedPhone" = ${seal(phone.number)}`, Prisma.sql`"verifiedPhoneHash" = ${phone.hash}`] : []),
+    ...(hit?.personSets ?? []),
   ];
+  // With a hit, the person must also be the row version read with their open case: another hit or
+  // case (each writes the person's row) makes this statement write nothing, and it is read again.
+  const personVersion = hitRead ? Prisma.sql` AND xmin = ${hitRead.personVersion}::xid` : Prisma.empty;
   const subject = approved && screened ? screeningSubjectUpsertSql(identity, key, now) : null;
   // The provider event row, the person, their key and the session run before the chain head moves
   // (beforeHead), in the order a review applied in a transaction takes them (applyKycReview: the
@@ -439,7 +478,7 @@ async function planReview(
     // Applied in turn: only from the status read, and never to an erased person.
     {
       sql: Prisma.sql`UPDATE people SET ${Prisma.join(sets, ", ")}
-        WHERE id = ${personId}::uuid AND "kycStatus" = ${read.kycStatus}::"KycStatus" AND "erasedAt" IS NULL`,
+        WHERE id = ${personId}::uuid AND "kycStatus" = ${read.kycStatus}::"KycStatus" AND "erasedAt" IS NULL${personVersion}`,
       rows: 1,
       beforeHead: true,
     },
@@ -454,6 +493,8 @@ async function planReview(
     ...(screened ? [{ sql: screened.insert, rows: 1 }] : []),
     ...(subject ? [{ sql: subject, rows: 1 }] : []),
     ...(approved ? [{ sql: eventInsertSql(orgId, "kyc.approved", { personDid, level: read.sessionLevel ?? "" }, now), rows: 1 }] : []),
+    // The case (opened or escalated before the head moves, after the person and session), the hit, its timeline and event.
+    ...(hit?.writes ?? []),
   ];
   return {
     actor: providerActor(review.provider),
@@ -473,8 +514,61 @@ async function planReview(
       },
     },
     writes,
-    also: human?.audit ?? [],
+    // The review's entry, the human's, then the hit's: the order applyKycReview appends them in.
+    also: [...(human?.audit ?? []), ...(hit ? [hit.entry] : [])],
   };
+}
+
+type ScreenOutcome = Awaited<ReturnType<typeof screenPersonForWrite>>["outcome"];
+
+/** What a review raising a hit reads besides (readForHit). */
+type HitRead = {
+  personVersion: string;
+  open: OpenCaseRead | null;
+  sla: typeof DEFAULT_SLA_HOURS | null;
+  bindings: number;
+  entries: EvidenceEntry[];
+  versions: { id: string; list: string; versionHash: string }[];
+};
+
+/**
+ * What recordScreeningHit reads under the person's lock, in one statement: the person's row
+ * version, their open case (with its row version), the organization's SLA hours, how many
+ * bindings they hold, and the list entries and versions the screening matched (for the evidence).
+ */
+async function readForHit(db: Db, orgId: string, personId: string, screened: ScreenOutcome | null): Promise<HitRead | null> {
+  const matches = screened ? evidenceMatches({ matches: screened.matches }) : null;
+  const entryIds = matches?.entryIds ?? [];
+  const versionIds = screened?.listVersions ?? [];
+  const [row] = await db.$queryRaw<HitRead[]>`
+    SELECT p.xmin::text AS "personVersion",
+      (SELECT json_build_object('id', c.id, 'priority', c.priority, 'status', c.status,
+                                'createdAtMs', extract(epoch FROM c."createdAt") * 1000, 'dueAtMs', extract(epoch FROM c."dueAt") * 1000,
+                                'version', c.xmin::text)
+         FROM aml_cases c WHERE c."orgId" = ${orgId}::uuid AND c."personId" = p.id AND c.status::text = ANY(${[...OPEN_STATUSES]}::text[])
+        ORDER BY c."createdAt" LIMIT 1) AS open,
+      (SELECT json_build_object('critical', s."criticalHours", 'high', s."highHours", 'medium', s."mediumHours", 'low', s."lowHours")
+         FROM aml_sla_settings s WHERE s."orgId" = ${orgId}::uuid) AS sla,
+      (SELECT count(*)::int FROM account_bindings b WHERE b."orgId" = ${orgId}::uuid AND b."personId" = p.id AND b.status <> 'revoked') AS bindings,
+      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'externalId', e."externalId", 'name', e.name, 'aliases', e.aliases,
+                                                  'normalizedNames', e."normalizedNames", 'birthDates', e."birthDates", 'countries', e.countries,
+                                                  'topics', e.topics, 'programme', e.programme)), '[]')
+         FROM screening_entries e WHERE e.id = ANY(${entryIds}::uuid[])) AS entries,
+      (SELECT coalesce(json_agg(json_build_object('id', v.id, 'list', v.list, 'versionHash', v."versionHash")), '[]')
+         FROM screening_list_versions v WHERE v.id = ANY(${versionIds}::uuid[])) AS versions
+    FROM people p WHERE p.id = ${personId}::uuid AND p."orgId" = ${orgId}::uuid`;
+  if (!row) return null;
+  const open = row.open
+    ? { ...row.open, createdAtMs: Number(row.open.createdAtMs), dueAtMs: row.open.dueAtMs === null ? null : Number(row.open.dueAtMs) }
+    : null;
+  return { ...row, open };
+}
+
+/** The hit's evidence, as buildEvidence makes it, from the screening's outcome (the result is written by the same statement) and what readForHit read. */
+function hitEvidence(input: EvidenceInput, screened: ScreenOutcome | null, read: HitRead, seal: (text: string) => string | null) {
+  const detail = screened ? { listVersions: read.versions, matches: screened.matches } : {};
+  const text = evidenceSubjectText(input);
+  return composeEvidence(input, detail, read.entries, text ? seal(text) : null);
 }
 
 /**
