@@ -255,7 +255,8 @@ async function main() {
       // As autovacuum leaves them some minutes after an import: statistics, and the visibility map
       // that lets retrieval read the key table by index-only scans.
       const tv = performance.now();
-      await admin.query("VACUUM ANALYZE screening_entries; VACUUM ANALYZE screening_entry_keys; VACUUM ANALYZE screening_key_counts");
+      for (const table of ["screening_entries", "screening_entry_keys", "screening_key_counts"])
+        await admin.query(`VACUUM ANALYZE ${table}`);
       const vacuumMs = performance.now() - tv;
       const queries = picks.map((idx) => {
         if (idx < 0) return outsider();

@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../db/client";
+import { variantTokens } from "./normalize";
 
 /** A list entry as the re-screen scores it (the columns scoring and the stored match need). */
 export type ChangedEntry = {
@@ -56,9 +57,12 @@ export async function changedAccountLabels(db: DbOrTx, versionId: string, previo
  */
 export class ChangedEntryIndex {
   private readonly byKey = new Map<string, number[]>();
+  /** Each entry's words (every name, alias and weak alias) and keys, for reachTest (retrieval.ts). */
+  readonly shapes = new Map<ChangedEntry, { words: string[]; keys: Set<string> }>();
 
   constructor(readonly entries: readonly ChangedEntry[]) {
     entries.forEach((e, i) => {
+      this.shapes.set(e, { words: [...new Set(e.normalizedNames.flatMap(variantTokens))], keys: new Set(e.nameKeys) });
       for (const k of e.nameKeys) {
         const list = this.byKey.get(k);
         if (list) list.push(i);

@@ -12,7 +12,8 @@ import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countC
 import { monitoringMetrics } from "./monitoring-metrics";
 import { openSubject, type SubjectQuery } from "./monitoring-subjects";
 import { nameTokens, retrievalKeys } from "./normalize";
-import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate } from "./score";
+import { reachTest } from "./retrieval";
+import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
 import { activePersonLists, findMatches, SCREENING_PROVIDER, type ScreenMatch, severityOf, visibleLists } from "./screen";
 
 /** The actor of everything a re-screen writes (cases, results, audit entries). */
@@ -287,12 +288,18 @@ async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): P
       if (candidates.length === 0) continue;
       const list = source.versions[0]!.list;
       matches = [];
+      // Entries that cannot cover enough of the person's words are never scored (retrieval.ts), and
+      // the person's word comparisons are shared by their candidates: neither changes a score.
+      const reach = reachTest({ tokens, birthDate: query.birthDate, country: query.country, threshold: MATCH_THRESHOLD });
+      const comparer = new TokenComparer(tokens);
       for (const e of candidates) {
         // A name scores at most 1, so birth date and country alone can rule an entry out (years
         // apart): the same adjustments scoreCandidate adds, without its name comparison.
         if (1 + birthDateAdjustment(query.birthDate, e.birthDates) + countryAdjustment(query.country, e.countries) < MATCH_THRESHOLD)
           continue;
-        const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, e);
+        const shape = source.index.shapes.get(e)!;
+        if (!reach(shape.words, shape.keys)) continue;
+        const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, e, comparer);
         if (breakdown.total < MATCH_THRESHOLD) continue;
         matches.push({
           entryId: e.id,

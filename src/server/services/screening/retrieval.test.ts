@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
-import { OFAC_SAMPLE_FILES, readStoredPairs } from "../../testing/ofac-quality";
+import { loadOfacSample, OFAC_SAMPLE_FILES, readStoredPairs } from "../../testing/ofac-quality";
 import { testListName } from "../../testing/screening-lists";
-import { importList } from "./import";
+import { entryRow, importList } from "./import";
 import { importListFiles } from "./import-files";
-import { nameTokens } from "./normalize";
-import { type CandidateRow, everySharingAKey, retrieveCandidates } from "./retrieval";
+import { nameTokens, retrievalKeys, variantTokens } from "./normalize";
+import { type CandidateRow, everySharingAKey, reachTest, retrieveCandidates } from "./retrieval";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 
 // Retrieval reads the entries that could reach the threshold, rarest keys first; its answer must
@@ -24,7 +24,6 @@ const matched = (q: Query, rows: CandidateRow[]) => {
 async function compare(versionIds: string[], q: Query) {
   const db = await getDb();
   const tokens = nameTokens(q.name);
-  const { retrievalKeys } = await import("./normalize");
   const all = await everySharingAKey(db, versionIds, retrievalKeys(tokens));
   const read = await retrieveCandidates(db, { versionIds, tokens, birthDate: q.birthDate, country: q.country, threshold: MATCH_THRESHOLD });
   return { all, read, allMatches: matched(q, all), readMatches: matched(q, read) };
@@ -110,5 +109,36 @@ describe("screening retrieval", () => {
     expect(entry && initial.readMatches).toContain(entry?.id);
     // A single word can require nothing else: every entry sharing its keys is read.
     expect(sizes[5]![1]).toBe(sizes[5]![0]);
+  });
+});
+
+describe("the in-memory reach test of re-screens", () => {
+  it("never rules out an entry that scores at the threshold, on OFAC's sample and its labelled queries, and rules most out", () => {
+    const entries = loadOfacSample().map((e, i) => ({ ...entryRow("v", e), id: String(i) }));
+    const byKey = new Map<string, number[]>();
+    entries.forEach((e, i) => {
+      for (const k of e.nameKeys) byKey.set(k, [...(byKey.get(k) ?? []), i]);
+    });
+    const shapes = entries.map((e) => ({ words: [...new Set(e.normalizedNames.flatMap(variantTokens))], keys: new Set(e.nameKeys) }));
+    let scored = 0;
+    let skipped = 0;
+    let matches = 0;
+    for (const p of readStoredPairs()) {
+      const tokens = nameTokens(p.query.name);
+      const reach = reachTest({ tokens, birthDate: p.query.birthDate, threshold: MATCH_THRESHOLD });
+      const candidates = new Set(retrievalKeys(tokens).flatMap((k) => byKey.get(k) ?? []));
+      for (const i of candidates) {
+        const total = scoreCandidate({ tokens, birthDate: p.query.birthDate }, entries[i]!).total;
+        const kept = reach(shapes[i]!.words, shapes[i]!.keys);
+        if (total >= MATCH_THRESHOLD) {
+          matches++;
+          expect(kept, `${p.kind} #${p.id} against ${entries[i]!.name}`).toBe(true);
+        }
+        if (kept) scored++;
+        else skipped++;
+      }
+    }
+    expect(matches).toBeGreaterThan(1000);
+    expect(skipped).toBeGreaterThan(scored);
   });
 });

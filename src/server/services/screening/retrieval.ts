@@ -1,5 +1,5 @@
 import { type DbOrTx, Prisma } from "../../db/client";
-import { initialKey, phoneticCodes, retrievalKeys, skeleton } from "./normalize";
+import { initialKey, oneEditApart, phoneticCodes, retrievalKeys, skeleton } from "./normalize";
 import { maxAdjustment, nameScoreCeiling, tokenWeight } from "./score";
 
 /** A list entry as a screen scores it. */
@@ -82,7 +82,7 @@ function coverKeys(t: string): string[] | null {
  * reach `need` as a name score, minimal ones only; empty when no word needs covering (every entry
  * sharing a key must be scored).
  */
-function sufficientSets(words: Word[], always: number, need: number): number[][] {
+function sufficientSets(words: readonly { weight: number }[], always: number, need: number): number[][] {
   const n = words.length;
   const total = always + words.reduce((s, w) => s + w.weight, 0);
   const sets: number[][] = [];
@@ -163,4 +163,41 @@ export function everySharingAKey(db: DbOrTx, versionIds: string[], keys: string[
       WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${keys}::text[]))
     SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
     FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
+}
+
+/**
+ * The same bound for a re-screen scoring a list change in memory (monitoring-runs.ts): a test of
+ * whether an entry, by its words and stored keys, could reach `threshold` for the query. An entry
+ * covers a query word when it holds one of the word's keys, a word one typing error away, or its
+ * initial, here compared directly. False only for entries that cannot match, so skipping them
+ * changes no answer.
+ */
+export function reachTest(input: {
+  tokens: string[];
+  birthDate?: string | null;
+  country?: string | null;
+  threshold: number;
+}): (entryWords: readonly string[], entryKeys: ReadonlySet<string>) => boolean {
+  const need = input.threshold - maxAdjustment(input);
+  const words: { token: string; weight: number; own: string[] }[] = [];
+  let always = 0;
+  for (const t of input.tokens) {
+    const own = retrievalKeys([t]);
+    if (/\d/.test(t) || skeleton(t).length < 2 || own.length === 0) always += tokenWeight(t);
+    else words.push({ token: t, weight: tokenWeight(t), own });
+  }
+  const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
+  if (sets.length === 0) return () => true;
+  return (entryWords, entryKeys) => {
+    const covered = words.map(
+      (w) =>
+        w.own.some((k) => entryKeys.has(k)) ||
+        entryWords.some((e) =>
+          e.length === 1
+            ? e === w.token[0]
+            : Math.min(e.length, w.token.length) >= 3 && Math.max(e.length, w.token.length) >= 4 && oneEditApart(e, w.token),
+        ),
+    );
+    return sets.some((set) => set.every((i) => covered[i]));
+  };
 }
