@@ -31,6 +31,15 @@ export async function lockPerson(tx: Tx, orgId: string, personId: string) {
   return rows[0] ?? null;
 }
 
+/**
+ * Writes the person's row (its updatedAt) when a case is opened under the person's lock alone: the
+ * grouped writes that open a case without a lock (a clear opening one by hand, a KYC review's
+ * hit) are guarded by the person's row version, so every case opened must change that version.
+ */
+export async function touchPerson(tx: Tx, orgId: string, personId: string) {
+  await tx.$executeRaw`UPDATE people SET "updatedAt" = now() AT TIME ZONE 'UTC' WHERE id = ${personId}::uuid AND "orgId" = ${orgId}::uuid`;
+}
+
 /** Locks one case row (after its person, see lockPerson) and reads it fresh. */
 export async function lockCase(tx: Tx, orgId: string, caseId: string): Promise<AmlCase | null> {
   await tx.$queryRaw`SELECT id FROM aml_cases WHERE id = ${caseId}::uuid AND "orgId" = ${orgId}::uuid FOR NO KEY UPDATE`;

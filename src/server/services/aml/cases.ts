@@ -23,6 +23,7 @@ import {
   openCaseOf,
   priorityFromFlags,
   sameApprover,
+  touchPerson,
   withHits,
 } from "./case-records";
 import { caseTexts, sealerFor } from "./case-text";
@@ -419,6 +420,7 @@ async function openByHand(
 ) {
   const priority = priorityFromFlags({ sanctions: p.sanctionsFlag, pep: p.pepFlag });
   const now = ctx.now();
+  await touchPerson(tx, ctx.org.id, personId);
   const opened = await tx.amlCase.create({
     data: {
       orgId: ctx.org.id,

@@ -1,7 +1,7 @@
 import type { Tx } from "../../db/client";
 import { appendAudit } from "../audit";
 import { caseEvent } from "./case-events";
-import { lockPerson, openCaseOf } from "./case-records";
+import { lockPerson, openCaseOf, touchPerson } from "./case-records";
 import { dueAtFor, slaHours } from "./sla";
 
 /** Locks the person first (the AML lock order) before a binding change that opens or notes a case. */
@@ -29,6 +29,7 @@ export async function recordKeyChange(
   let open = await openCaseOf(tx, orgId, personId);
   if (!open && input.change === "suspended") {
     const now = new Date();
+    await touchPerson(tx, orgId, personId);
     open = await tx.amlCase.create({
       data: {
         orgId,

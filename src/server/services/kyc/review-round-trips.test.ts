@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { openPersonal } from "@/server/crypto/person-box";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "@/server/providers/kyc/sandbox";
-import { recordScreeningHit } from "@/server/services/aml";
+import { lockAmlSubject, recordKeyChange, recordScreeningHit } from "@/server/services/aml";
 import { appendAudit, verifyChain } from "@/server/services/audit";
 import { openSubject } from "@/server/services/screening/monitoring-subjects";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
@@ -378,6 +378,47 @@ describe("a KYC review arriving: round trips", () => {
     const entries = await db.auditEntry.findMany({ where: { orgId: org.orgId, subject: p.personDid }, orderBy: { seq: "asc" } });
     expect(entries.map((e) => e.action)).toEqual(["kyc.started", "aml.sanctions_hit", "kyc.rejected", "aml.sanctions_hit"]);
     expect(entries[3]!.data).toMatchObject({ caseId: cases[0]!.id, opened: false, previousPriority: "high", priority: "critical" });
+    expect((await verifyChain(db, org.orgId)).valid).toBe(true);
+  });
+
+  it("a case opened under the person's lock alone (a key change) while a review's hit waits: the review escalates it, no second case", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await approvedPerson(url, api);
+    const p = await started(api);
+    let review: Promise<Awaited<ReturnType<typeof hosted>>> | undefined;
+    await db.$transaction(
+      async (tx) => {
+        await lockAmlSubject(tx, org.orgId, p.personId);
+        const opened = await recordKeyChange(tx, {
+          orgId: org.orgId,
+          personId: p.personId,
+          subjectDid: p.personDid,
+          accountDid: "did:test:account",
+          bindingId: "binding",
+          change: "suspended",
+          actor: "system:test",
+        });
+        expect(opened).not.toBeNull();
+        review = hosted(url, p.applicantId, "pep");
+        for (;;) {
+          const [w] = await db.$queryRaw<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%audit_heads%'`;
+          if (w!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      },
+      { timeout: 20_000 },
+    );
+    const res = await review!;
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.status).toBe("approved");
+    const cases = await db.amlCase.findMany({ where: { orgId: org.orgId, personId: p.personId } });
+    expect(cases).toHaveLength(1);
+    expect(cases[0]).toMatchObject({ status: "open", priority: "high", openedBy: "system:test" });
+    expect(await db.amlCaseHit.count({ where: { caseId: cases[0]!.id } })).toBe(1);
     expect((await verifyChain(db, org.orgId)).valid).toBe(true);
   });
 });
