@@ -182,11 +182,14 @@ export async function importList(db: DbOrTx, opts: ImportOptions): Promise<Impor
       data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy, orgId },
     });
     const entries = parsed.entries ?? [];
-    for (let i = 0; i < entries.length; i += CHUNK)
-      await insertEntries(
-        tx,
-        entries.slice(i, i + CHUNK).map((e) => entryRow(version.id, e)),
-      );
+    const writer = new EntryWriter(tx);
+    try {
+      for (let i = 0; i < entries.length; i += CHUNK) await writer.write(entries.slice(i, i + CHUNK).map((e) => entryRow(version.id, e)));
+      await writer.flush();
+    } finally {
+      await writer.settle();
+    }
+    await writer.writeCounts(version.id);
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
     await activateVersion(tx, list, version.id, orgId);

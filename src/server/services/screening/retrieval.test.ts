@@ -25,7 +25,15 @@ async function compare(versionIds: string[], q: Query) {
   const db = await getDb();
   const tokens = nameTokens(q.name);
   const all = await everySharingAKey(db, versionIds, retrievalKeys(tokens));
-  const read = await retrieveCandidates(db, { versionIds, tokens, birthDate: q.birthDate, country: q.country, threshold: MATCH_THRESHOLD });
+  // readAllUpTo 0: the pruned reading on every query, however few entries share its keys.
+  const read = await retrieveCandidates(db, {
+    versionIds,
+    tokens,
+    birthDate: q.birthDate,
+    country: q.country,
+    threshold: MATCH_THRESHOLD,
+    readAllUpTo: 0,
+  });
   return { all, read, allMatches: matched(q, all), readMatches: matched(q, read) };
 }
 
@@ -140,5 +148,22 @@ describe("the in-memory reach test of re-screens", () => {
     }
     expect(matches).toBeGreaterThan(1000);
     expect(skipped).toBeGreaterThan(scored);
+  });
+});
+
+describe("screening retrieval on few holdings", () => {
+  it("reads every entry sharing a key when few entries hold the query's keys", async () => {
+    const db = await getDb();
+    const res = await importList(db, {
+      format: "ftm",
+      list: testListName("retrieval-few"),
+      files: [{ name: "few.json", text: commonFirstNames() }],
+      importedBy: "test",
+    });
+    const tokens = nameTokens("Zorni Qualofski");
+    const all = await everySharingAKey(db, [res.listVersionId], retrievalKeys(tokens));
+    const read = await retrieveCandidates(db, { versionIds: [res.listVersionId], tokens, threshold: MATCH_THRESHOLD });
+    expect(all.length).toBeGreaterThan(0);
+    expect(read.map((r) => r.id).sort()).toEqual(all.map((r) => r.id).sort());
   });
 });

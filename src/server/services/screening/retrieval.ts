@@ -99,6 +99,12 @@ function sufficientSets(words: readonly { weight: number }[], always: number, ne
   return sets.filter((s) => !sets.some((o) => o !== s && o.length < s.length && o.every((i) => s.includes(i))));
 }
 
+/**
+ * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
+ * a key is read and scored; above it, only those that could reach the threshold.
+ */
+const READ_ALL_UP_TO = 1_000;
+
 /** Words whose sets are enumerated; a longer name falls back to every entry sharing a key. */
 const MAX_WORDS = 8;
 
@@ -124,10 +130,18 @@ export async function retrieveCandidates(
     birthDate?: string | null;
     country?: string | null;
     threshold: number;
+    /** Key holdings up to which every entry sharing a key is read (default READ_ALL_UP_TO; tests pass 0). */
+    readAllUpTo?: number;
   },
 ): Promise<CandidateRow[]> {
   const keys = retrievalKeys(input.tokens);
   if (input.versionIds.length === 0 || keys.length === 0) return [];
+  // Few entries share the query's keys (a small list, rare names): reading them all costs less
+  // than working out which could match (the keys of every word a typing error away).
+  const [held] = await db.$queryRaw<{ entries: number }[]>`
+    SELECT coalesce(sum(entries), 0)::int AS entries FROM screening_key_counts
+    WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${keys}::text[])`;
+  if ((held?.entries ?? 0) <= (input.readAllUpTo ?? READ_ALL_UP_TO)) return everySharingAKey(db, input.versionIds, keys);
   const need = input.threshold - maxAdjustment(input);
   const words: Word[] = [];
   let always = 0;
