@@ -71,7 +71,9 @@ describe("screening retrieval", () => {
     });
     const versionIds = [res.listVersionId];
     let found = 0;
-    for (const p of readStoredPairs()) {
+    // Every fourth labelled query (two database reads each; `npm run bench:screening` compares
+    // the two retrievals on every screen of its lists).
+    for (const p of readStoredPairs().filter((_, i) => i % 4 === 0)) {
       const { all, read, allMatches, readMatches } = await compare(versionIds, p.query);
       expect(readMatches, `${p.kind} #${p.id}`).toEqual(allMatches);
       // Never an entry that the key table would not have given.
@@ -79,7 +81,7 @@ describe("screening retrieval", () => {
       expect(read.every((r) => allIds.has(r.id))).toBe(true);
       found += readMatches.length;
     }
-    expect(found).toBeGreaterThan(1000);
+    expect(found).toBeGreaterThan(250);
   }, 300_000);
 
   it("reads few candidates for a common first name beside a rare surname, and still finds a typo, an initial and a word order", async () => {
