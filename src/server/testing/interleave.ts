@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { DbOrTx } from "../db/client";
 
 /**
  * Holds a row lock from a connection of the test's own, so a test can put parallel requests in a
@@ -55,3 +56,21 @@ export async function holdLock(lockSql: string, params: unknown[] = []) {
 
 /** Holds the lock every AML transition takes first: the person's row (services/aml/case-records.ts, lockPerson). */
 export const holdPersonLock = (personId: string) => holdLock(`SELECT id FROM people WHERE id = $1::uuid FOR NO KEY UPDATE`, [personId]);
+
+/**
+ * Resolves once a session of the test database waits for a lock while running a statement whose
+ * text contains every one of `fragments` (pg_stat_activity shows the statement being run): a test
+ * holding a row in its own transaction knows the request it started has reached that statement.
+ */
+export async function untilStatementWaits(db: DbOrTx, fragments: string[], timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  const like = fragments.map((f) => `%${f}%`);
+  for (;;) {
+    const [w] = await db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ALL(${like}::text[])`;
+    if (w!.n > 0) return;
+    if (Date.now() > deadline) throw new Error(`no statement containing ${fragments.join(", ")} waited within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

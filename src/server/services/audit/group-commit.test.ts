@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
+import { untilStatementWaits } from "../../testing/interleave";
 import { appendAudit, GENESIS_HASH } from "./chain";
 import { appendAuditGrouped, groupCommitStats } from "./group-commit";
 import { verifyChain } from "./verify";
@@ -109,12 +110,7 @@ describe("grouped audit appends", () => {
         await tx.$queryRawUnsafe(`SELECT id FROM ${table} WHERE id = 1 FOR UPDATE`);
         grouped = appendAuditGrouped(db, orgId, { actor, input: { action: "test.first" }, writes: [bump] });
         // Until the grouped statement waits for this row (holding the head, it would deadlock with the append below).
-        for (;;) {
-          const [w] = await db.$queryRaw<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ${`%${table}%`}`;
-          if (w!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilStatementWaits(db, [table]);
         await appendAudit(tx, { orgId, actor }, { action: "test.tx" });
       },
       { timeout: 20_000 },

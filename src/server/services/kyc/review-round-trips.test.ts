@@ -6,6 +6,7 @@ import { lockAmlSubject, recordKeyChange, recordScreeningHit } from "@/server/se
 import { appendAudit, verifyChain } from "@/server/services/audit";
 import { openSubject } from "@/server/services/screening/monitoring-subjects";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
+import { untilStatementWaits } from "@/server/testing/interleave";
 import { applicantOf, approvedPerson } from "@/server/testing/kyc-flow";
 import { countRoundTrips } from "@/server/testing/round-trips";
 import { applicantIdHash } from "./review";
@@ -181,13 +182,7 @@ describe("a KYC review arriving: round trips", () => {
         await tx.$queryRaw`SELECT id FROM people WHERE id = ${p.personId}::uuid FOR UPDATE`;
         review = hosted(url, p.applicantId, "approved");
         // Until the review's statement waits for the person's row (had it moved the chain head first, the append below would deadlock).
-        for (;;) {
-          const [w] = await db.$queryRaw<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE people SET%' AND query LIKE '%audit_heads%'`;
-          if (w!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilStatementWaits(db, ["UPDATE people SET", "audit_heads"]);
         await appendAudit(tx, { orgId: org.orgId, actor: "system:test" }, { action: "test.person_locked", subject: p.personDid });
       },
       { timeout: 20_000 },
@@ -349,13 +344,7 @@ describe("a KYC review arriving: round trips", () => {
         review = hosted(url, p.applicantId, "sanctions");
         // Until the review's grouped statement (it read no open case, so it opens one) waits for the person's row
         // (the statement's text as pg_stat_activity shows it is cut before its case write).
-        for (;;) {
-          const [w] = await db.$queryRaw<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%audit_heads%'`;
-          if (w!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilStatementWaits(db, ["audit_heads"]);
       },
       { timeout: 20_000 },
     );
@@ -402,13 +391,7 @@ describe("a KYC review arriving: round trips", () => {
         });
         expect(opened).not.toBeNull();
         review = hosted(url, p.applicantId, "pep");
-        for (;;) {
-          const [w] = await db.$queryRaw<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%audit_heads%'`;
-          if (w!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilStatementWaits(db, ["audit_heads"]);
       },
       { timeout: 20_000 },
     );

@@ -5,6 +5,7 @@ import { type DbOrTx, Prisma } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { type ScreeningResultDetail, screeningDetailJson } from "../aml";
 import { nameTokens, retrievalKeys } from "./normalize";
+import type { CandidateRow } from "./retrieval";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
 
@@ -57,17 +58,7 @@ export async function activePersonLists(db: DbOrTx, orgId?: string | null): Prom
   });
 }
 
-type EntryRow = {
-  id: string;
-  listVersionId: string;
-  externalId: string;
-  name: string;
-  normalizedNames: string[];
-  birthDates: string[];
-  countries: string[];
-  topics: string[];
-  programme: string | null;
-};
+type EntryRow = CandidateRow;
 
 /**
  * Matches at or above the threshold, best first, without storing anything. Candidates come from
