@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { p256 } from "@noble/curves/nist.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { ABIDecoder, Bytes, Checksum256, KeyType, PublicKey, Signature } from "@wharfkit/antelope";
 import type { AuthorityJson } from "./abi";
 import { parsePublicKey } from "./keys";
@@ -109,6 +110,25 @@ function recoverWebAuthn(sig: Signature, digest: Uint8Array): string {
 }
 
 /**
+ * The key that made a K1 or R1 signature over `digest`, recovered by @noble/curves: the same
+ * arithmetic as `Signature.recoverDigest` (which runs it on `elliptic` and `bn.js`, at more CPU),
+ * so the same key. Null where noble refuses the signature (r or s out of range, no point for r, a
+ * recovery id other than a compressed key's 31–34): `recoverDigest` then answers it as it always has.
+ */
+function recoverCompact(sig: Signature, digest: Uint8Array): string | null {
+  const data = sig.data.array;
+  const recid = data[0]! - 31;
+  if (digest.length !== 32 || data.length !== 65 || recid < 0 || recid > 3) return null;
+  const curve = sig.type === KeyType.K1 ? secp256k1 : p256;
+  try {
+    const point = curve.Signature.fromBytes(data.subarray(1), "compact").addRecoveryBit(recid).recoverPublicKey(digest).toBytes(true);
+    return new PublicKey(sig.type, Bytes.from(point)).toString();
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The public key (normalised) that made each signature over `digest`. K1 and R1 signatures are
  * recovered as the chain does; WebAuthn signatures as `recoverWebAuthn` says. Throws
  * SignatureProblem naming what is wrong with a signature that gives no key.
@@ -126,7 +146,7 @@ export function recoverSigners(digest: Uint8Array | Checksum256, signatures: str
     if (sig.type !== KeyType.K1 && sig.type !== KeyType.R1)
       throw new SignatureProblem(`signature ${i + 1} is of an unknown key type (${sig.type})`);
     try {
-      return sig.recoverDigest(Checksum256.from(d)).toString();
+      return recoverCompact(sig, d) ?? sig.recoverDigest(Checksum256.from(d)).toString();
     } catch {
       throw new SignatureProblem(`signature ${i + 1} does not recover to a key`);
     }
