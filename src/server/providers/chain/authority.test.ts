@@ -1,4 +1,5 @@
-import { Checksum256, PrivateKey } from "@wharfkit/antelope";
+import { Bytes, Checksum256, PrivateKey, Signature } from "@wharfkit/antelope";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { keySigner, webAuthnSigner } from "../../testing/wallet-proofs";
 import type { AuthorityJson } from "./abi";
@@ -67,5 +68,44 @@ describe("recoverSigners and keys", () => {
     expect(normaliseAuthorityKey(webAuthnSigner().publicKey)).toMatch(/^PUB_WA_/);
     for (const bad of ["PUB_WA_notbase58!", "junkEOS6MRyAjQq8ud7hVNYcfnVPJqcVpscN5So8BhtHuGYqET5GDW5CV", 42])
       expect(normaliseAuthorityKey(bad)).toBeNull();
+  });
+});
+
+describe("recoverSigners against wharfkit's own recovery", () => {
+  // The fast recovery must name the key wharfkit's recoverDigest names, or refuse where it throws,
+  // for valid signatures of both curves and for signatures with damaged bytes.
+  const wharfkit = (digest: Uint8Array, sig: Signature) => {
+    try {
+      return sig.recoverDigest(Checksum256.from(digest)).toString();
+    } catch {
+      return "refused";
+    }
+  };
+  const ours = (digest: Uint8Array, sig: Signature) => {
+    try {
+      return recoverSigners(digest, [sig.toString()])[0]!;
+    } catch {
+      return "refused";
+    }
+  };
+  it("names the same key or refuses alike, K1 and R1, intact and with one byte changed", () => {
+    const keys = [PrivateKey.generate("K1"), PrivateKey.generate("R1")];
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.nat(1),
+        fc.nat(64),
+        fc.integer({ min: 1, max: 255 }),
+        (digest, k, at, flip) => {
+          const sig = keys[k]!.signDigest(Checksum256.from(digest));
+          expect(ours(digest, sig)).toBe(keys[k]!.toPublic().toString());
+          const bytes = sig.data.array.slice();
+          bytes[at] = bytes[at]! ^ flip;
+          const damaged = new Signature(sig.type, Bytes.from(bytes));
+          expect(ours(digest, damaged)).toBe(wharfkit(digest, damaged));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
