@@ -105,7 +105,7 @@ describe("recoverSigners against wharfkit's own recovery", () => {
           expect(ours(digest, damaged)).toBe(wharfkit(digest, damaged));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 100 },
     );
   });
 });
