@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { openPersonal } from "@/server/crypto/person-box";
+import type { Db, Tx } from "@/server/db/client";
 import { SANDBOX_IDENTITIES, sandboxCallback } from "@/server/providers/kyc/sandbox";
 import { lockAmlSubject, recordKeyChange, recordScreeningHit } from "@/server/services/aml";
 import { appendAudit, verifyChain } from "@/server/services/audit";
@@ -31,6 +32,24 @@ async function started(api: Api) {
   expect(res.status, res.text).toBe(200);
   const personDid = res.body.personDid as string;
   return { personDid, personId: personDid.split(":").pop()!, applicantId: applicantOf(res.body.verificationUrl) };
+}
+
+/**
+ * A review arriving while `hold` (in the test's own transaction) holds the person's row: the
+ * transaction commits only once the review's grouped statement waits for that row (the statement's
+ * text as pg_stat_activity shows it is cut before its case write), so the review always runs second.
+ */
+async function reviewWhileHolding(db: Db, url: string, applicantId: string, outcome: Outcome, hold: (tx: Tx) => Promise<void>) {
+  let review: ReturnType<typeof hosted> | undefined;
+  await db.$transaction(
+    async (tx) => {
+      await hold(tx);
+      review = hosted(url, applicantId, outcome);
+      await untilStatementWaits(db, ["audit_heads"]);
+    },
+    { timeout: 20_000 },
+  );
+  return review!;
 }
 
 describe("a KYC review arriving: round trips", () => {
@@ -329,26 +348,17 @@ describe("a KYC review arriving: round trips", () => {
     const api = client(url, org.apiKey);
     await approvedPerson(url, api);
     const p = await started(api);
-    let review: Promise<Awaited<ReturnType<typeof hosted>>> | undefined;
     // An ongoing screening hit (PEP) opens a case and holds the person while the review (the provider's sanctions finding) arrives.
-    await db.$transaction(
-      async (tx) => {
-        const ongoing = await recordScreeningHit(tx, {
-          orgId: org.orgId,
-          personId: p.personId,
-          subjectDid: p.personDid,
-          outcome: { sanctions: false, pep: true, severity: "medium", score: 50, resultId: null },
-          actor: "system:screening-monitor",
-        });
-        expect(ongoing?.opened).toBe(true);
-        review = hosted(url, p.applicantId, "sanctions");
-        // Until the review's grouped statement (it read no open case, so it opens one) waits for the person's row
-        // (the statement's text as pg_stat_activity shows it is cut before its case write).
-        await untilStatementWaits(db, ["audit_heads"]);
-      },
-      { timeout: 20_000 },
-    );
-    const res = await review!;
+    const res = await reviewWhileHolding(db, url, p.applicantId, "sanctions", async (tx) => {
+      const ongoing = await recordScreeningHit(tx, {
+        orgId: org.orgId,
+        personId: p.personId,
+        subjectDid: p.personDid,
+        outcome: { sanctions: false, pep: true, severity: "medium", score: 50, resultId: null },
+        actor: "system:screening-monitor",
+      });
+      expect(ongoing?.opened).toBe(true);
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.status).toBe("rejected");
 
@@ -376,26 +386,19 @@ describe("a KYC review arriving: round trips", () => {
     const api = client(url, org.apiKey);
     await approvedPerson(url, api);
     const p = await started(api);
-    let review: Promise<Awaited<ReturnType<typeof hosted>>> | undefined;
-    await db.$transaction(
-      async (tx) => {
-        await lockAmlSubject(tx, org.orgId, p.personId);
-        const opened = await recordKeyChange(tx, {
-          orgId: org.orgId,
-          personId: p.personId,
-          subjectDid: p.personDid,
-          accountDid: "did:test:account",
-          bindingId: "binding",
-          change: "suspended",
-          actor: "system:test",
-        });
-        expect(opened).not.toBeNull();
-        review = hosted(url, p.applicantId, "pep");
-        await untilStatementWaits(db, ["audit_heads"]);
-      },
-      { timeout: 20_000 },
-    );
-    const res = await review!;
+    const res = await reviewWhileHolding(db, url, p.applicantId, "pep", async (tx) => {
+      await lockAmlSubject(tx, org.orgId, p.personId);
+      const opened = await recordKeyChange(tx, {
+        orgId: org.orgId,
+        personId: p.personId,
+        subjectDid: p.personDid,
+        accountDid: "did:test:account",
+        bindingId: "binding",
+        change: "suspended",
+        actor: "system:test",
+      });
+      expect(opened).not.toBeNull();
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.status).toBe("approved");
     const cases = await db.amlCase.findMany({ where: { orgId: org.orgId, personId: p.personId } });
