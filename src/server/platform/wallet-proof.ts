@@ -202,14 +202,17 @@ function transactionOf(value: string | Record<string, unknown>): Transaction {
   }
 }
 
-function checkWindow(expiresAtMs: number, nonce: SignatureNonce) {
+/** What a proof is checked against: the challenge's nonce, its text, its identity scope and its end. */
+type ProofChallenge = Pick<SignatureNonce, "nonce" | "payloadToSign" | "proofScope" | "expiresAt">;
+
+function checkWindow(expiresAtMs: number, nonce: Pick<SignatureNonce, "expiresAt">) {
   if (expiresAtMs <= Date.now()) throw refused("expired", "The proof has expired; sign the challenge again.");
   // The chain's times have second precision: a proof may end in the challenge's last second.
   if (expiresAtMs > Math.ceil(nonce.expiresAt.getTime() / 1000) * 1000)
     throw refused("outlives_challenge", "The proof's expiration is later than the challenge's; it must end no later than expiresAt.");
 }
 
-function checkSigner(level: PermissionLevel, account: Account, permissions: readonly string[]): string {
+function checkSigner(level: PermissionLevel, account: Pick<Account, "name">, permissions: readonly string[]): string {
   if (!level.actor.equals(account.name))
     throw refused("other_account", `The proof is signed for ${level.actor.toString()}, not for ${account.name}.`);
   const permission = level.permission.toString();
@@ -230,8 +233,8 @@ function checkSigner(level: PermissionLevel, account: Account, permissions: read
  */
 export async function verifyWalletProof(
   db: DbOrTx,
-  account: Account,
-  nonce: SignatureNonce,
+  account: Pick<Account, "name">,
+  nonce: ProofChallenge,
   proof: WalletProof,
   permissions: readonly ("owner" | "active")[] = PERMISSIONS,
 ): Promise<ProvenSigner> {

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "@/server/crypto/hash";
 import { walletKey, walletSign } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { accountReadyToBind } from "@/server/testing/kyc-flow";
@@ -123,5 +125,47 @@ describe("bind refusals", () => {
       signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
     });
     expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("refuses a risk deny with 403 risk_denied, records the assessment and the refusal, binds nothing; without the device the nonce binds", async () => {
+    const { url, db, org, api } = await setup();
+    const s = await challengeFor(url, api);
+    const fp = `fp-${randomUUID()}`;
+    // One device used by five subjects within the hour: shared device (60) + device velocity (25).
+    await db.riskEvent.createMany({
+      data: Array.from({ length: 5 }, (_, i) => ({
+        orgId: org.orgId,
+        kind: "manual",
+        decision: "allow",
+        deviceFingerprintHash: sha256Hex(fp),
+        subjectRef: `person-${i}`,
+        createdAt: new Date(Date.now() - 1000 - i),
+      })),
+    });
+    const confirm = (deviceFingerprint?: string) =>
+      api.post("/v1/bind/confirm", {
+        accountDid: s.accountDid,
+        personDid: s.personDid,
+        nonce: s.challenge.nonce,
+        signature: walletSign(s.wallet.privateKey, s.challenge.payloadToSign),
+        ...(deviceFingerprint ? { deviceFingerprint } : {}),
+      });
+    const denied = await confirm(fp);
+    expect(denied.status, denied.text).toBe(403);
+    expect(denied.body.error).toMatchObject({ code: "FORBIDDEN", details: { reason: "risk_denied" } });
+    expect(await db.accountBinding.count({ where: { orgId: org.orgId } })).toBe(0);
+    const last = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId }, orderBy: { seq: "desc" } });
+    expect(last).toMatchObject({ action: "bind.refused", subject: s.accountDid, data: { reason: "risk_denied", score: 85 } });
+    const assessed = () => db.riskEvent.findMany({ where: { orgId: org.orgId, kind: "bind" }, orderBy: { createdAt: "asc" } });
+    expect((await assessed()).map((e) => [e.subjectRef, e.decision, e.score])).toEqual([[s.accountDid, "deny", 85]]);
+
+    // Without the device the assessment is read with the confirm's other reads and written with the binding.
+    const ok = await confirm();
+    expect(ok.status, ok.text).toBe(200);
+    expect(await db.accountBinding.count({ where: { orgId: org.orgId, status: "active" } })).toBe(1);
+    expect((await assessed()).map((e) => [e.subjectRef, e.decision])).toEqual([
+      [s.accountDid, "deny"],
+      [s.accountDid, "allow"],
+    ]);
   });
 });

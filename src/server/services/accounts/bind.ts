@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type { Account, Organization, Person, SignatureNonce } from "@/generated/prisma/client.ts";
+import type { Account, Organization, Person } from "@/generated/prisma/client.ts";
 import type { ServiceContext } from "../../context";
 import { randomToken } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { Prisma } from "../../db/client";
+import { Prisma, rawQuery } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
 import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { attestationChangedSql } from "../../platform/attestation-sync";
 import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
+import { decideRisk, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
 import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { payloadToSign } from "../contacts";
 import { DRAWS_BEFORE_NEW_LIST, drawStatusPositions, statusEntryJson, statusPositionSql } from "../credential-status";
@@ -53,7 +54,7 @@ export async function loadSubjects(ctx: ServiceContext, input: { accountDid: str
 }
 
 /** Checks the account and person may be bound; `reinstating` is a binding suspended for a key change, signed again. */
-function assertBindable(account: Account, person: Person, reinstating = false) {
+function assertBindable(account: Pick<Account, "lifecycle">, person: Pick<Person, "kycStatus">, reinstating = false) {
   if (account.lifecycle === "suspended") throw conflict("account_suspended", "This account is suspended.");
   if (account.lifecycle !== "provisional" && !reinstating) throw conflict("already_bound", "This account is already bound to a person.");
   if (person.kycStatus !== "approved")
@@ -99,26 +100,101 @@ export async function bindChallenge(
   });
 }
 
-async function checkNonce(ctx: ServiceContext, nonce: string, account: Account, person: Person): Promise<SignatureNonce> {
-  const row = await ctx.db.signatureNonce.findUnique({ where: { nonce } });
+/** What bind confirm checks and writes of the account, the person, the challenge and a binding to reinstate. */
+type ConfirmAccount = Pick<Account, "id" | "orgId" | "name" | "did" | "lifecycle">;
+type ConfirmPerson = Pick<Person, "id" | "kycStatus" | "country" | "sanctionsFlag" | "kycLevel" | "pairwiseId"> & { erased: boolean };
+type ConfirmNonce = {
+  id: string;
+  orgId: string;
+  purpose: string;
+  accountId: string;
+  personId: string | null;
+  nonce: string;
+  payloadToSign: string;
+  proofScope: string | null;
+  consumed: boolean;
+  /** Milliseconds since the epoch (the column is UTC without a zone). */
+  expiresAtMs: number;
+};
+type ConfirmRow = {
+  account: ConfirmAccount | null;
+  person: ConfirmPerson | null;
+  nonce: ConfirmNonce | null;
+  reinstating: { id: string; signingPermissions: string[] } | null;
+} & Partial<RiskCounts>;
+
+const ACCOUNT_DID = /^did:antelope:([a-z0-9-]{1,32}):([a-z1-5.]{1,12})$/;
+
+/**
+ * Bind confirm's one read (docs/performance.md, "Product paths"): the account by DID or bare name
+ * as findAccount finds it (not pending), the person by id, the challenge by its nonce, the binding
+ * of the two suspended for a key change, and, when `risk` is given, the risk assessment's counts,
+ * all in one statement. Null where a row is missing; the caller checks in the order the separate
+ * reads did. Null without a query when the account reference cannot name an account.
+ */
+async function readConfirm(
+  ctx: ServiceContext,
+  input: { accountDid: string; nonce: string },
+  personId: string | null,
+  risk: RiskPlan | null,
+): Promise<ConfirmRow | null> {
+  const ref = input.accountDid.trim();
+  const m = ACCOUNT_DID.exec(ref);
+  const org = ctx.org.id;
+  const where = m ? Prisma.sql`chain = ${m[1]!} AND name = ${m[2]!}` : /^[a-z1-5.]{1,12}$/.test(ref) ? Prisma.sql`name = ${ref}` : null;
+  if (!where) return null;
+  const [row] = await rawQuery<ConfirmRow>(
+    ctx.db,
+    Prisma.sql`
+    WITH a AS (SELECT id, "orgId", name, did, lifecycle FROM accounts
+               WHERE "orgId" = ${org}::uuid AND ${where} AND lifecycle <> 'pending' LIMIT 1)
+    SELECT
+      (SELECT json_build_object('id', id, 'orgId', "orgId", 'name', name, 'did', did, 'lifecycle', lifecycle) FROM a) AS account,
+      (SELECT json_build_object('id', p.id, 'kycStatus', p."kycStatus", 'erased', p."erasedAt" IS NOT NULL, 'country', p.country,
+                                'sanctionsFlag', p."sanctionsFlag", 'kycLevel', p."kycLevel", 'pairwiseId', p."pairwiseId")
+         FROM people p WHERE p.id = ${personId}::uuid AND p."orgId" = ${org}::uuid) AS person,
+      (SELECT json_build_object('id', n.id, 'orgId', n."orgId", 'purpose', n.purpose, 'accountId', n."accountId", 'personId', n."personId",
+                                'nonce', n.nonce, 'payloadToSign', n."payloadToSign", 'proofScope', n."proofScope",
+                                'consumed', n."consumedAt" IS NOT NULL,
+                                'expiresAtMs', floor(extract(epoch FROM n."expiresAt") * 1000))
+         FROM signature_nonces n WHERE n.nonce = ${input.nonce}) AS nonce,
+      (SELECT json_build_object('id', b.id, 'signingPermissions', b."signingPermissions")
+         FROM account_bindings b JOIN a ON b."accountId" = a.id
+        WHERE b."orgId" = ${org}::uuid AND b."personId" = ${personId}::uuid AND b.status = 'suspended'
+          AND 'key_changed' = ANY (b."suspendedFor") LIMIT 1) AS reinstating
+      ${risk ? Prisma.sql`, ${riskCountColumns(risk)}` : Prisma.empty}`,
+  );
+  return row!;
+}
+
+/** The challenge's checks, in the order and with the answers of a challenge read on its own. */
+function checkNonce(ctx: ServiceContext, row: ConfirmNonce | null, account: ConfirmAccount, person: ConfirmPerson) {
   if (!row || row.orgId !== ctx.org.id || row.purpose !== "bind" || row.accountId !== account.id || row.personId !== person.id)
     throw notFound("Bind challenge");
-  if (row.consumedAt) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
-  if (row.expiresAt <= new Date()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
-  return row;
+  if (row.consumed) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
+  if (row.expiresAtMs <= Date.now()) throw conflict("nonce_expired", "This nonce has expired; request a new challenge.");
+  return {
+    id: row.id,
+    nonce: row.nonce,
+    payloadToSign: row.payloadToSign,
+    proofScope: row.proofScope,
+    expiresAt: new Date(row.expiresAtMs),
+  };
 }
 
 /** A policy refusal (country, risk, AML hold) leaves an audit entry and nothing else. */
 async function refuse(
   ctx: ServiceContext,
-  account: Account,
-  person: Person,
+  account: Pick<Account, "did">,
+  person: Pick<Person, "id">,
   reason: string,
   data: Record<string, string | number | null>,
   err: AppError,
+  riskInsert?: Prisma.Sql,
 ): Promise<never> {
-  await ctx.db.$transaction((tx) =>
-    appendAudit(
+  await ctx.db.$transaction(async (tx) => {
+    if (riskInsert) await tx.$executeRaw(riskInsert);
+    await appendAudit(
       tx,
       { orgId: ctx.org.id, actor: ctx.actor },
       {
@@ -127,8 +203,8 @@ async function refuse(
         subject: account.did,
         data: { reason, personDid: personDidOf(issuerDid(), person.id), ...data },
       },
-    ),
-  );
+    );
+  });
   throw err;
 }
 
@@ -139,14 +215,26 @@ async function refuse(
  * the audit entry commit together. Spending the nonce with a conditional update makes concurrent
  * confirms of one nonce bind once; the partial unique index on active bindings does the same for
  * two different nonces.
+ *
+ * Its reads are one statement (readConfirm), the risk counts included when no device fingerprint
+ * is given (with one, the assessment locks the device in a transaction of its own, as
+ * bindRiskCheck does); the risk event is then written with the binding, or alone when the binding
+ * is refused, as it was written before the binding.
  */
 export async function bindConfirm(
   ctx: ServiceContext,
   input: { accountDid: string; personDid: string; nonce: string; deviceFingerprint?: string } & WalletProof,
 ) {
-  const { account, person } = await loadSubjects(ctx, input);
-  const nonce = await checkNonce(ctx, input.nonce, account, person);
-  const reinstating = await keyChangedBinding(ctx.db, account, person);
+  const personId = personIdFromDid(issuerDid(), input.personDid);
+  const riskPlan = input.deviceFingerprint ? null : planRisk(ctx, {}, "bind");
+  const row = await readConfirm(ctx, input, personId, riskPlan);
+  const account = row?.account;
+  if (!row || !account) throw notFound("Account");
+  const person = row.person;
+  if (!person) throw notFound("Person");
+  if (person.erased) throw conflict("person_erased", "This person has been erased; nothing can be bound to them.");
+  const nonce = checkNonce(ctx, row.nonce, account, person);
+  const reinstating = row.reinstating;
   assertBindable(account, person, !!reinstating);
   const signer = await verifyWalletProof(ctx.db, account, nonce, input);
   if (reinstating) {
@@ -175,7 +263,15 @@ export async function bindConfirm(
       forbidden("aml_hold", "The person has an open sanctions flag; a compliance officer must clear it before binding."),
     );
   }
-  const risk = await bindRiskCheck(ctx, { account, person, deviceFingerprint: input.deviceFingerprint });
+  let risk: { denied: boolean; score: number };
+  let riskInsert: Prisma.Sql | undefined;
+  if (riskPlan) {
+    const { assessment, insert } = decideRisk({ ...riskPlan, input: { subjectRef: account.did } }, row as ConfirmRow & RiskCounts);
+    risk = { denied: assessment.decision === "deny", score: assessment.score };
+    riskInsert = insert;
+  } else {
+    risk = await bindRiskCheck(ctx, { account, deviceFingerprint: input.deviceFingerprint });
+  }
   if (risk.denied)
     await refuse(
       ctx,
@@ -184,9 +280,16 @@ export async function bindConfirm(
       "risk_denied",
       { score: risk.score },
       forbidden("risk_denied", "The binding was refused by the anti-abuse risk assessment."),
+      riskInsert,
     );
 
-  return commitBinding(ctx, { nonceId: nonce.id, account, person, personDid, signer });
+  return commitBinding(ctx, { nonceId: nonce.id, account, person, personDid, signer, riskInsert });
+}
+
+/** Writes the risk event alone (a binding refused by its statement); answers `err`, the error to throw. */
+async function withRiskEvent(ctx: ServiceContext, riskInsert: Prisma.Sql | undefined, err: unknown): Promise<unknown> {
+  if (riskInsert) await ctx.db.$executeRaw(riskInsert);
+  return err;
 }
 
 /** Which write of commitBinding's statement failed its row count, from the group commit's check; null for another error. */
@@ -215,13 +318,15 @@ async function commitBinding(
   ctx: ServiceContext,
   b: {
     nonceId: string;
-    account: Account;
-    person: Person;
+    account: Pick<Account, "id" | "did">;
+    person: Pick<Person, "id" | "kycLevel" | "pairwiseId">;
     personDid: string;
     signer: { signingKey: string; signingKeys: string[]; signingPermissions: string[] };
+    /** The risk event, written last in the statement (and alone when the statement is refused). */
+    riskInsert?: Prisma.Sql;
   },
 ) {
-  const { account, person, personDid, signer } = b;
+  const { account, person, personDid, signer, riskInsert } = b;
   const bindingId = randomUUID();
   for (let attempt = 0; ; attempt++) {
     const at = new Date();
@@ -256,6 +361,7 @@ async function commitBinding(
         sql: eventInsertSql(ctx.org.id, "identity.bound", { accountDid: account.did, personDid, bindingVcHash: issued.bindingVcHash }, at),
         rows: 1,
       },
+      ...(riskInsert ? [{ sql: riskInsert, rows: 1 }] : []),
     ];
     try {
       await appendAuditGrouped(ctx.db, ctx.org.id, {
@@ -276,10 +382,13 @@ async function commitBinding(
       });
     } catch (err) {
       const failed = failedWrite(err);
-      if (failed === 0) throw conflict("nonce_used", "This nonce was already used; request a new challenge.");
-      if (failed === 1 || isUniqueViolation(err)) throw conflict("already_bound", "This account is already bound to a person.");
       if (failed === 3 || failed === 4) continue; // a status position was taken meanwhile: draw again
-      throw err;
+      // Refused or failed: the assessment is recorded all the same, as when it was written first.
+      if (failed === 0)
+        throw await withRiskEvent(ctx, riskInsert, conflict("nonce_used", "This nonce was already used; request a new challenge."));
+      if (failed === 1 || isUniqueViolation(err))
+        throw await withRiskEvent(ctx, riskInsert, conflict("already_bound", "This account is already bound to a person."));
+      throw await withRiskEvent(ctx, riskInsert, err);
     }
     return {
       bound: true as const,

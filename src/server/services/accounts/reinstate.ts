@@ -42,8 +42,8 @@ export async function reinstateBinding(
   ctx: ServiceContext,
   input: {
     nonceId: string;
-    account: Account;
-    person: Person;
+    account: Pick<Account, "did" | "lifecycle">;
+    person: Pick<Person, "id">;
     bindingId: string;
     signer: { signingKey: string; signingKeys: string[]; signingPermissions: string[] };
   },
