@@ -109,20 +109,42 @@ function recoverWebAuthn(sig: Signature, digest: Uint8Array): string {
   return new PublicKey(KeyType.WA, Bytes.from(data)).toString();
 }
 
+type K1Recover = (digest: Uint8Array, compact: Uint8Array, recid: 0 | 1 | 2 | 3, compressed: boolean) => Uint8Array | null;
+let k1Recover: K1Recover | null = null;
+
 /**
- * The key that made a K1 or R1 signature over `digest`, recovered by @noble/curves: the same
- * arithmetic as `Signature.recoverDigest` (which runs it on `elliptic` and `bn.js`, at more CPU),
- * so the same key. Null where noble refuses the signature (r or s out of range, no point for r, a
- * recovery id other than a compressed key's 31–34): `recoverDigest` then answers it as it always has.
+ * K1 recovery by libsecp256k1, the chain's own library, compiled to WebAssembly (tiny-secp256k1:
+ * no native build, the same file on every platform; docs/decisions.md): about 0.35 ms a key where
+ * @noble/curves takes 1.4. Loaded when this module loads; until it is, or where it cannot load (a
+ * bundle that leaves its .wasm file behind), noble recovers. Resolves to which one answers.
+ */
+export const k1Recovery: Promise<"libsecp256k1" | "noble"> = import("tiny-secp256k1").then(
+  (m) => {
+    k1Recover = m.recover;
+    return "libsecp256k1";
+  },
+  () => "noble",
+);
+
+/**
+ * The key that made a K1 or R1 signature over `digest`: K1 by libsecp256k1 (k1Recovery), R1 by
+ * @noble/curves; the same arithmetic as `Signature.recoverDigest` (which runs it on `elliptic` and
+ * `bn.js`, at more CPU), so the same key. Null where these refuse the signature (r or s out of
+ * range, no point for r, a recovery id other than a compressed key's 31–34): `recoverDigest` then
+ * answers it as it always has.
  */
 function recoverCompact(sig: Signature, digest: Uint8Array): string | null {
   const data = sig.data.array;
   const recid = data[0]! - 31;
   if (digest.length !== 32 || data.length !== 65 || recid < 0 || recid > 3) return null;
-  const curve = sig.type === KeyType.K1 ? secp256k1 : p256;
   try {
-    const point = curve.Signature.fromBytes(data.subarray(1), "compact").addRecoveryBit(recid).recoverPublicKey(digest).toBytes(true);
-    return new PublicKey(sig.type, Bytes.from(point)).toString();
+    let point: Uint8Array | null;
+    if (sig.type === KeyType.K1 && k1Recover) point = k1Recover(digest, data.subarray(1), recid as 0 | 1 | 2 | 3, true);
+    else {
+      const curve = sig.type === KeyType.K1 ? secp256k1 : p256;
+      point = curve.Signature.fromBytes(data.subarray(1), "compact").addRecoveryBit(recid).recoverPublicKey(digest).toBytes(true);
+    }
+    return point ? new PublicKey(sig.type, Bytes.from(point)).toString() : null;
   } catch {
     return null;
   }
