@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
 import { appendAudit, GENESIS_HASH } from "./chain";
+import { rewriteEntry } from "./tampering";
 import { verifyChain } from "./verify";
 
 const actor = "system:audit-test";
@@ -110,7 +111,7 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 5);
     const target = entries[2]!;
-    await org.db.$executeRaw`UPDATE audit_entries SET data = '{"i": 999}'::jsonb WHERE id = ${target.id}::uuid`;
+    await rewriteEntry(org.db, target.id, { data: '{"i": 999}' });
     const res = await verifyOverHttp(org);
     expect(res).toMatchObject({ valid: false, firstInvalidEntryId: target.id, entries: 2 });
     expect(res.reason).toMatch(/hash/);
@@ -124,7 +125,7 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const [before] = await org.db.$queryRaw<{ t: string }[]>`SELECT data::text AS t FROM audit_entries WHERE id = ${target.id}::uuid`;
     const i = (target.data as { i: number }).i;
     expect(before!.t).toBe(`{"i":${i}}`);
-    await org.db.$executeRaw`UPDATE audit_entries SET data = ${`{"i":${i + 1}}`}::json WHERE id = ${target.id}::uuid`;
+    await rewriteEntry(org.db, target.id, { data: `{"i":${i + 1}}` });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: target.id, entries: 2 });
   });
 
@@ -132,12 +133,12 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 3);
     // jsonb's own text form, as entries written before carry it: {"i": 1}.
-    await org.db.$executeRaw`UPDATE audit_entries SET data = (data::jsonb)::json WHERE "orgId" = ${org.orgId}::uuid AND seq >= 2`;
+    for (const e of entries.slice(1)) await rewriteEntry(org.db, e.id, { data: JSON.stringify(e.data).replace(":", ": ") });
     const [legacy] = await org.db.$queryRaw<{ t: string }[]>`SELECT data::text AS t FROM audit_entries WHERE id = ${entries[3]!.id}::uuid`;
     expect(legacy!.t).toBe(`{"i": ${(entries[3]!.data as { i: number }).i}}`);
     expect(await verifyOverHttp(org)).toMatchObject({ valid: true, entries: entries.length });
     // ...and a change of meaning there is still found.
-    await org.db.$executeRaw`UPDATE audit_entries SET data = '{"i": 7}'::json WHERE id = ${entries[3]!.id}::uuid`;
+    await rewriteEntry(org.db, entries[3]!.id, { data: '{"i": 7}' });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[3]!.id });
   });
 
@@ -145,16 +146,16 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 4);
     const target = entries[1]!;
-    await org.db.$executeRaw`UPDATE audit_entries SET action = 'test.innocent' WHERE id = ${target.id}::uuid`;
+    await rewriteEntry(org.db, target.id, { action: "test.innocent" });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: target.id });
   });
 
   it("names an entry whose createdAt or actor was changed", async () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 4);
-    await org.db.$executeRaw`UPDATE audit_entries SET "createdAt" = "createdAt" - interval '1 day' WHERE id = ${entries[3]!.id}::uuid`;
+    await rewriteEntry(org.db, entries[3]!.id, { createdAt: new Date(entries[3]!.createdAt.getTime() - 86_400_000).toISOString() });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[3]!.id });
-    await org.db.$executeRaw`UPDATE audit_entries SET actor = 'member:someone@example.test' WHERE id = ${entries[1]!.id}::uuid`;
+    await rewriteEntry(org.db, entries[1]!.id, { actor: "member:someone@example.test" });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: entries[1]!.id });
   });
 
@@ -181,11 +182,9 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const org = await createTestOrg();
     const entries = await appendMany(org.db, org.orgId, 5);
     const [x, y] = [entries[2]!, entries[3]!];
-    await org.db.$transaction([
-      org.db.$executeRaw`UPDATE audit_entries SET seq = -1 WHERE id = ${x.id}::uuid`,
-      org.db.$executeRaw`UPDATE audit_entries SET seq = ${x.seq} WHERE id = ${y.id}::uuid`,
-      org.db.$executeRaw`UPDATE audit_entries SET seq = ${y.seq} WHERE id = ${x.id}::uuid`,
-    ]);
+    await rewriteEntry(org.db, x.id, { seq: -1 });
+    await rewriteEntry(org.db, y.id, { seq: x.seq });
+    await rewriteEntry(org.db, x.id, { seq: y.seq });
     expect(await verifyOverHttp(org)).toMatchObject({ valid: false, firstInvalidEntryId: y.id });
   });
 
@@ -194,9 +193,48 @@ describe("POST /v1/compliance/audit/verify detects tampering", () => {
     const intact = await createTestOrg();
     const brokenEntries = await appendMany(broken.db, broken.orgId, 3);
     await appendMany(intact.db, intact.orgId, 3);
-    await broken.db.$executeRaw`UPDATE audit_entries SET subject = 'x' WHERE id = ${brokenEntries[1]!.id}::uuid`;
+    await rewriteEntry(broken.db, brokenEntries[1]!.id, { subject: "x" });
     expect((await verifyOverHttp(broken)).valid).toBe(false);
     expect((await verifyOverHttp(intact)).valid).toBe(true);
+  });
+
+  it("names an entry whose subjectType, subject, orgId or prevHash was changed in its hashed bytes", async () => {
+    const other = await createTestOrg();
+    for (const change of [{ subjectType: "other" }, { subject: null }, { orgId: other.orgId }, { prevHash: "f".repeat(64) }]) {
+      const org = await createTestOrg();
+      const entries = await appendMany(org.db, org.orgId, 3);
+      const target = entries[1]!;
+      await rewriteEntry(org.db, target.id, change);
+      const res = await verifyOverHttp(org);
+      // An entry moved to another organization leaves a gap in this one's chain.
+      expect(res, JSON.stringify(change)).toMatchObject({
+        valid: false,
+        firstInvalidEntryId: "orgId" in change ? entries[2]!.id : target.id,
+      });
+    }
+  });
+
+  it("refuses a change to any readable column itself: each is generated from the hashed bytes", async () => {
+    const org = await createTestOrg();
+    const [entry] = await appendMany(org.db, org.orgId, 1);
+    const changes: Record<string, string> = {
+      orgId: "gen_random_uuid()",
+      seq: "seq + 1",
+      actor: "'member:someone@example.test'",
+      action: "'test.innocent'",
+      subjectType: "'other'",
+      subject: "'x'",
+      data: `'{"i": 7}'::json`,
+      createdAt: `"createdAt" - interval '1 day'`,
+      prevHash: `'${"f".repeat(64)}'`,
+    };
+    for (const [column, value] of Object.entries(changes)) {
+      await expect(
+        org.db.$executeRawUnsafe(`UPDATE audit_entries SET "${column}" = ${value} WHERE id = $1::uuid`, entry!.id),
+        column,
+      ).rejects.toThrow(/can only be updated to DEFAULT/);
+    }
+    expect(await verifyOverHttp(org)).toMatchObject({ valid: true });
   });
 });
 

@@ -59,6 +59,11 @@ export function entryHash(e: HashFields): string {
  * createdAt never goes backwards along the chain (it is at least the previous entry's, which the
  * head keeps in "updatedAt"), even with clock skew between instances: a time range of the log is
  * then always one contiguous run of seq numbers, which is what exports sign.
+ *
+ * An entry is stored as its id, the bytes its hash is taken over (`canonical`) and the hash. The
+ * database generates every hashed column (orgId, seq, actor, action, subjectType, subject, data,
+ * createdAt, prevHash) from `canonical` (migration 20261128220000_audit_hashed_bytes), so no
+ * readable column can change unless the hashed bytes do; verify.ts checks that they still are.
  */
 export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor | string }, input: AuditInput): Promise<AuditEntry> {
   const { orgId } = scope;
@@ -83,19 +88,16 @@ export async function appendAudit(tx: Tx, scope: { orgId: string; actor: Actor |
     createdAt: new Date(Math.max(Date.now(), Math.round(head.lastMs))),
     prevHash: head.hash,
   };
-  const dataText = jcs(fields.data);
-  const hash = sha256Hex(entryCanonical(fields, dataText));
+  const canonical = entryCanonical(fields);
+  const hash = sha256Hex(canonical);
   const id = randomUUID();
-  const createdAtIso = fields.createdAt.toISOString();
   await tx.$executeRaw`
     WITH entry AS (
-      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
-      VALUES (${id}::uuid, ${orgId}::uuid, ${fields.seq}, ${fields.actor}, ${fields.action}, ${fields.subjectType}, ${fields.subject},
-              ${dataText}::json, ${createdAtIso}::timestamptz, ${fields.prevHash}, ${hash})
+      INSERT INTO audit_entries (id, canonical, hash) VALUES (${id}::uuid, ${canonical}, ${hash})
       RETURNING 1)
-    UPDATE audit_heads SET seq = ${fields.seq}, hash = ${hash}, "updatedAt" = (${createdAtIso}::timestamptz AT TIME ZONE 'UTC')
+    UPDATE audit_heads SET seq = ${fields.seq}, hash = ${hash}, "updatedAt" = (${fields.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')
     WHERE "orgId" = ${orgId}::uuid AND EXISTS (SELECT 1 FROM entry)`;
-  return { ...fields, id, data: fields.data as AuditEntry["data"], hash };
+  return { ...fields, id, canonical, data: fields.data as AuditEntry["data"], hash };
 }
 
 export type ChainHead = { seq: number; hash: string; lastMs: number };

@@ -5,6 +5,7 @@ import { client, createTestOrg, type TestOrg, testServer } from "../../testing/h
 import { insertApiKey } from "../org/api-keys";
 import { appendAudit } from "./chain";
 import { runExportJobs, verifyExportArtifact } from "./exports";
+import { rewriteEntry } from "./tampering";
 
 const actor = "system:export-test";
 
@@ -175,7 +176,7 @@ describe("compliance exports", () => {
   it("fails the job instead of signing a range whose chain was tampered with", async () => {
     const org = await createTestOrg();
     const entries = await appendSpaced(org, 3);
-    await org.db.$executeRaw`UPDATE audit_entries SET data = '{"i": 7}'::jsonb WHERE id = ${entries[1]!.id}::uuid`;
+    await rewriteEntry(org.db, entries[1]!.id, { data: '{"i": 7}' });
     const jobId = await requestExport(org, entries[0]!.createdAt, new Date(Date.now() + 60_000));
     const done = await runUntilDone(org, jobId);
     expect(done).toMatchObject({ status: "failed", artifact: null });

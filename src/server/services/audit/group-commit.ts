@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { AuditEntry } from "@/generated/prisma/client.ts";
 import { type Actor, actorId } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
-import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma, rawQuery } from "../../db/client";
 import { joinSql } from "../../db/sql";
 import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Head, readHead } from "./chain";
@@ -41,9 +40,9 @@ export type GroupedAppend = {
 
 type Waiter = { item: GroupedAppend; resolve: (e: AuditEntry) => void; reject: (err: unknown) => void };
 type Queue = { waiting: Waiter[]; running: boolean; head?: Head };
-type Row = AuditEntry & { dataText: string };
+type Row = AuditEntry;
 
-/** Bounds one statement's parameters (about a dozen per entry) well below PostgreSQL's 65,535. */
+/** Bounds one statement's size (the entries go as three arrays: id, hashed bytes, hash). */
 const MAX_GROUP = 256;
 /** Optimistic attempts before a group takes the head's row lock for itself. */
 const OPTIMISTIC_TRIES = 2;
@@ -153,10 +152,10 @@ function chainRows(orgId: string, head: Head, group: Waiter[]): Row[] {
         createdAt: new Date(lastMs),
         prevHash,
       };
-      const dataText = jcs(fields.data);
-      const hash = sha256Hex(entryCanonical(fields, dataText));
+      const canonical = entryCanonical(fields);
+      const hash = sha256Hex(canonical);
       prevHash = hash;
-      return { ...fields, id: randomUUID(), data: fields.data as AuditEntry["data"], hash, dataText };
+      return { ...fields, id: randomUUID(), canonical, data: fields.data as AuditEntry["data"], hash };
     });
 }
 
@@ -194,12 +193,8 @@ function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[])
       WHERE "orgId" = ${orgId}::uuid AND seq = ${head.seq} AND hash = ${head.hash}
       RETURNING 1),
     entries AS (
-      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
-      SELECT t.id, ${orgId}::uuid, t.seq, t.actor, t.action, t.st, t.subj, t.data::json, t.at::timestamptz, t.prev, t.hash
-      FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.seq)}::int[], ${col((r) => r.actor)}::text[], ${col((r) => r.action)}::text[],
-                  ${col((r) => r.subjectType)}::text[], ${col((r) => r.subject)}::text[], ${col((r) => r.dataText)}::text[],
-                  ${col((r) => r.createdAt.toISOString())}::text[], ${col((r) => r.prevHash)}::text[], ${col((r) => r.hash)}::text[])
-           AS t(id, seq, actor, action, st, subj, data, at, prev, hash)
+      INSERT INTO audit_entries (id, canonical, hash)
+      SELECT * FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.canonical)}::text[], ${col((r) => r.hash)}::text[])
       RETURNING 1)
     ${joinSql(writeCtes)}
     SELECT ${joinSql(first)} bi_assert(EXISTS (SELECT 1 FROM head), 'head moved') AS ok,

@@ -1,14 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
-import { entryHash, GENESIS_HASH, type HashFields } from "./chain";
+import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
+import { rewriteEntry, type StoredFields } from "./tampering";
 import { ChainChecker, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
 
-// verifyChain has PostgreSQL write each entry's hashed text and reads a long chain as two halves on
-// two sessions. Its answer must be the column-by-column walk's (exactVerify below) for any entry
-// and any change to any column, wherever the halves meet.
+// verifyChain hashes each entry's stored bytes (every readable column generated from them) and
+// reads a long chain as two halves on two sessions. Its answer must be the column-by-column walk's
+// (exactVerify below) for any entry and any change to any column (made, as it now must be, through
+// the stored bytes), wherever the halves meet.
 
 type Spec = Omit<HashFields, "orgId" | "seq" | "prevHash"> & { data: Record<string, unknown> };
 
@@ -67,12 +70,10 @@ async function writeChain(db: Db, orgId: string, specs: Spec[]): Promise<{ id: s
   const written: { id: string; hash: string }[] = [];
   for (const [i, s] of specs.entries()) {
     const fields: HashFields = { ...s, orgId, seq: i + 1, prevHash };
-    const hash = entryHash(fields);
+    const canonical = entryCanonical(fields);
+    const hash = sha256Hex(canonical);
     const [row] = await db.$queryRaw<{ id: string }[]>`
-      INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
-      VALUES (gen_random_uuid(), ${orgId}::uuid, ${i + 1}, ${s.actor}, ${s.action}, ${s.subjectType}, ${s.subject}, ${jcs(s.data)}::json,
-              ${s.createdAt.toISOString()}::timestamptz, ${prevHash}, ${hash})
-      RETURNING id::text`;
+      INSERT INTO audit_entries (id, canonical, hash) VALUES (gen_random_uuid(), ${canonical}, ${hash}) RETURNING id::text`;
     written.push({ id: row!.id, hash });
     prevHash = hash;
   }
@@ -111,35 +112,42 @@ async function tamper(
   other: Spec,
 ) {
   const id = entries[at]!.id;
-  const set = (column: string, value: unknown) =>
-    db.$executeRawUnsafe(`UPDATE audit_entries SET "${column}" = $1 WHERE id = $2::uuid`, value, id);
+  // Every hashed column is generated from the stored bytes: a change to one is a change to them.
+  const rewrite = (change: Partial<StoredFields>) => rewriteEntry(db, id, change);
   switch (kind) {
     case "none":
       return;
     case "legacy data text": // as entries appended before data kept its JCS text: jsonb's text form
-      await db.$executeRaw`UPDATE audit_entries SET data = (data::jsonb)::json WHERE "orgId" = ${orgId}::uuid`;
+      for (const e of entries) {
+        const [row] = await db.$queryRaw<{ t: string }[]>`SELECT (data::jsonb)::text AS t FROM audit_entries WHERE id = ${e.id}::uuid`;
+        await rewriteEntry(db, e.id, { data: row!.t });
+      }
       return;
     case "data":
-      await db.$executeRaw`UPDATE audit_entries SET data = ${jcs({ ...current.data, tampered: current.data.tampered === 1 ? 2 : 1 })}::json WHERE id = ${id}::uuid`;
+      await rewrite({ data: jcs({ ...current.data, tampered: current.data.tampered === 1 ? 2 : 1 }) });
       return;
     case "action":
     case "actor":
-      await set(kind, `${current[kind]}!`);
+      await rewrite({ [kind]: `${current[kind]}!` });
       return;
     case "subject":
     case "subjectType":
-      await set(kind, current[kind] === null ? "x" : null);
+      await rewrite({ [kind]: current[kind] === null ? "x" : null });
       return;
     case "createdAt":
-      await db.$executeRaw`UPDATE audit_entries SET "createdAt" = "createdAt" + interval '1 millisecond' WHERE id = ${id}::uuid`;
+      await rewrite({ createdAt: new Date(current.createdAt.getTime() + 1).toISOString() });
       return;
     case "seq":
-      await db.$executeRaw`UPDATE audit_entries SET seq = seq + 1000 WHERE id = ${id}::uuid`;
+      await rewrite({ seq: at + 1 + 1000 });
       return;
-    case "prevHash":
+    case "prevHash": {
+      const [row] = await db.$queryRaw<{ v: string }[]>`SELECT "prevHash" AS v FROM audit_entries WHERE id = ${id}::uuid`;
+      await rewrite({ prevHash: `${row!.v.slice(0, -1)}${row!.v.endsWith("0") ? "1" : "0"}` });
+      return;
+    }
     case "hash": {
-      const [row] = await db.$queryRaw<{ v: string }[]>`SELECT ${Prisma.raw(`"${kind}"`)} AS v FROM audit_entries WHERE id = ${id}::uuid`;
-      await set(kind, `${row!.v.slice(0, -1)}${row!.v.endsWith("0") ? "1" : "0"}`);
+      const [row] = await db.$queryRaw<{ v: string }[]>`SELECT hash AS v FROM audit_entries WHERE id = ${id}::uuid`;
+      await db.$executeRaw`UPDATE audit_entries SET hash = ${`${row!.v.slice(0, -1)}${row!.v.endsWith("0") ? "1" : "0"}`} WHERE id = ${id}::uuid`;
       return;
     }
     case "delete":
@@ -148,11 +156,8 @@ async function tamper(
     case "insert": {
       // A well-formed entry after the last one, without moving the head.
       const last = entries[entries.length - 1]!;
-      const fields: HashFields = { ...other, orgId, seq: entries.length + 1, prevHash: last.hash };
-      await db.$executeRaw`
-        INSERT INTO audit_entries (id, "orgId", seq, actor, action, "subjectType", subject, data, "createdAt", "prevHash", hash)
-        VALUES (gen_random_uuid(), ${orgId}::uuid, ${fields.seq}, ${other.actor}, ${other.action}, ${other.subjectType}, ${other.subject},
-                ${jcs(other.data)}::json, ${other.createdAt.toISOString()}::timestamptz, ${last.hash}, ${entryHash(fields)})`;
+      const canonical = entryCanonical({ ...other, orgId, seq: entries.length + 1, prevHash: last.hash });
+      await db.$executeRaw`INSERT INTO audit_entries (id, canonical, hash) VALUES (gen_random_uuid(), ${canonical}, ${sha256Hex(canonical)})`;
       return;
     }
   }
@@ -247,19 +252,16 @@ async function writeChainFast(db: Db, orgId: string, specs: Spec[]) {
   await db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${orgId}::uuid`;
   let prevHash = GENESIS_HASH;
   for (let start = 0; start < specs.length; start += 5_000) {
-    const rows = specs.slice(start, start + 5_000).map((s, j) => {
-      const fields: HashFields = { ...s, orgId, seq: start + j + 1, prevHash };
-      const hash = entryHash(fields);
-      const row = [fields.seq, s.actor, s.action, jcs(s.data), s.createdAt.toISOString(), prevHash, hash];
-      prevHash = hash;
-      return row;
-    });
-    const col = (k: number) => rows.map((r) => r[k]);
+    const canonical: string[] = [];
+    const hashes: string[] = [];
+    for (const [j, s] of specs.slice(start, start + 5_000).entries()) {
+      const text = entryCanonical({ ...s, orgId, seq: start + j + 1, prevHash });
+      prevHash = sha256Hex(text);
+      canonical.push(text);
+      hashes.push(prevHash);
+    }
     await db.$executeRaw`
-      INSERT INTO audit_entries (id, "orgId", seq, actor, action, data, "createdAt", "prevHash", hash)
-      SELECT gen_random_uuid(), ${orgId}::uuid, seq, actor, action, data::json, at::timestamptz, prev, hash
-      FROM unnest(${col(0)}::int[], ${col(1)}::text[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::text[], ${col(5)}::text[], ${col(6)}::text[])
-        AS t(seq, actor, action, data, at, prev, hash)`;
+      INSERT INTO audit_entries (id, canonical, hash) SELECT gen_random_uuid(), c, h FROM unnest(${canonical}::text[], ${hashes}::text[]) AS t(c, h)`;
   }
   await db.$executeRaw`
     INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES (${orgId}::uuid, ${specs.length}, ${prevHash}, now())

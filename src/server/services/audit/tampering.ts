@@ -1,0 +1,34 @@
+import type { Db } from "../../db/client";
+import { canonicalText } from "./chain";
+import { ENTRY_COLUMNS, type EntryRow } from "./verify";
+
+/**
+ * For tests: an entry's hashed fields as its stored bytes (`canonical`) hold them, `data` as its
+ * text and `createdAt` as ISO 8601, as they appear in the hashed bytes.
+ */
+export type StoredFields = {
+  orgId: string;
+  seq: number;
+  actor: string;
+  action: string;
+  subjectType: string | null;
+  subject: string | null;
+  data: string;
+  createdAt: string;
+  prevHash: string;
+};
+
+/**
+ * For tests: changes an entry as someone with SQL access can now that every hashed column is
+ * generated from `canonical` (a column itself cannot be updated): rewrites the stored bytes with
+ * some fields changed, in the same layout, keeping the hash. The readable columns follow.
+ */
+export async function rewriteEntry(db: Db, id: string, change: Partial<StoredFields>): Promise<StoredFields> {
+  const [row] = await db.$queryRawUnsafe<EntryRow[]>(`SELECT ${ENTRY_COLUMNS}, "orgId"::text FROM audit_entries WHERE id = $1::uuid`, id);
+  if (!row) throw new Error(`no audit entry ${id}`);
+  const values = Object.values(row) as unknown[];
+  const [, seq, prevHash, , actor, action, subjectType, subject, createdAt, data, orgId] = values as [...EntryRow, string];
+  const fields: StoredFields = { orgId, seq, actor, action, subjectType, subject, data, createdAt, prevHash, ...change };
+  await db.$executeRaw`UPDATE audit_entries SET canonical = ${canonicalText(fields, fields.createdAt, fields.data)} WHERE id = ${id}::uuid`;
+  return fields;
+}
