@@ -68,6 +68,13 @@ describe("screening list import", () => {
     // The Cyrillic alias is stored transliterated, and every token has its retrieval keys.
     expect(ivan.normalizedNames).toEqual(["ivan testovich petrenko", "ivan petrenko"]);
     expect(ivan.nameKeys).toEqual(expect.arrayContaining(["m:PTRN", "s:ptrnk", "m:AFN"]));
+    // Its words of three letters or more under "w:" keys, and filed under their deletions (symmetric deletion).
+    expect(ivan.nameKeys).toEqual(expect.arrayContaining(["w:ivan", "w:testovich", "w:petrenko"]));
+    const filed = await db.screeningWordDeletion.findMany({ where: { listVersionId: res.listVersionId, word: "ivan" } });
+    expect(filed.map((d) => d.deletion).sort()).toEqual(["ivan", "ivn", "van", "ian", "iva"].sort());
+    expect(
+      await db.screeningKeyCount.findUnique({ where: { listVersionId_key: { listVersionId: res.listVersionId, key: "w:petrenko" } } }),
+    ).toMatchObject({ entries: 1 });
     const maria = await db.screeningEntry.findFirstOrThrow({
       where: { listVersionId: res.listVersionId, externalId: "fx-maria-sandoval" },
     });

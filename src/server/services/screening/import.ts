@@ -7,6 +7,7 @@ import { initialKey, nameTokens, normalizeName, retrievalKeys, weakAliasVariant 
 import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
+import { deletionsOf, isTypoWord, WORD_KEY_PREFIX, wordKey } from "./retrieval";
 
 export { ListFormatError } from "./list-types";
 
@@ -53,13 +54,15 @@ function prepare(format: ListFormat, files: ListFile[]): Prepared {
 }
 
 /**
- * An entry's stored keys: the retrieval keys of its words, and "i:<letter>" for each initial. A
- * query never asks for an initial's key; retrieval.ts reads them to tell which entries could set
- * an initial against a word of the query.
+ * An entry's stored keys: the retrieval keys of its words, "i:<letter>" for each initial and
+ * "w:<word>" for each word of three letters or more (`words`: the words as scoring reads them,
+ * every name, alias and weak alias). A query never asks for the last two; retrieval.ts reads them
+ * to tell which entries could set an initial, or a word one typing error away, against a word of
+ * the query.
  */
-function entryKeys(tokens: readonly string[]): string[] {
+function entryKeys(tokens: readonly string[], words: readonly string[]): string[] {
   const initials = [...new Set(tokens.filter((t) => t.length === 1))].map(initialKey);
-  return [...retrievalKeys(tokens), ...initials];
+  return [...retrievalKeys(tokens), ...initials, ...[...new Set(words.filter(isTypoWord))].map(wordKey)];
 }
 
 /** Normalised names and retrieval keys, computed once here rather than at every screen. */
@@ -74,7 +77,10 @@ export function entryRow(listVersionId: string, e: ParsedEntry) {
     name: e.name,
     aliases: e.aliases,
     normalizedNames: [...variants, ...weak.map(weakAliasVariant)],
-    nameKeys: entryKeys([...variants, ...weak].flatMap((v) => nameTokens(v))),
+    nameKeys: entryKeys(
+      [...variants, ...weak].flatMap((v) => nameTokens(v)),
+      [...variants, ...weak].flatMap((v) => v.split(" ")),
+    ),
     birthDates: e.birthDates,
     countries: e.countries,
     topics: e.topics,
@@ -127,7 +133,10 @@ export class EntryWriter {
     return this.pending;
   }
 
-  /** After `flush`: the version's key counts (screening_key_counts), 20,000 keys per statement. */
+  /**
+   * After `flush`: the version's key counts (screening_key_counts), 20,000 keys per statement, and
+   * its words under themselves and their deletions (screening_word_deletions, from the "w:" keys).
+   */
   async writeCounts(listVersionId: string): Promise<void> {
     const all = [...this.counts];
     for (let i = 0; i < all.length; i += 20_000) {
@@ -135,6 +144,18 @@ export class EntryWriter {
       await this.tx.$executeRaw`
         INSERT INTO screening_key_counts ("listVersionId", key, entries)
         SELECT ${listVersionId}::uuid, k, n FROM unnest(${part.map((c) => c[0])}::text[], ${part.map((c) => c[1])}::int[]) AS x(k, n)`;
+    }
+    const pairs: [string, string][] = [];
+    for (const k of this.counts.keys()) {
+      if (!k.startsWith(WORD_KEY_PREFIX)) continue;
+      const word = k.slice(WORD_KEY_PREFIX.length);
+      for (const d of deletionsOf(word)) pairs.push([d, word]);
+    }
+    for (let i = 0; i < pairs.length; i += 50_000) {
+      const part = pairs.slice(i, i + 50_000);
+      await this.tx.$executeRaw`
+        INSERT INTO screening_word_deletions ("listVersionId", deletion, word)
+        SELECT ${listVersionId}::uuid, d, w FROM unnest(${part.map((p) => p[0])}::text[], ${part.map((p) => p[1])}::text[]) AS x(d, w)`;
     }
   }
 

@@ -1,5 +1,5 @@
 import { type DbOrTx, Prisma } from "../../db/client";
-import { initialKey, oneEditApart, phoneticCodes, retrievalKeys, skeleton } from "./normalize";
+import { initialKey, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
 import { maxAdjustment, nameScoreCeiling, tokenWeight } from "./score";
 
 /** A list entry as a screen scores it. */
@@ -15,66 +15,33 @@ export type CandidateRow = {
   programme: string | null;
 };
 
-/**
- * A query word that retrieval may require an entry to cover, with the keys that say an entry
- * could: its own retrieval keys (the same sound or consonant skeleton), the keys of every word one
- * typing error away (score.ts counts those as agreeing whatever they sound like), and the key of
- * its initial (an entry's initial set against the word scores 0.9).
- */
-type Word = { weight: number; cover: string[] };
+/** An entry as retrieval reads it: the row, and its stored keys for the reach test. */
+type KeyedRow = CandidateRow & { nameKeys: string[] };
 
-const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+/** The stored key of a word of an entry's names ("w:" and the word), for words of three letters or more. */
+export const WORD_KEY_PREFIX = "w:";
+export const wordKey = (word: string): string => `${WORD_KEY_PREFIX}${word}`;
 
-/** Every word one letter changed, added, dropped or two neighbours swapped away from `t`. */
-function oneEditAway(t: string): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i <= t.length; i++) {
-    for (const c of ALPHABET) out.add(t.slice(0, i) + c + t.slice(i));
-    if (i === t.length) break;
-    out.add(t.slice(0, i) + t.slice(i + 1));
-    if (i + 1 < t.length) out.add(t.slice(0, i) + t[i + 1] + t[i] + t.slice(i + 2));
-    for (const c of ALPHABET) out.add(t.slice(0, i) + c + t.slice(i + 1));
-  }
-  out.delete(t);
-  return out;
-}
+/** Words that can be one typing error away from another word as score.ts counts it (both three letters or more). */
+export const isTypoWord = (word: string): boolean => word.length >= 3;
 
-// Query words repeat across screens (common first names): their cover keys are kept, bounded.
-const coverMemo = new Map<string, string[] | null>();
+/** score.ts's typing error: one letter changed, added, dropped or two neighbours swapped, both words three letters or more, one of them four. */
+const typo = (a: string, b: string) => Math.min(a.length, b.length) >= 3 && Math.max(a.length, b.length) >= 4 && oneEditApart(a, b);
 
 /**
- * The keys of entries that could cover `t`, or null when retrieval must not rely on `t` (a word
- * with digits, a consonant skeleton under two letters, or without keys): such a word is counted as
- * covered by every entry. A word one typing error away is found by its consonant skeleton (stored
- * for every word whose skeleton has two letters), or, for a shorter skeleton, its sound.
+ * The forms under which a word is filed and looked up (symmetric deletion): the word itself and,
+ * from four letters, every form with one letter dropped. Two words are one typing error apart only
+ * if they share a form: a changed letter drops to the same form in both, an added letter drops to
+ * the shorter word, and two swapped neighbours drop to the same form when the first of the pair is
+ * dropped from one and the second from the other (ab → b, ba → b). A word of three letters is a
+ * typing error away only from words of four (score.ts), which drop to it, so it needs no deletions.
+ * Sharing a form does not make two words one error apart (two changed letters can): the words found
+ * are checked with `typo`.
  */
-function coverKeys(t: string): string[] | null {
-  if (coverMemo.has(t)) return coverMemo.get(t)!;
-  let keys: Set<string> | null = null;
-  const own = retrievalKeys([t]);
-  if (!/\d/.test(t) && skeleton(t).length >= 2 && own.length > 0) {
-    keys = new Set(own);
-    keys.add(initialKey(t[0]!));
-    for (const v of oneEditAway(t)) {
-      // score.ts's typing error: both words three letters or more, one of them four.
-      if (v.length < 3 || Math.max(v.length, t.length) < 4) continue;
-      const sk = skeleton(v);
-      if (sk.length >= 2) {
-        keys.add(`s:${sk}`);
-        continue;
-      }
-      const codes = phoneticCodes(v);
-      if (codes.length === 0) {
-        keys = null; // an entry word without any key could not be found through this word
-        break;
-      }
-      for (const c of codes) keys.add(`m:${c}`);
-    }
-  }
-  const out = keys ? [...keys] : null;
-  if (coverMemo.size >= 20_000) coverMemo.clear();
-  coverMemo.set(t, out);
-  return out;
+export function deletionsOf(word: string): string[] {
+  const out = new Set([word]);
+  if (word.length >= 4) for (let i = 0; i < word.length; i++) out.add(word.slice(0, i) + word.slice(i + 1));
+  return [...out];
 }
 
 /**
@@ -99,28 +66,188 @@ function sufficientSets(words: readonly { weight: number }[], always: number, ne
   return sets.filter((s) => !sets.some((o) => o !== s && o.length < s.length && o.every((i) => s.includes(i))));
 }
 
-/**
- * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
- * a key is read and scored; above it, only those that could reach the threshold.
- */
-const READ_ALL_UP_TO = 1_000;
-
 /** Words whose sets are enumerated; a longer name falls back to every entry sharing a key. */
 const MAX_WORDS = 8;
 
+type Reach = {
+  input: { tokens: string[]; birthDate?: string | null; country?: string | null; threshold: number };
+  /** The query words retrieval may require an entry to cover, with their own retrieval keys. */
+  words: { token: string; weight: number; own: string[] }[];
+  /** Minimal sets of `words` (indices) of which an entry must cover all; empty: none can be required. */
+  sets: number[][];
+};
+
 /**
- * The candidates of a screen: the entries of `versions` sharing a retrieval key with the query
- * (docs/screening.md § Retrieval) that could reach `threshold`, read from the rarest keys first.
+ * Which query words an entry must cover to be able to reach the threshold (nameScoreCeiling: for
+ * a name of two words, both; of three, all three without a birth date). A word with digits, a
+ * consonant skeleton under two letters or without keys is counted as covered by every entry.
+ */
+function reachOf(input: Reach["input"]): Reach {
+  const need = input.threshold - maxAdjustment(input);
+  const words: Reach["words"] = [];
+  let always = 0;
+  for (const t of input.tokens) {
+    const own = retrievalKeys([t]);
+    if (/\d/.test(t) || skeleton(t).length < 2 || own.length === 0) always += tokenWeight(t);
+    else words.push({ token: t, weight: tokenWeight(t), own });
+  }
+  const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
+  return { input, words, sets };
+}
+
+/** An entry covers a query word when it holds one of the word's keys, a word one typing error away, or its initial. */
+function covers(w: Reach["words"][number], entryWords: readonly string[], entryKeys: ReadonlySet<string>): boolean {
+  return w.own.some((k) => entryKeys.has(k)) || entryWords.some((e) => (e.length === 1 ? e === w.token[0] : typo(e, w.token)));
+}
+
+/**
+ * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
+ * a key is read, in the statement that reads the key counts; above it, only those that could
+ * reach the threshold, in a second statement.
+ */
+const READ_ALL_UP_TO = 1_000;
+
+/**
+ * Beside the word of a set held by the fewest entries, the set's other words held by at most this
+ * many times as many are intersected in the key table (an index-only scan costs far less per entry
+ * than reading the entry); above this many entries only.
+ */
+const INTERSECT_FACTOR = 30;
+const INTERSECT_ABOVE = 200;
+
+type Source = {
+  /** An SQL expression of the versions' ids (uuid[]). */
+  ids: Prisma.Sql;
+  /** Common table expressions the expression reads (without WITH), e.g. the active versions. */
+  ctes?: Prisma.Sql;
+  /** More columns of the first statement (with a leading comma). */
+  columns?: Prisma.Sql;
+};
+
+const ENTRY_JSON = Prisma.sql`json_build_object('id', e.id, 'listVersionId', e."listVersionId", 'externalId', e."externalId", 'name', e.name,
+  'normalizedNames', e."normalizedNames", 'birthDates', e."birthDates", 'countries', e.countries, 'topics', e.topics,
+  'programme', e.programme, 'nameKeys', e."nameKeys")`;
+
+/**
+ * The candidates of a screen: the entries of the versions sharing a retrieval key with the query
+ * (docs/screening.md § Retrieval) that could reach the threshold (reachTest's bound), and the
+ * first statement's extra columns.
  *
- * An entry scores at least the threshold only if it covers enough of the query's words
- * (nameScoreCeiling: for a name of two words, both; of three, two). An entry covers a word when
- * it shares one of the word's retrieval keys, holds a word one typing error away, or holds its
- * initial; a word of the query without reliable keys (digits, a skeleton under two letters) counts
- * as covered. So for each minimal set of words that is enough, the entries covering its rarest
- * word (by the version's key counts) are read and kept when they cover the others too and share a
- * key with the query. A common first name then costs nothing beside a rare surname, and the
- * answer is exactly that of scoring every entry sharing a key: nothing that could match is left
- * out.
+ * The first statement reads the counts of the query's keys and, when few entries hold them,
+ * every entry sharing one; otherwise the words of the versions one typing error away from each
+ * query word (screening_word_deletions, by the word and its deletions) and the counts of the keys
+ * that say an entry covers the word: its own retrieval keys, its initial, and the "w:" keys of
+ * those words. The second statement takes the entries holding a cover key of the rarest words
+ * until every minimal set of words enough to reach the threshold holds one of them (intersected
+ * with the other words of those sets when these are not much more common), keeps those sharing a
+ * key with the query, and reads them through the primary key. An entry that can reach the
+ * threshold covers every word of some set, so it is among them; the reach test then keeps those
+ * that can: the answer is that of scoring every entry sharing a key.
+ */
+async function candidatesFrom<X extends object>(
+  db: DbOrTx,
+  input: Reach["input"] & { readAllUpTo?: number },
+  source: Source,
+): Promise<{ rows: CandidateRow[]; first: X }> {
+  const keys = retrievalKeys(input.tokens);
+  const readAll = input.readAllUpTo ?? READ_ALL_UP_TO;
+  const reach = reachOf(input);
+  const narrow = reach.sets.length > 0;
+  const relied = narrow ? reach.words : [];
+  const dels = [...new Set(relied.flatMap((w) => deletionsOf(w.token)))];
+  const base = [...new Set(relied.flatMap((w) => [...w.own, initialKey(w.token[0]!)]))];
+  const inVersions = Prisma.sql`"listVersionId" = ANY((SELECT ids FROM vs)::uuid[])`;
+  const [first] = await db.$queryRaw<
+    (X & { versionIds: string[]; held: number; counts: Record<string, number>; words: string[]; rows: KeyedRow[] | null })[]
+  >`
+    WITH ${source.ctes ? Prisma.sql`${source.ctes},` : Prisma.empty}
+    vs AS MATERIALIZED (SELECT ${source.ids} AS ids),
+    held AS MATERIALIZED (
+      SELECT coalesce(sum(entries), 0)::int AS n FROM screening_key_counts WHERE ${inVersions} AND key = ANY(${keys}::text[])),
+    nb AS MATERIALIZED (
+      SELECT DISTINCT word FROM screening_word_deletions
+      WHERE (SELECT n FROM held) > ${readAll} AND ${inVersions} AND deletion = ANY(${dels}::text[])),
+    counts AS (
+      SELECT key, sum(entries)::int AS n FROM screening_key_counts
+      WHERE (SELECT n FROM held) > ${readAll} AND ${inVersions} AND key = ANY(${base}::text[] || ARRAY(SELECT ${WORD_KEY_PREFIX}::text || word FROM nb))
+      GROUP BY key),
+    hits AS (
+      SELECT DISTINCT "entryId" FROM screening_entry_keys
+      WHERE (SELECT n FROM held) <= ${readAll} AND ${inVersions} AND key = ANY(${keys}::text[]))
+    SELECT (SELECT ids FROM vs)::text[] AS "versionIds", (SELECT n FROM held) AS held,
+      (SELECT coalesce(json_object_agg(key, n), '{}') FROM counts) AS counts,
+      (SELECT coalesce(json_agg(word), '[]') FROM nb) AS words,
+      (SELECT CASE WHEN (SELECT n FROM held) <= ${readAll} THEN coalesce(json_agg(${ENTRY_JSON}), '[]') END
+       FROM hits JOIN screening_entries e ON e.id = hits."entryId") AS rows
+      ${source.columns ?? Prisma.empty}`;
+  const out = first!;
+  const versionIds = out.versionIds ?? [];
+  let rows: KeyedRow[];
+  if (versionIds.length === 0 || keys.length === 0) rows = [];
+  else if (out.rows) rows = out.rows;
+  else if (!narrow) rows = await everySharingAKeyKeyed(db, versionIds, keys);
+  else rows = await narrowRead(db, versionIds, keys, reach, out.counts, out.words);
+  return { rows: keepReaching(reach, rows), first: out };
+}
+
+/** The rows that could reach the threshold (reachTest), without their keys. */
+function keepReaching(reach: Reach, rows: KeyedRow[]): CandidateRow[] {
+  const out: CandidateRow[] = [];
+  for (const { nameKeys, ...row } of rows) {
+    if (reach.sets.length > 0) {
+      const words = [...new Set(row.normalizedNames.flatMap(variantTokens))];
+      const keys = new Set(nameKeys);
+      if (!reach.sets.some((set) => set.every((i) => covers(reach.words[i]!, words, keys)))) continue;
+    }
+    out.push(row);
+  }
+  return out;
+}
+
+/** The second statement of a narrow read (candidatesFrom). */
+function narrowRead(
+  db: DbOrTx,
+  versionIds: string[],
+  keys: string[],
+  reach: Reach,
+  counts: Record<string, number>,
+  found: string[],
+): Promise<KeyedRow[]> {
+  const cover = reach.words.map((w) => [
+    ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => typo(x, w.token)).map(wordKey)]),
+  ]);
+  const held = cover.map((c) => c.reduce((s, k) => s + (counts[k] ?? 0), 0));
+  const holding = (i: number) =>
+    Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${cover[i]!}::text[])`;
+  // Words read from, rarest first, until every set holds one (a name of nine words whose sets are
+  // any four of five heavy words needs two). An entry that can reach the threshold covers every
+  // word of some set, so it is among the holders of the first word read from in that set; those
+  // are intersected with the words common to every set that word is first in, when not much more
+  // common.
+  const groups: number[][] = [];
+  let open = reach.sets;
+  for (const i of [...cover.keys()].sort((a, b) => held[a]! - held[b]! || a - b)) {
+    const first = open.filter((set) => set.includes(i));
+    if (first.length === 0) continue;
+    open = open.filter((set) => !set.includes(i));
+    const common = first[0]!.filter((j) => j !== i && first.every((set) => set.includes(j)));
+    groups.push([i, ...(held[i]! <= INTERSECT_ABOVE ? [] : common.filter((j) => held[j]! <= INTERSECT_FACTOR * held[i]!))]);
+    if (open.length === 0) break;
+  }
+  const bySet = groups.map((g) => Prisma.sql`(${Prisma.join(g.map(holding), " INTERSECT ")})`);
+  // OFFSET 0 keeps the planner from turning the lateral read into a scan of the whole table.
+  return db.$queryRaw<KeyedRow[]>`
+    WITH k AS MATERIALIZED (SELECT DISTINCT "entryId" FROM (${Prisma.join(bySet, " UNION ")}) u)
+    SELECT x.* FROM k CROSS JOIN LATERAL (
+      SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics,
+        e.programme, e."nameKeys"
+      FROM screening_entries e WHERE e.id = k."entryId" AND e."nameKeys" && ${keys}::text[] OFFSET 0) x`;
+}
+
+/**
+ * The candidates of a screen against `versionIds` (candidatesFrom): the entries sharing a
+ * retrieval key with the query that could reach `threshold`, in one statement when few entries
+ * hold the query's keys and two otherwise.
  */
 export async function retrieveCandidates(
   db: DbOrTx,
@@ -134,49 +261,36 @@ export async function retrieveCandidates(
     readAllUpTo?: number;
   },
 ): Promise<CandidateRow[]> {
-  const keys = retrievalKeys(input.tokens);
-  if (input.versionIds.length === 0 || keys.length === 0) return [];
-  // Few entries share the query's keys (a small list, rare names): reading them all costs less
-  // than working out which could match (the keys of every word a typing error away).
-  const [held] = await db.$queryRaw<{ entries: number }[]>`
-    SELECT coalesce(sum(entries), 0)::int AS entries FROM screening_key_counts
-    WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${keys}::text[])`;
-  if ((held?.entries ?? 0) <= (input.readAllUpTo ?? READ_ALL_UP_TO)) return everySharingAKey(db, input.versionIds, keys);
-  const need = input.threshold - maxAdjustment(input);
-  const words: Word[] = [];
-  let always = 0;
-  for (const t of input.tokens) {
-    const cover = coverKeys(t);
-    if (cover) words.push({ weight: tokenWeight(t), cover });
-    else always += tokenWeight(t);
-  }
-  const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
-  if (sets.length === 0) return everySharingAKey(db, input.versionIds, keys);
-
-  // The ids come from the key table alone (index-only scans of its primary key, however common a
-  // word's keys): for each set, the entries covering every word of it and sharing a key with the
-  // query. Only those entries are then read, one by one through their primary key (OFFSET 0 keeps
-  // the planner from turning the lateral read into a scan of the whole table).
-  const holding = (k: string[]) =>
-    Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${input.versionIds}::uuid[]) AND key = ANY(${k}::text[])`;
-  const bySet = sets.map(
-    (set) => Prisma.sql`(${Prisma.join([...set.map((i) => holding(words[i]!.cover)), holding(keys)], " INTERSECT ")})`,
-  );
-  return db.$queryRaw<CandidateRow[]>`
-    WITH k AS MATERIALIZED (${Prisma.join(bySet, " UNION ")})
-    SELECT x.* FROM k CROSS JOIN LATERAL (
-      SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
-      FROM screening_entries e WHERE e.id = k."entryId" OFFSET 0) x`;
+  if (input.versionIds.length === 0 || retrievalKeys(input.tokens).length === 0) return [];
+  return (await candidatesFrom(db, input, { ids: Prisma.sql`${input.versionIds}::uuid[]` })).rows;
 }
 
-/** Every entry sharing a key with the query (the candidates when no word can be required), read from the key table's primary key. */
-export function everySharingAKey(db: DbOrTx, versionIds: string[], keys: string[]): Promise<CandidateRow[]> {
-  return db.$queryRaw<CandidateRow[]>`
+/**
+ * retrieveCandidates against the versions that the common table expressions `ctes` name (`ids`,
+ * uuid[]), with more columns read in its first statement (`columns`), for a caller that reads
+ * the list versions and the candidates together (screen.ts, screenPersonForWrite).
+ */
+export function retrieveCandidatesWith<X extends object>(
+  db: DbOrTx,
+  input: { tokens: string[]; birthDate?: string | null; country?: string | null; threshold: number },
+  source: Source,
+): Promise<{ rows: CandidateRow[]; first: X }> {
+  return candidatesFrom<X>(db, input, source);
+}
+
+function everySharingAKeyKeyed(db: DbOrTx, versionIds: string[], keys: string[]): Promise<KeyedRow[]> {
+  return db.$queryRaw<KeyedRow[]>`
     WITH hits AS (
       SELECT DISTINCT "entryId" FROM screening_entry_keys
       WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${keys}::text[]))
-    SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
+    SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics,
+      e.programme, e."nameKeys"
     FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
+}
+
+/** Every entry sharing a key with the query (what the retrieval tests compare with), read from the key table's primary key. */
+export async function everySharingAKey(db: DbOrTx, versionIds: string[], keys: string[]): Promise<CandidateRow[]> {
+  return (await everySharingAKeyKeyed(db, versionIds, keys)).map(({ nameKeys: _, ...row }) => row);
 }
 
 /**
@@ -192,26 +306,10 @@ export function reachTest(input: {
   country?: string | null;
   threshold: number;
 }): (entryWords: readonly string[], entryKeys: ReadonlySet<string>) => boolean {
-  const need = input.threshold - maxAdjustment(input);
-  const words: { token: string; weight: number; own: string[] }[] = [];
-  let always = 0;
-  for (const t of input.tokens) {
-    const own = retrievalKeys([t]);
-    if (/\d/.test(t) || skeleton(t).length < 2 || own.length === 0) always += tokenWeight(t);
-    else words.push({ token: t, weight: tokenWeight(t), own });
-  }
-  const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
-  if (sets.length === 0) return () => true;
+  const reach = reachOf(input);
+  if (reach.sets.length === 0) return () => true;
   return (entryWords, entryKeys) => {
-    const covered = words.map(
-      (w) =>
-        w.own.some((k) => entryKeys.has(k)) ||
-        entryWords.some((e) =>
-          e.length === 1
-            ? e === w.token[0]
-            : Math.min(e.length, w.token.length) >= 3 && Math.max(e.length, w.token.length) >= 4 && oneEditApart(e, w.token),
-        ),
-    );
-    return sets.some((set) => set.every((i) => covered[i]));
+    const covered = reach.words.map((w) => covers(w, entryWords, entryKeys));
+    return reach.sets.some((set) => set.every((i) => covered[i]));
   };
 }

@@ -4,6 +4,7 @@ import { createTestOrg } from "../../testing/harness";
 import { testListName } from "../../testing/screening-lists";
 import { importList } from "./import";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
+import { everySharingAKey } from "./retrieval";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 import { findMatches, screenAccount, screenPerson } from "./screen";
 
@@ -141,16 +142,19 @@ describe("screenPerson", () => {
     expect(await org.db.screeningResult.findUnique({ where: { id: resultId } })).toBeNull();
   });
 
-  it("fetches candidates by key from the index, not by scanning the list", async () => {
-    // 400 people; 40 of them share the first name with the query, none anything else.
+  it("fetches candidates by key from the index, not by scanning the list, and scores only those that could match", async () => {
+    // 400 people; 40 of them share the first name with the query, none anything else: sharing a
+    // key, but unable to reach the threshold on the first name alone (retrieval.ts), so not scored.
     const lines = Array.from({ length: 400 }, (_, i) =>
       person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]),
     );
     lines.push(person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }));
     const { db, version } = await testList(lines);
     const res = await findMatches(db, { name: "Quentin Grushevich Zablocki" }, { versions: [version] });
-    expect(res.candidates).toBe(41);
+    expect(res.candidates).toBe(1);
     expect(res.matches.map((m) => m.externalId)).toEqual(["target"]);
+    const sharing = await everySharingAKey(db, [version.id], retrievalKeys(nameTokens("Quentin Grushevich Zablocki")));
+    expect(sharing).toHaveLength(41);
   });
 });
 

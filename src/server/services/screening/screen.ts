@@ -4,8 +4,8 @@ import { jcs } from "../../crypto/jcs";
 import { type DbOrTx, Prisma } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { type ScreeningResultDetail, screeningDetailJson } from "../aml";
-import { nameTokens, retrievalKeys } from "./normalize";
-import type { CandidateRow } from "./retrieval";
+import { nameTokens } from "./normalize";
+import { type CandidateRow, retrieveCandidates, retrieveCandidatesWith } from "./retrieval";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { type Breakdown, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
 
@@ -62,11 +62,12 @@ type EntryRow = CandidateRow;
 
 /**
  * Matches at or above the threshold, best first, without storing anything. Candidates come from
- * the inverted index of phonetic and skeleton keys (screening_entry_keys), so a screen reads the
- * entries that share a key with the query rather than the whole list. Every such entry is scored:
- * there is no cap that could drop a match before scoring, and the answer is ordered by score,
+ * the inverted index of phonetic and skeleton keys (screening_entry_keys): of the entries sharing
+ * a key with the query, those that could reach the threshold (retrieval.ts), so a screen reads a
+ * few of the list's entries rather than the whole list, or every entry sharing a common first
+ * name. No entry that could match is left out before scoring, and the answer is ordered by score,
  * then list and external id, so the same query on the same list versions always answers the same
- * (docs/screening.md § Retrieval).
+ * (docs/screening.md § Retrieval, "At a million entries"). `candidates`: the entries scored.
  */
 export async function findMatches(
   db: DbOrTx,
@@ -75,16 +76,15 @@ export async function findMatches(
 ) {
   const versions = opts.versions ?? (await activePersonLists(db, opts.orgId));
   const tokens = nameTokens(query.name);
-  const keys = retrievalKeys(tokens);
-  if (versions.length === 0 || keys.length === 0) return { matches: [] as ScreenMatch[], versions, candidates: 0 };
-  // Every entry sharing a key with the query, read from the key table's primary key.
-  const rows = await db.$queryRaw<EntryRow[]>`
-    WITH hits AS (
-      SELECT DISTINCT "entryId" FROM screening_entry_keys
-      WHERE "listVersionId" = ANY(${versions.map((v) => v.id)}::uuid[]) AND key = ANY(${keys}::text[]))
-    SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
-    FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
-  const matches = scoreRows(query, tokens, rows, versions, opts.threshold ?? MATCH_THRESHOLD);
+  const threshold = opts.threshold ?? MATCH_THRESHOLD;
+  const rows = await retrieveCandidates(db, {
+    versionIds: versions.map((v) => v.id),
+    tokens,
+    birthDate: query.birthDate,
+    country: query.country,
+    threshold,
+  });
+  const matches = scoreRows(query, tokens, rows, versions, threshold);
   return { matches, versions, candidates: rows.length };
 }
 
@@ -178,28 +178,27 @@ function resultOf(input: ScreenInput, query: ReturnType<typeof personQuery>, mat
 /**
  * screenPerson in two halves, for a caller that writes everything in one statement (a KYC review
  * arriving, docs/performance.md "Product paths"): the lists are read here in ONE statement (the
- * active versions visible to the organization and the candidates sharing a key with the query),
+ * active versions visible to the organization, the counts of the query's keys and, when few
+ * entries hold them, every entry sharing one; a second when many do, retrieval.ts),
  * and the screening result is returned as an INSERT the caller runs with its own writes, under
  * an id chosen here. The outcome and the stored row are those screenPerson makes.
  */
 export async function screenPersonForWrite(db: DbOrTx, input: ScreenInput): Promise<{ outcome: ScreenOutcome; insert: Prisma.Sql }> {
   const query = personQuery(input);
   const tokens = nameTokens(query.name);
-  const keys = retrievalKeys(tokens);
-  const [read] = await db.$queryRaw<{ versions: ActiveVersion[]; rows: EntryRow[] }[]>`
-    WITH v AS (
-      SELECT id, list, "versionHash" FROM screening_list_versions
-      WHERE active AND format IN ('ftm', 'ofac') AND ("orgId" IS NULL OR "orgId" = ${input.orgId}::uuid)),
-    hits AS (
-      SELECT DISTINCT "entryId" FROM screening_entry_keys
-      WHERE ${keys.length > 0} AND "listVersionId" IN (SELECT id FROM v) AND key = ANY(${keys}::text[]))
-    SELECT
-      (SELECT coalesce(json_agg(json_build_object('id', v.id, 'list', v.list, 'versionHash', v."versionHash") ORDER BY v.list, v.id), '[]') FROM v) AS versions,
-      (SELECT coalesce(json_agg(json_build_object('id', e.id, 'listVersionId', e."listVersionId", 'externalId', e."externalId", 'name', e.name,
-         'normalizedNames', e."normalizedNames", 'birthDates', e."birthDates", 'countries', e.countries, 'topics', e.topics, 'programme', e.programme)), '[]')
-       FROM hits JOIN screening_entries e ON e.id = hits."entryId") AS rows`;
-  const versions = read!.versions;
-  const matches = versions.length > 0 && keys.length > 0 ? scoreRows(query, tokens, read!.rows, versions, MATCH_THRESHOLD) : [];
+  const { rows, first } = await retrieveCandidatesWith<{ versions: ActiveVersion[] }>(
+    db,
+    { tokens, birthDate: query.birthDate, country: query.country, threshold: MATCH_THRESHOLD },
+    {
+      ctes: Prisma.sql`v AS (
+        SELECT id, list, "versionHash" FROM screening_list_versions
+        WHERE active AND format IN ('ftm', 'ofac') AND ("orgId" IS NULL OR "orgId" = ${input.orgId}::uuid))`,
+      ids: Prisma.sql`ARRAY(SELECT id FROM v ORDER BY list, id)`,
+      columns: Prisma.sql`, (SELECT coalesce(json_agg(json_build_object('id', v.id, 'list', v.list, 'versionHash', v."versionHash") ORDER BY v.list, v.id), '[]') FROM v) AS versions`,
+    },
+  );
+  const versions = first.versions;
+  const matches = versions.length > 0 ? scoreRows(query, tokens, rows, versions, MATCH_THRESHOLD) : [];
   const { outcome, data } = resultOf(input, query, matches, versions);
   const id = randomUUID();
   const insert = Prisma.sql`INSERT INTO screening_results (id, "orgId", "subjectType", "subjectRef", provider, severity, score, labels, "sanctionsHit", "pepHit", detail, "createdAt")
