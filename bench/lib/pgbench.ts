@@ -59,7 +59,7 @@ export async function pgbenchScript(
       updatedAt: now,
     }),
     insert("outbox_events", event, { id: "gen_random_uuid()", orgId: lit(orgId), createdAt: now }),
-    insert("audit_entries", entry, { id: "gen_random_uuid()", orgId: lit(orgId), seq: "nextval('bench_pgbench_seq')", createdAt: now }),
+    auditInsert(entry, freeOrgId, orgId),
     "END;",
   ].join("\n");
   const file = path.join(dir, "pgbench-free-create.sql");
@@ -110,6 +110,32 @@ async function one(admin: pg.Client, sql: string, params: unknown[]): Promise<Re
   const { rows } = await admin.query<{ j: string }>(sql, params);
   if (!rows[0]) throw new Error(`bench: pgbench script: no row for ${sql.slice(0, 120)}`);
   return JSON.parse(rows[0].j) as Record<string, unknown>;
+}
+
+/**
+ * The audit entry's INSERT. Entries are stored as their hashed bytes (`canonical`), every other
+ * column generated from them (docs/performance.md, "Verification"), so the copy writes what an
+ * append writes: id, the bytes with the bench's organization and a fresh seq in place, and the
+ * hash (copied: pgbench measures the write, nothing verifies this chain).
+ */
+function auditInsert(entry: Record<string, unknown>, freeOrgId: string, orgId: string): string {
+  if (typeof entry.canonical !== "string")
+    return insert("audit_entries", entry, {
+      id: "gen_random_uuid()",
+      orgId: lit(orgId),
+      seq: "nextval('bench_pgbench_seq')",
+      createdAt: "now()",
+    });
+  // The top-level keys come in JCS order (action, actor, createdAt, data, orgId, prevHash, seq, …),
+  // so the last "orgId" and the "seq" after the last "prevHash" are the entry's own, not data's.
+  const bytes0 = entry.canonical;
+  const org = bytes0.lastIndexOf(`"orgId":"${freeOrgId}"`);
+  const seq = /"seq":\d+/.exec(bytes0.slice(bytes0.lastIndexOf('"prevHash":')));
+  if (org < 0 || !seq) throw new Error("bench: pgbench script: the audit entry's bytes have no orgId or seq");
+  const canonical = `${bytes0.slice(0, org)}"orgId":"${orgId}"${bytes0.slice(org + `"orgId":"${freeOrgId}"`.length)}`;
+  const at = canonical.lastIndexOf('"prevHash":') + seq.index;
+  const bytes = `${lit(canonical.slice(0, at))} || ${lit('"seq":')} || nextval('bench_pgbench_seq') || ${lit(canonical.slice(at + seq[0].length))}`;
+  return `INSERT INTO audit_entries (id, canonical, hash) VALUES (gen_random_uuid(), ${bytes}, ${lit(String(entry.hash))});`;
 }
 
 /** A string literal pgbench leaves alone. */
