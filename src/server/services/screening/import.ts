@@ -7,7 +7,7 @@ import { initialKey, nameTokens, normalizeName, retrievalKeys, weakAliasVariant 
 import { parseFtm } from "./parse-ftm";
 import { parseLabels } from "./parse-labels";
 import { parseOfac } from "./parse-ofac";
-import { deletionsOf, isTypoWord, WORD_KEY_PREFIX, wordKey } from "./retrieval";
+import { filingsOf, hasWordKey, WORD_KEY_PREFIX, wordKey } from "./retrieval";
 
 export { ListFormatError } from "./list-types";
 
@@ -55,14 +55,14 @@ function prepare(format: ListFormat, files: ListFile[]): Prepared {
 
 /**
  * An entry's stored keys: the retrieval keys of its words, "i:<letter>" for each initial and
- * "w:<word>" for each word of three letters or more (`words`: the words as scoring reads them,
+ * "w:<word>" for each word of two letters or more (`words`: the words as scoring reads them,
  * every name, alias and weak alias). A query never asks for the last two; retrieval.ts reads them
- * to tell which entries could set an initial, or a word one typing error away, against a word of
- * the query.
+ * to tell which entries could set an initial, a word one typing error away or a word of the same
+ * consonant shape against a word of the query.
  */
 function entryKeys(tokens: readonly string[], words: readonly string[]): string[] {
   const initials = [...new Set(tokens.filter((t) => t.length === 1))].map(initialKey);
-  return [...retrievalKeys(tokens), ...initials, ...[...new Set(words.filter(isTypoWord))].map(wordKey)];
+  return [...retrievalKeys(tokens), ...initials, ...[...new Set(words.filter(hasWordKey))].map(wordKey)];
 }
 
 /** Normalised names and retrieval keys, computed once here rather than at every screen. */
@@ -135,7 +135,7 @@ export class EntryWriter {
 
   /**
    * After `flush`: the version's key counts (screening_key_counts), 20,000 keys per statement, and
-   * its words under themselves and their deletions (screening_word_deletions, from the "w:" keys).
+   * its words under the forms retrieval looks them up by (screening_word_deletions, from the "w:" keys).
    */
   async writeCounts(listVersionId: string): Promise<void> {
     const all = [...this.counts];
@@ -149,7 +149,7 @@ export class EntryWriter {
     for (const k of this.counts.keys()) {
       if (!k.startsWith(WORD_KEY_PREFIX)) continue;
       const word = k.slice(WORD_KEY_PREFIX.length);
-      for (const d of deletionsOf(word)) pairs.push([d, word]);
+      for (const d of filingsOf(word)) pairs.push([d, word]);
     }
     for (let i = 0; i < pairs.length; i += 50_000) {
       const part = pairs.slice(i, i + 50_000);

@@ -1,5 +1,5 @@
 import { type DbOrTx, Prisma } from "../../db/client";
-import { initialKey, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
+import { consonantShape, initialKey, isVowelless, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
 import { maxAdjustment, nameScoreCeiling, tokenWeight } from "./score";
 
 /** A list entry as a screen scores it. */
@@ -18,12 +18,29 @@ export type CandidateRow = {
 /** An entry as retrieval reads it: the row, and its stored keys for the reach test. */
 type KeyedRow = CandidateRow & { nameKeys: string[] };
 
-/** The stored key of a word of an entry's names ("w:" and the word), for words of three letters or more. */
+/** The stored key of a word of an entry's names ("w:" and the word), for words of two letters or more (not initials). */
 export const WORD_KEY_PREFIX = "w:";
 export const wordKey = (word: string): string => `${WORD_KEY_PREFIX}${word}`;
+export const hasWordKey = (word: string): boolean => word.length >= 2;
 
-/** Words that can be one typing error away from another word as score.ts counts it (both three letters or more). */
-export const isTypoWord = (word: string): boolean => word.length >= 3;
+/**
+ * A word whose consonant skeleton has under two letters (Ali, Xu, Li, Aya): it has no skeleton key,
+ * so a word of the same consonant shape (Ali / Eli), or written without vowels with its skeleton,
+ * which score.ts counts as agreeing, may share no key with it. Such words are filed under their
+ * skeleton too ("#" and the skeleton), and found there.
+ */
+const shortSkeleton = (word: string): boolean => skeleton(word).length < 2;
+
+/** Agreeing in score.ts through the consonant shape, or the skeleton of a word written without vowels. */
+const sameShape = (a: string, b: string) =>
+  consonantShape(a) === consonantShape(b) || ((isVowelless(a) || isVowelless(b)) && skeleton(a) === skeleton(b));
+
+/** The forms a word of an entry is filed under in screening_word_deletions (a query word looks up the same forms of its own). */
+export function filingsOf(word: string): string[] {
+  const out = word.length >= 3 ? deletionsOf(word) : [];
+  if (shortSkeleton(word)) out.push(`#${skeleton(word)}`);
+  return out;
+}
 
 /** score.ts's typing error: one letter changed, added, dropped or two neighbours swapped, both words three letters or more, one of them four. */
 const typo = (a: string, b: string) => Math.min(a.length, b.length) >= 3 && Math.max(a.length, b.length) >= 4 && oneEditApart(a, b);
@@ -67,20 +84,20 @@ function sufficientSets(words: readonly { weight: number }[], always: number, ne
 }
 
 /** Words whose sets are enumerated; a longer name falls back to every entry sharing a key. */
-const MAX_WORDS = 8;
+const MAX_WORDS = 12;
 
 type Reach = {
   input: { tokens: string[]; birthDate?: string | null; country?: string | null; threshold: number };
   /** The query words retrieval may require an entry to cover, with their own retrieval keys. */
-  words: { token: string; weight: number; own: string[] }[];
+  words: { token: string; weight: number; own: string[]; short: boolean }[];
   /** Minimal sets of `words` (indices) of which an entry must cover all; empty: none can be required. */
   sets: number[][];
 };
 
 /**
  * Which query words an entry must cover to be able to reach the threshold (nameScoreCeiling: for
- * a name of two words, both; of three, all three without a birth date). A word with digits, a
- * consonant skeleton under two letters or without keys is counted as covered by every entry.
+ * a name of two words, both; of three, all three without a birth date). A word with digits or
+ * without keys is counted as covered by every entry.
  */
 function reachOf(input: Reach["input"]): Reach {
   const need = input.threshold - maxAdjustment(input);
@@ -88,22 +105,31 @@ function reachOf(input: Reach["input"]): Reach {
   let always = 0;
   for (const t of input.tokens) {
     const own = retrievalKeys([t]);
-    if (/\d/.test(t) || skeleton(t).length < 2 || own.length === 0) always += tokenWeight(t);
-    else words.push({ token: t, weight: tokenWeight(t), own });
+    if (/\d/.test(t) || own.length === 0) always += tokenWeight(t);
+    else words.push({ token: t, weight: tokenWeight(t), own, short: shortSkeleton(t) });
   }
   const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
   return { input, words, sets };
 }
 
-/** An entry covers a query word when it holds one of the word's keys, a word one typing error away, or its initial. */
+/**
+ * An entry covers a query word when it holds one of the word's keys, a word one typing error away,
+ * its initial, or, for a word of a short skeleton, a word of its shape (sameShape; a longer
+ * skeleton is a key, so such a word holds it).
+ */
 function covers(w: Reach["words"][number], entryWords: readonly string[], entryKeys: ReadonlySet<string>): boolean {
-  return w.own.some((k) => entryKeys.has(k)) || entryWords.some((e) => (e.length === 1 ? e === w.token[0] : typo(e, w.token)));
+  return (
+    w.own.some((k) => entryKeys.has(k)) ||
+    entryWords.some((e) => (e.length === 1 ? e === w.token[0] : typo(e, w.token) || (w.short && sameShape(e, w.token))))
+  );
 }
+
+/** A word of the versions that covers query word `w` (filed under a form of `w`'s own, retrieval reads which). */
+const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) || (w.short && sameShape(x, w.token));
 
 /**
  * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
- * a key is read, in the statement that reads the key counts; above it, only those that could
- * reach the threshold, in a second statement.
+ * a key is read; above it, only those that could reach the threshold.
  */
 const READ_ALL_UP_TO = 1_000;
 
@@ -124,20 +150,16 @@ type Source = {
   columns?: Prisma.Sql;
 };
 
-const ENTRY_JSON = Prisma.sql`json_build_object('id', e.id, 'listVersionId', e."listVersionId", 'externalId', e."externalId", 'name', e.name,
-  'normalizedNames', e."normalizedNames", 'birthDates', e."birthDates", 'countries', e.countries, 'topics', e.topics,
-  'programme', e.programme, 'nameKeys', e."nameKeys")`;
-
 /**
  * The candidates of a screen: the entries of the versions sharing a retrieval key with the query
  * (docs/screening.md § Retrieval) that could reach the threshold (reachTest's bound), and the
  * first statement's extra columns.
  *
- * The first statement reads the counts of the query's keys and, when few entries hold them,
- * every entry sharing one; otherwise the words of the versions one typing error away from each
- * query word (screening_word_deletions, by the word and its deletions) and the counts of the keys
- * that say an entry covers the word: its own retrieval keys, its initial, and the "w:" keys of
- * those words. The second statement takes the entries holding a cover key of the rarest words
+ * The first statement reads the counts of the query's keys, the words of the versions one typing
+ * error away from each query word or of its shape (screening_word_deletions, by the word's own
+ * forms) and the counts of the keys that say an entry covers the word: its own retrieval keys,
+ * its initial, and the "w:" keys of those words. When few entries hold the query's keys, the second
+ * statement reads every entry sharing one; otherwise it takes the entries holding a cover key of the rarest words
  * until every minimal set of words enough to reach the threshold holds one of them (intersected
  * with the other words of those sets when these are not much more common), keeps those sharing a
  * key with the query, and reads them through the primary key. An entry that can reach the
@@ -154,39 +176,32 @@ async function candidatesFrom<X extends object>(
   const reach = reachOf(input);
   const narrow = reach.sets.length > 0;
   const relied = narrow ? reach.words : [];
-  const dels = [...new Set(relied.flatMap((w) => deletionsOf(w.token)))];
+  const dels = [...new Set(relied.flatMap((w) => filingsOf(w.token)))];
   const base = [...new Set(relied.flatMap((w) => [...w.own, initialKey(w.token[0]!)]))];
   const inVersions = Prisma.sql`"listVersionId" = ANY((SELECT ids FROM vs)::uuid[])`;
-  const [first] = await db.$queryRaw<
-    (X & { versionIds: string[]; held: number; counts: Record<string, number>; words: string[]; rows: KeyedRow[] | null })[]
-  >`
+  // A statement simple to plan (planning the read of the entries along with it cost more than
+  // running it): the counts of the query's keys, of its words' cover keys and of the "w:" keys of
+  // the words filed under a form of a query word's own (which names those words).
+  const [first] = await db.$queryRaw<(X & { versionIds: string[]; counts: Record<string, number> })[]>`
     WITH ${source.ctes ? Prisma.sql`${source.ctes},` : Prisma.empty}
-    vs AS MATERIALIZED (SELECT ${source.ids} AS ids),
-    held AS MATERIALIZED (
-      SELECT coalesce(sum(entries), 0)::int AS n FROM screening_key_counts WHERE ${inVersions} AND key = ANY(${keys}::text[])),
-    nb AS MATERIALIZED (
-      SELECT DISTINCT word FROM screening_word_deletions
-      WHERE (SELECT n FROM held) > ${readAll} AND ${inVersions} AND deletion = ANY(${dels}::text[])),
-    counts AS (
-      SELECT key, sum(entries)::int AS n FROM screening_key_counts
-      WHERE (SELECT n FROM held) > ${readAll} AND ${inVersions} AND key = ANY(${base}::text[] || ARRAY(SELECT ${WORD_KEY_PREFIX}::text || word FROM nb))
-      GROUP BY key),
-    hits AS (
-      SELECT DISTINCT "entryId" FROM screening_entry_keys
-      WHERE (SELECT n FROM held) <= ${readAll} AND ${inVersions} AND key = ANY(${keys}::text[]))
-    SELECT (SELECT ids FROM vs)::text[] AS "versionIds", (SELECT n FROM held) AS held,
-      (SELECT coalesce(json_object_agg(key, n), '{}') FROM counts) AS counts,
-      (SELECT coalesce(json_agg(word), '[]') FROM nb) AS words,
-      (SELECT CASE WHEN (SELECT n FROM held) <= ${readAll} THEN coalesce(json_agg(${ENTRY_JSON}), '[]') END
-       FROM hits JOIN screening_entries e ON e.id = hits."entryId") AS rows
+    vs AS MATERIALIZED (SELECT ${source.ids} AS ids)
+    SELECT (SELECT ids FROM vs)::text[] AS "versionIds",
+      (SELECT coalesce(json_object_agg(key, n), '{}') FROM (
+        SELECT key, sum(entries)::int AS n FROM screening_key_counts
+        WHERE ${inVersions} AND key = ANY(${[...new Set([...keys, ...base])]}::text[] || ARRAY(
+          SELECT DISTINCT ${WORD_KEY_PREFIX}::text || word FROM screening_word_deletions WHERE ${inVersions} AND deletion = ANY(${dels}::text[])))
+        GROUP BY key) c) AS counts
       ${source.columns ?? Prisma.empty}`;
   const out = first!;
   const versionIds = out.versionIds ?? [];
+  const held = keys.reduce((sum, k) => sum + (out.counts[k] ?? 0), 0);
+  const found = Object.keys(out.counts)
+    .filter((k) => k.startsWith(WORD_KEY_PREFIX))
+    .map((k) => k.slice(WORD_KEY_PREFIX.length));
   let rows: KeyedRow[];
-  if (versionIds.length === 0 || keys.length === 0) rows = [];
-  else if (out.rows) rows = out.rows;
-  else if (!narrow) rows = await everySharingAKeyKeyed(db, versionIds, keys);
-  else rows = await narrowRead(db, versionIds, keys, reach, out.counts, out.words);
+  if (versionIds.length === 0 || keys.length === 0 || held === 0) rows = [];
+  else if (!narrow || held <= readAll) rows = await everySharingAKeyKeyed(db, versionIds, keys);
+  else rows = await narrowRead(db, versionIds, keys, reach, out.counts, found);
   return { rows: keepReaching(reach, rows), first: out };
 }
 
@@ -214,7 +229,7 @@ function narrowRead(
   found: string[],
 ): Promise<KeyedRow[]> {
   const cover = reach.words.map((w) => [
-    ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => typo(x, w.token)).map(wordKey)]),
+    ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => coversWord(w, x)).map(wordKey)]),
   ]);
   const held = cover.map((c) => c.reduce((s, k) => s + (counts[k] ?? 0), 0));
   const holding = (i: number) =>
@@ -246,8 +261,8 @@ function narrowRead(
 
 /**
  * The candidates of a screen against `versionIds` (candidatesFrom): the entries sharing a
- * retrieval key with the query that could reach `threshold`, in one statement when few entries
- * hold the query's keys and two otherwise.
+ * retrieval key with the query that could reach `threshold`: two statements (one when no entry
+ * holds a key of the query).
  */
 export async function retrieveCandidates(
   db: DbOrTx,

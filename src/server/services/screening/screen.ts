@@ -177,9 +177,9 @@ function resultOf(input: ScreenInput, query: ReturnType<typeof personQuery>, mat
 
 /**
  * screenPerson in two halves, for a caller that writes everything in one statement (a KYC review
- * arriving, docs/performance.md "Product paths"): the lists are read here in ONE statement (the
- * active versions visible to the organization, the counts of the query's keys and, when few
- * entries hold them, every entry sharing one; a second when many do, retrieval.ts),
+ * arriving, docs/performance.md "Product paths"): the lists are read here in two statements (the
+ * active versions visible to the organization with the counts of the query's keys, then the
+ * candidates, retrieval.ts; one when no entry holds a key of the query),
  * and the screening result is returned as an INSERT the caller runs with its own writes, under
  * an id chosen here. The outcome and the stored row are those screenPerson makes.
  */
