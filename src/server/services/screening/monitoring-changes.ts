@@ -51,22 +51,44 @@ export async function changedAccountLabels(db: DbOrTx, versionId: string, previo
 }
 
 /**
- * The changed entries indexed in memory by retrieval key (the keys stored at import): a person's
- * candidates are the entries sharing at least one key with the person's name, so a batch of
- * people is scored against a handful of entries each, not against the whole change.
+ * The changed entries indexed in memory by retrieval key (the keys stored at import), and under
+ * each key by birth year: a person's candidates are the entries sharing at least one key with
+ * the person's name, and of those only the entries that could reach the threshold by birth date
+ * are read (born within a year of the person, or of no known birth date; nearBirthYears in
+ * score.ts). So a person is scored against a handful of entries, not against the whole change,
+ * however common their first name (docs/performance.md, "Screening at list sizes").
  */
 export class ChangedEntryIndex {
+  /** Every entry sharing the key, in entry order. */
   private readonly byKey = new Map<string, number[]>();
-  /** Each entry's words (every name, alias and weak alias) and keys, for reachTest (retrieval.ts). */
-  readonly shapes = new Map<ChangedEntry, { words: string[]; keys: Set<string> }>();
+  /** The entries with no birth date sharing the key. */
+  private readonly undated = new Map<string, number[]>();
+  /** The entries with a birth date of that (whole) year sharing the key. */
+  private readonly byYear = new Map<string, Map<number, number[]>>();
+  /** Each entry's words (every name, alias and weak alias), for reachTest (retrieval.ts). */
+  readonly words: string[][];
+  /** Each entry's stored keys, for reachTest. */
+  readonly keys: Set<string>[];
+  /** Entry by entry, the last lookup that listed it (one candidate once per lookup). */
+  private readonly seen: Uint32Array;
+  private lookup = 0;
 
   constructor(readonly entries: readonly ChangedEntry[]) {
+    this.words = entries.map((e) => [...new Set(e.normalizedNames.flatMap(variantTokens))]);
+    this.keys = entries.map((e) => new Set(e.nameKeys));
+    this.seen = new Uint32Array(entries.length);
     entries.forEach((e, i) => {
-      this.shapes.set(e, { words: [...new Set(e.normalizedNames.flatMap(variantTokens))], keys: new Set(e.nameKeys) });
-      for (const k of e.nameKeys) {
-        const list = this.byKey.get(k);
-        if (list) list.push(i);
-        else this.byKey.set(k, [i]);
+      const years = new Set(e.birthDates.map((d) => Number(d.slice(0, 4))).filter(Number.isSafeInteger));
+      for (const k of this.keys[i]!) {
+        push(this.byKey, k, i);
+        if (e.birthDates.length === 0) push(this.undated, k, i);
+        if (years.size === 0) continue;
+        let byYear = this.byYear.get(k);
+        if (!byYear) {
+          byYear = new Map();
+          this.byYear.set(k, byYear);
+        }
+        for (const y of years) push(byYear, y, i);
       }
     });
   }
@@ -75,11 +97,41 @@ export class ChangedEntryIndex {
     return this.entries.length;
   }
 
-  candidates(keys: readonly string[]): ChangedEntry[] {
-    const seen = new Set<number>();
-    for (const k of keys) for (const i of this.byKey.get(k) ?? []) seen.add(i);
-    return [...seen].sort((a, b) => a - b).map((i) => this.entries[i]!);
+  /**
+   * The entries sharing one of `keys` (indices into `entries`, each once, in no set order); with
+   * `years`, only those born in one of them or of no known birth date.
+   */
+  candidates(keys: readonly string[], years?: readonly number[]): number[] {
+    if (++this.lookup === 0xffffffff) {
+      this.seen.fill(0);
+      this.lookup = 1;
+    }
+    const out: number[] = [];
+    const take = (list: number[] | undefined) => {
+      if (!list) return;
+      for (const i of list) {
+        if (this.seen[i] === this.lookup) continue;
+        this.seen[i] = this.lookup;
+        out.push(i);
+      }
+    };
+    for (const k of keys) {
+      if (!years) {
+        take(this.byKey.get(k));
+        continue;
+      }
+      take(this.undated.get(k));
+      const byYear = this.byYear.get(k);
+      if (byYear) for (const y of years) take(byYear.get(y));
+    }
+    return out;
   }
+}
+
+function push<K>(map: Map<K, number[]>, key: K, i: number): void {
+  const list = map.get(key);
+  if (list) list.push(i);
+  else map.set(key, [i]);
 }
 
 // Every organization's run of one list change reads the same change: built once per process.

@@ -2,23 +2,25 @@ import type { ScreeningMonitorRun } from "@/generated/prisma/client.ts";
 import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
-import { type Db, Prisma, type Tx } from "../../db/client";
+import { type Db, Prisma, rawQuery, type Tx } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
 import * as workQueue from "../../platform/work-queue";
 import { readScreeningDetail, recordScreeningHit, type ScreeningResultDetail, screeningDetailJson } from "../aml";
-import { appendAudit } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
 import { monitoringMetrics } from "./monitoring-metrics";
-import { openSubject, type SubjectQuery } from "./monitoring-subjects";
-import { nameTokens, retrievalKeys } from "./normalize";
-import { reachTest } from "./retrieval";
-import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, SCORING_VERSION, scoreCandidate, TokenComparer } from "./score";
-import { activePersonLists, findMatches, SCREENING_PROVIDER, type ScreenMatch, severityOf, visibleLists } from "./screen";
+import { groupedMatches, MONITOR_ACTOR, type PersonFound } from "./monitoring-record";
+import { matchChange } from "./monitoring-screen";
+import { openSubject } from "./monitoring-subjects";
+import { nameTokens } from "./normalize";
+import { MATCH_THRESHOLD, SCORING_VERSION } from "./score";
+import { activePersonLists, findMatches, SCREENING_PROVIDER, severityOf, visibleLists } from "./screen";
 
-/** The actor of everything a re-screen writes (cases, results, audit entries). */
-export const MONITOR_ACTOR = "system:screening-monitor";
-/** People (or accounts) per batch: one transaction each, and the cursor moves at its commit. */
+/**
+ * People (or accounts) per batch: their matches and the cursor's move commit together (one
+ * grouped statement, or one transaction), and a run resumes after the last batch committed.
+ */
 export const MONITOR_BATCH = 1_000;
 /** A runner renews its lease at every batch; a runner silent for this long is taken over. */
 const LEASE_MS = 5 * 60_000;
@@ -50,7 +52,10 @@ export type RunOptions = {
   batchSize?: number;
   /** Changed entries held in memory at most (default 50,000); a larger change is read through the key table. */
   maxInMemory?: number;
-  /** Called inside each batch's transaction after its writes, before the cursor moves (fault injection). */
+  /**
+   * Called before a batch with matches commits, after its writes inside its transaction or before
+   * its one grouped statement, so a failure leaves the batch unwritten (fault injection).
+   */
   onBatch?: (batch: number) => void | Promise<void>;
 };
 
@@ -125,6 +130,7 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
     const totals: Totals = { personsScreened: 0, accountsScreened: 0, hits: 0, casesOpened: 0 };
     let next: { phase: string; cursor: string | null };
     let work: ((tx: Tx) => Promise<void>) | null = null;
+    let grouped: Awaited<ReturnType<typeof groupedMatches>> = null;
     if (phase === "persons") {
       persons ??= await personSource(db, run, opts.maxInMemory);
       if (persons.kind === "changed") changedEntries = persons.index.size;
@@ -137,13 +143,24 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
         const fresh = await withoutKnownMatches(db, run.orgId, found);
         totals.personsScreened = batch.length;
         next = { phase, cursor: batch[batch.length - 1]!.personId };
-        work = async (tx) => {
-          for (const f of fresh) {
-            const opened = await recordPersonMatch(tx, run, f);
-            totals.hits++;
-            if (opened) totals.casesOpened++;
+        if (fresh.length > 0) {
+          // The batch's matches in one grouped statement with the cursor's move; in a transaction,
+          // person by person, when one of them needs it (groupedMatches) or that statement fails.
+          grouped = await groupedMatches(db, run, fresh, new Date());
+          work = async (tx) => {
+            totals.hits = 0;
+            totals.casesOpened = 0;
+            for (const f of fresh) {
+              const opened = await recordPersonMatch(tx, run, f);
+              totals.hits++;
+              if (opened) totals.casesOpened++;
+            }
+          };
+          if (grouped) {
+            totals.hits = fresh.length;
+            totals.casesOpened = grouped.casesOpened;
           }
-        };
+        }
       }
     } else {
       accounts ??= await accountSource(db, run);
@@ -164,25 +181,36 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
       }
     }
     batchNo++;
-    await db.$transaction(
-      async (tx) => {
-        if (work) await work(tx);
-        if (work) await opts.onBatch?.(batchNo);
-        // The cursor moves, and the lease is renewed, only if this runner still holds the run at
-        // the cursor it started from.
-        const moved = await workQueue.renew(tx, monitoringQueue, claim, {
-          leaseMs: LEASE_MS,
-          where: Prisma.sql`q.phase = ${phase} AND q.cursor IS NOT DISTINCT FROM ${cursor}::text`,
-          set: Prisma.sql`phase = ${next.phase}, cursor = ${next.cursor}::text, "changedEntries" = ${changedEntries},
+    // The cursor moves, and the lease is renewed, only if this runner still holds the run at the
+    // cursor it started from (read when the move is written: the transaction counts as it writes).
+    const move = () => ({
+      where: Prisma.sql`q.phase = ${phase} AND q.cursor IS NOT DISTINCT FROM ${cursor}::text`,
+      set: Prisma.sql`phase = ${next.phase}, cursor = ${next.cursor}::text, "changedEntries" = ${changedEntries},
             "personsScreened" = q."personsScreened" + ${totals.personsScreened},
             "accountsScreened" = q."accountsScreened" + ${totals.accountsScreened},
             hits = q.hits + ${totals.hits}, "casesOpened" = q."casesOpened" + ${totals.casesOpened}`,
-        });
-        if (!moved) throw new LeaseLost();
-        if (next.phase === "done") await complete(tx, claim, run);
-      },
-      { timeout: 5 * 60_000, maxWait: 60_000 },
-    );
+    });
+    let committed = false;
+    if (next.phase !== "done" && !work) {
+      // Nothing to write: the cursor's move alone, one statement.
+      if (!(await workQueue.renew(db, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() }))) throw new LeaseLost();
+      committed = true;
+    } else if (next.phase !== "done" && grouped) {
+      // Before the one statement that writes the batch: a failure here leaves the batch unwritten, as in the transaction.
+      await opts.onBatch?.(batchNo);
+      committed = await commitGrouped(db, claim, run.orgId, grouped, move());
+    }
+    if (!committed)
+      await db.$transaction(
+        async (tx) => {
+          if (work) await work(tx);
+          if (work && !grouped) await opts.onBatch?.(batchNo);
+          const moved = await workQueue.renew(tx, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() });
+          if (!moved) throw new LeaseLost();
+          if (next.phase === "done") await complete(tx, claim, run);
+        },
+        { timeout: 5 * 60_000, maxWait: 60_000 },
+      );
     const m = monitoringMetrics();
     if (totals.personsScreened) m.screened.inc({ subject: "person" }, totals.personsScreened);
     if (totals.accountsScreened) m.screened.inc({ subject: "account" }, totals.accountsScreened);
@@ -190,6 +218,36 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
     if (work) m.batch.observe({ phase }, (performance.now() - started) / 1000);
     phase = next.phase;
     cursor = next.cursor;
+  }
+}
+
+/**
+ * A batch's matches and the cursor's move as one grouped statement of the organization's audit
+ * group commit (docs/performance.md, "Write path"): the results, flags, cases, hits, events and
+ * audit entries commit together with the move, or nothing does. False when that statement
+ * failed (a person or case written meanwhile, or the lease lost): the caller then writes the
+ * batch in a transaction, which tells a lost lease from the rest.
+ */
+async function commitGrouped(
+  db: Db,
+  claim: Claim,
+  orgId: string,
+  grouped: NonNullable<Awaited<ReturnType<typeof groupedMatches>>>,
+  move: { where: Prisma.Sql; set: Prisma.Sql },
+): Promise<boolean> {
+  const [first, ...also] = grouped.entries;
+  const cursor: GroupedWrite = {
+    sql: Prisma.sql`UPDATE screening_monitor_runs q
+      SET "lockedUntil" = (now() AT TIME ZONE 'UTC') + ${LEASE_MS} * interval '1 millisecond', ${move.set}
+      WHERE q.id = ${claim.id}::uuid AND q."leaseToken" = ${claim.token}::uuid AND q.status = 'running' AND ${move.where}`,
+    rows: 1,
+  };
+  try {
+    await appendAuditGrouped(db, orgId, { actor: first!.actor, input: first!.input, also, writes: [...grouped.writes, cursor] });
+    return true;
+  } catch (err) {
+    logger().warn({ runId: claim.id, err: { message: (err as Error)?.message } }, "screening re-screen batch written in a transaction");
+    return false;
   }
 }
 
@@ -264,16 +322,19 @@ type PersonRow = { personId: string; querySealed: string; keySealed: string | nu
 
 /** The next approved people with an identity on file, in id order after `cursor`. */
 function personBatch(db: Db, orgId: string, cursor: string | null, size: number): Promise<PersonRow[]> {
-  return db.$queryRaw<PersonRow[]>`
+  // Straight to the pool (rawQuery): a page is a thousand rows, which the ORM's row handling made
+  // a sizeable part of the re-screen.
+  return rawQuery<PersonRow>(
+    db,
+    Prisma.sql`
     SELECT s."personId"::text AS "personId", s."querySealed", k."keySealed"
     FROM screening_subjects s JOIN people p ON p.id = s."personId" LEFT JOIN person_keys k ON k."personId" = s."personId"
     WHERE s."orgId" = ${orgId}::uuid AND (${cursor}::uuid IS NULL OR s."personId" > ${cursor}::uuid)
       AND p."orgId" = ${orgId}::uuid AND p."kycStatus" = 'approved' AND p."erasedAt" IS NULL
     ORDER BY s."personId"
-    LIMIT ${size}`;
+    LIMIT ${size}`,
+  );
 }
-
-type PersonFound = { personId: string; query: SubjectQuery; tokens: string[]; matches: ScreenMatch[]; versions: Version[] };
 
 /** Scores each person of the batch; returns only the people with a match at or above the threshold. */
 async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): Promise<PersonFound[]> {
@@ -282,41 +343,10 @@ async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): P
     const query = openSubject(row.querySealed, row.keySealed);
     if (!query) continue;
     const tokens = nameTokens(query.name);
-    let matches: ScreenMatch[];
-    if (source.kind === "changed") {
-      const candidates = source.index.candidates(retrievalKeys(tokens));
-      if (candidates.length === 0) continue;
-      const list = source.versions[0]!.list;
-      matches = [];
-      // Entries that cannot cover enough of the person's words are never scored (retrieval.ts), and
-      // the person's word comparisons are shared by their candidates: neither changes a score.
-      const reach = reachTest({ tokens, birthDate: query.birthDate, country: query.country, threshold: MATCH_THRESHOLD });
-      const comparer = new TokenComparer(tokens);
-      for (const e of candidates) {
-        // A name scores at most 1, so birth date and country alone can rule an entry out (years
-        // apart): the same adjustments scoreCandidate adds, without its name comparison.
-        if (1 + birthDateAdjustment(query.birthDate, e.birthDates) + countryAdjustment(query.country, e.countries) < MATCH_THRESHOLD)
-          continue;
-        const shape = source.index.shapes.get(e)!;
-        if (!reach(shape.words, shape.keys)) continue;
-        const breakdown = scoreCandidate({ tokens, birthDate: query.birthDate, country: query.country }, e, comparer);
-        if (breakdown.total < MATCH_THRESHOLD) continue;
-        matches.push({
-          entryId: e.id,
-          listVersionId: e.listVersionId,
-          list,
-          externalId: e.externalId,
-          name: e.name,
-          topics: e.topics,
-          programme: e.programme,
-          score: breakdown.total,
-          breakdown,
-        });
-      }
-      matches.sort((a, b) => b.score - a.score || a.entryId.localeCompare(b.entryId));
-    } else {
-      matches = (await findMatches(db, query, { versions: source.versions })).matches;
-    }
+    const matches =
+      source.kind === "changed"
+        ? matchChange(source.index, source.versions[0]!.list, query, tokens)
+        : (await findMatches(db, query, { versions: source.versions })).matches;
     if (matches.length > 0) found.push({ personId: row.personId, query, tokens, matches, versions: source.versions });
   }
   return found;

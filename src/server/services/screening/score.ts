@@ -267,10 +267,27 @@ export function birthDateAdjustment(query: string | null | undefined, entry: rea
     if (d.length === 10 && d === query) adj = BIRTH_DATE_CONFIRMS;
     else if (year === qYear) adj = d.length === 10 ? -0.02 : 0.03;
     else if (Math.abs(year - qYear) === 1) adj = d.length === 10 && d.slice(4) === query.slice(4) ? 0 : -0.04;
-    else adj = -0.2;
+    else adj = YEARS_APART;
     best = Math.max(best, adj);
   }
   return best;
+}
+
+/** What birthDateAdjustment adds for an entry whose every birth date is two years or more from the query's. */
+const YEARS_APART = -0.2;
+
+/**
+ * The entry birth years (by their first four characters, as birthDateAdjustment reads them) that
+ * can add more than YEARS_APART to the query's birth date: the query's year and the years on
+ * either side. Every date of another year adds exactly YEARS_APART. Null when the query's birth
+ * date does not start with a whole year (its neighbours by arithmetic would not be exact). A re-screen uses it to skip
+ * entries born years apart without scoring them (monitoring-changes.ts); it changes no score.
+ */
+export function nearBirthYears(query: string | null | undefined): { years: number[]; apart: number } | null {
+  if (!query) return null;
+  const year = Number(query.slice(0, 4));
+  if (!Number.isSafeInteger(year)) return null;
+  return { years: [year - 1, year, year + 1], apart: YEARS_APART };
 }
 
 export function countryAdjustment(query: string | null | undefined, entry: readonly string[]): number {
