@@ -21,6 +21,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type AppendResult, appendsVersusInserts, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
+import { type BeforeDb, beforeDatabase } from "./lib/before-db";
 import { seedAccounts, throwawayDatabase } from "./lib/db";
 import { type CpuProbe, type LoadResult, type LoadSpec, load, settle } from "./lib/load";
 import { productPaths, type Side } from "./lib/paths";
@@ -69,6 +70,9 @@ async function main() {
   const { walletKey } = await import("../src/server/testing/factories");
   const db = await getDb();
   const servers: BenchServer[] = [];
+  // The --before checkout runs on a database of its own, migrated by its own code (bench/lib/before-db.ts).
+  let before: BeforeDb | undefined;
+  const beforeDb = async () => (before ??= await beforeDatabase(beforeDir!, bench.dataDir));
   const report: Report = {
     label,
     quick,
@@ -87,6 +91,7 @@ async function main() {
     process.once(signal, () => {
       console.error(`bench: ${signal}, stopping the servers and dropping the database`);
       void Promise.all(servers.map((s) => s.stop()))
+        .then(() => before?.drop())
         .then(() => bench.drop())
         .finally(() => process.exit(130));
     });
@@ -205,13 +210,10 @@ async function main() {
 
       // Free create against the code before the write-path work, side by side (its own organization).
       if (beforeDir) {
-        const old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
+        const oldDb = await beforeDb();
+        const oldOrg = await oldDb.provision({ name: "Bench Before", email: "before@example.test", plan: "institutional" });
+        const old = await startServer({ databaseUrl: oldDb.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
         servers.push(old);
-        const oldOrg = await provisionOrganization(
-          db,
-          { name: "Bench Before", email: "before@example.test", plan: "institutional" },
-          { type: "system", label: "bench" },
-        );
         await load([old], freeSpec(oldOrg.apiKey), { ...opts, durationSec: 2 }); // warm-up
         for (const writers of [8, 32]) {
           await pair(
@@ -260,21 +262,27 @@ async function main() {
     async function pathsPart() {
       console.log("\n== product paths, 8 writers, before/after alternated ==");
       const sides: Side[] = [];
-      const side = async (label: Side["label"], srv: BenchServer) => {
-        const o = await provisionOrganization(
-          db,
-          { name: `Bench Paths ${label}`, email: `paths-${label}@example.test`, plan: "institutional" },
-          { type: "system", label: "bench" },
-        );
-        sides.push({ label, srv, apiKey: o.apiKey, orgId: o.organizationId });
-      };
+      const input = (label: string) => ({
+        name: `Bench Paths ${label}`,
+        email: `paths-${label}@example.test`,
+        plan: "institutional" as const,
+      });
       let old: BenchServer | undefined;
       if (beforeDir) {
-        old = await startServer({ databaseUrl: bench.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
+        const oldDb = await beforeDb();
+        const o = await oldDb.provision(input("before"));
+        old = await startServer({ databaseUrl: oldDb.url, dataDir: bench.dataDir, logLevel: "warn", dir: beforeDir });
         servers.push(old);
-        await side("before", old);
+        sides.push({
+          label: "before",
+          srv: old,
+          apiKey: o.apiKey,
+          orgId: o.organizationId,
+          db: { admin: oldDb.admin, database: oldDb.database },
+        });
       } else console.log("  (no --before: the code after only)");
-      await side("after", warn);
+      const o = await provisionOrganization(db, input("after"), { type: "system", label: "bench" });
+      sides.push({ label: "after", srv: warn, apiKey: o.apiKey, orgId: o.organizationId });
       report.paths = await productPaths({
         sides,
         admin: bench.admin,
@@ -334,6 +342,7 @@ async function main() {
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await disconnectDb();
+    await before?.drop();
     await bench.drop();
   }
 
