@@ -57,6 +57,8 @@ export type RunOptions = {
    * its one grouped statement, so a failure leaves the batch unwritten (fault injection).
    */
   onBatch?: (batch: number) => void | Promise<void>;
+  /** False: every batch with matches written in a transaction, person by person (tests compare it with the grouped statement). */
+  grouped?: boolean;
 };
 
 /** The run lost its lease to another runner: its batch is rolled back and the run left to that runner. */
@@ -125,100 +127,130 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
   let persons: PersonSource | undefined;
   let accounts: AccountSource | undefined;
   let changedEntries = run.changedEntries;
-  while (phase !== "done") {
-    const started = performance.now();
-    const totals: Totals = { personsScreened: 0, accountsScreened: 0, hits: 0, casesOpened: 0 };
-    let next: { phase: string; cursor: string | null };
-    let work: ((tx: Tx) => Promise<void>) | null = null;
-    let grouped: Awaited<ReturnType<typeof groupedMatches>> = null;
-    if (phase === "persons") {
-      persons ??= await personSource(db, run, opts.maxInMemory);
-      if (persons.kind === "changed") changedEntries = persons.index.size;
-      else if (persons.changed !== undefined) changedEntries = persons.changed;
-      const batch = await personBatch(db, run.orgId, cursor, batchSize);
-      if (batch.length === 0) {
-        next = { phase: run.kind === "periodic" ? "accounts" : "done", cursor: null };
-      } else {
-        const found = await screenPeople(db, persons, batch);
-        const fresh = await withoutKnownMatches(db, run.orgId, found);
-        totals.personsScreened = batch.length;
-        next = { phase, cursor: batch[batch.length - 1]!.personId };
-        if (fresh.length > 0) {
-          // The batch's matches in one grouped statement with the cursor's move; in a transaction,
-          // person by person, when one of them needs it (groupedMatches) or that statement fails.
-          grouped = await groupedMatches(db, run, fresh, new Date());
-          work = async (tx) => {
-            totals.hits = 0;
-            totals.casesOpened = 0;
-            for (const f of fresh) {
-              const opened = await recordPersonMatch(tx, run, f);
-              totals.hits++;
-              if (opened) totals.casesOpened++;
+  // Pipelined: the next page is read while a batch is scored, and a batch is scored while the one
+  // before commits (one commit in flight at most, in batch order: the next one waits for it).
+  let prefetch: { after: string; rows: Promise<PersonRow[]> } | null = null;
+  let pending: Promise<void> = Promise.resolve();
+  try {
+    while (phase !== "done") {
+      const started = performance.now();
+      const totals: Totals = { personsScreened: 0, accountsScreened: 0, hits: 0, casesOpened: 0 };
+      let next: { phase: string; cursor: string | null };
+      let work: ((tx: Tx) => Promise<void>) | null = null;
+      let grouped: Awaited<ReturnType<typeof groupedMatches>> = null;
+      if (phase === "persons") {
+        persons ??= await personSource(db, run, opts.maxInMemory);
+        if (persons.kind === "changed") changedEntries = persons.index.size;
+        else if (persons.changed !== undefined) changedEntries = persons.changed;
+        const batch: PersonRow[] = prefetch?.after === cursor ? await prefetch.rows : await personBatch(db, run.orgId, cursor, batchSize);
+        prefetch = null;
+        if (batch.length > 0) {
+          const after: string = batch[batch.length - 1]!.personId;
+          prefetch = { after, rows: personBatch(db, run.orgId, after, batchSize) };
+          prefetch.rows.catch(() => undefined); // awaited at the next batch, or dropped with the run
+        }
+        if (batch.length === 0) {
+          next = { phase: run.kind === "periodic" ? "accounts" : "done", cursor: null };
+        } else {
+          const found = await screenPeople(db, persons, batch);
+          const fresh = await withoutKnownMatches(db, run.orgId, found);
+          totals.personsScreened = batch.length;
+          next = { phase, cursor: batch[batch.length - 1]!.personId };
+          if (fresh.length > 0) {
+            // The batch's matches in one grouped statement with the cursor's move; in a transaction,
+            // person by person, when one of them needs it (groupedMatches) or that statement fails.
+            grouped = opts.grouped === false ? null : await groupedMatches(db, run, fresh, new Date());
+            work = async (tx) => {
+              totals.hits = 0;
+              totals.casesOpened = 0;
+              for (const f of fresh) {
+                const opened = await recordPersonMatch(tx, run, f);
+                totals.hits++;
+                if (opened) totals.casesOpened++;
+              }
+            };
+            if (grouped) {
+              totals.hits = fresh.length;
+              totals.casesOpened = grouped.casesOpened;
             }
-          };
-          if (grouped) {
-            totals.hits = fresh.length;
-            totals.casesOpened = grouped.casesOpened;
           }
         }
-      }
-    } else {
-      accounts ??= await accountSource(db, run);
-      if (accounts.kind === "changed") changedEntries = accounts.labels.size;
-      const batch = await accountBatch(db, run.orgId, cursor, batchSize);
-      if (batch.length === 0) {
-        next = { phase: "done", cursor: null };
       } else {
-        const found = await newAccountLabels(db, run.orgId, accounts, batch);
-        totals.accountsScreened = batch.length;
-        next = { phase, cursor: batch[batch.length - 1]!.id };
-        work = async (tx) => {
-          for (const f of found) {
-            await recordAccountLabels(tx, run, f);
-            totals.hits++;
-          }
-        };
+        accounts ??= await accountSource(db, run);
+        if (accounts.kind === "changed") changedEntries = accounts.labels.size;
+        const batch = await accountBatch(db, run.orgId, cursor, batchSize);
+        if (batch.length === 0) {
+          next = { phase: "done", cursor: null };
+        } else {
+          const found = await newAccountLabels(db, run.orgId, accounts, batch);
+          totals.accountsScreened = batch.length;
+          next = { phase, cursor: batch[batch.length - 1]!.id };
+          work = async (tx) => {
+            for (const f of found) {
+              await recordAccountLabels(tx, run, f);
+              totals.hits++;
+            }
+          };
+        }
       }
-    }
-    batchNo++;
-    // The cursor moves, and the lease is renewed, only if this runner still holds the run at the
-    // cursor it started from (read when the move is written: the transaction counts as it writes).
-    const move = () => ({
-      where: Prisma.sql`q.phase = ${phase} AND q.cursor IS NOT DISTINCT FROM ${cursor}::text`,
-      set: Prisma.sql`phase = ${next.phase}, cursor = ${next.cursor}::text, "changedEntries" = ${changedEntries},
+      batchNo++;
+      // This batch's own, for its commit (which may still run once the loop has moved on).
+      const from = { phase, cursor, batchNo, changedEntries };
+      // The cursor moves, and the lease is renewed, only if this runner still holds the run at the
+      // cursor it started from (read when the move is written: the transaction counts as it writes).
+      const move = () => ({
+        where: Prisma.sql`q.phase = ${from.phase} AND q.cursor IS NOT DISTINCT FROM ${from.cursor}::text`,
+        set: Prisma.sql`phase = ${next.phase}, cursor = ${next.cursor}::text, "changedEntries" = ${from.changedEntries},
             "personsScreened" = q."personsScreened" + ${totals.personsScreened},
             "accountsScreened" = q."accountsScreened" + ${totals.accountsScreened},
             hits = q.hits + ${totals.hits}, "casesOpened" = q."casesOpened" + ${totals.casesOpened}`,
-    });
-    let committed = false;
-    if (next.phase !== "done" && !work) {
-      // Nothing to write: the cursor's move alone, one statement.
-      if (!(await workQueue.renew(db, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() }))) throw new LeaseLost();
-      committed = true;
-    } else if (next.phase !== "done" && grouped) {
-      // Before the one statement that writes the batch: a failure here leaves the batch unwritten, as in the transaction.
-      await opts.onBatch?.(batchNo);
-      committed = await commitGrouped(db, claim, run.orgId, grouped, move());
+      });
+      const commit = async () => {
+        let committed = false;
+        if (next.phase !== "done" && !work) {
+          // Nothing to write: the cursor's move alone, one statement.
+          if (!(await workQueue.renew(db, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() }))) throw new LeaseLost();
+          committed = true;
+        } else if (next.phase !== "done" && grouped) {
+          // Before the one statement that writes the batch: a failure here leaves the batch unwritten, as in the transaction.
+          await opts.onBatch?.(from.batchNo);
+          committed = await commitGrouped(db, claim, run.orgId, grouped, move());
+        }
+        if (!committed)
+          await db.$transaction(
+            async (tx) => {
+              if (work) await work(tx);
+              if (work && !grouped) await opts.onBatch?.(from.batchNo);
+              const moved = await workQueue.renew(tx, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() });
+              if (!moved) throw new LeaseLost();
+              if (next.phase === "done") await complete(tx, claim, run);
+            },
+            { timeout: 5 * 60_000, maxWait: 60_000 },
+          );
+        const m = monitoringMetrics();
+        if (totals.personsScreened) m.screened.inc({ subject: "person" }, totals.personsScreened);
+        if (totals.accountsScreened) m.screened.inc({ subject: "account" }, totals.accountsScreened);
+        if (totals.hits) m.hits.inc({ subject: from.phase === "persons" ? "person" : "account" }, totals.hits);
+        if (work) m.batch.observe({ phase: from.phase }, (performance.now() - started) / 1000);
+      };
+      await pending;
+      if (next.phase !== "done" && (!work || grouped)) {
+        // One statement: left to run while the next batch is read and scored.
+        pending = commit();
+        pending.catch(() => undefined); // awaited before the next commit, or at the end
+        await new Promise<void>((resolve) => setImmediate(resolve)); // let it go out before the next batch's scoring
+      } else {
+        pending = Promise.resolve();
+        await commit();
+      }
+      phase = next.phase;
+      cursor = next.cursor;
     }
-    if (!committed)
-      await db.$transaction(
-        async (tx) => {
-          if (work) await work(tx);
-          if (work && !grouped) await opts.onBatch?.(batchNo);
-          const moved = await workQueue.renew(tx, monitoringQueue, claim, { leaseMs: LEASE_MS, ...move() });
-          if (!moved) throw new LeaseLost();
-          if (next.phase === "done") await complete(tx, claim, run);
-        },
-        { timeout: 5 * 60_000, maxWait: 60_000 },
-      );
-    const m = monitoringMetrics();
-    if (totals.personsScreened) m.screened.inc({ subject: "person" }, totals.personsScreened);
-    if (totals.accountsScreened) m.screened.inc({ subject: "account" }, totals.accountsScreened);
-    if (totals.hits) m.hits.inc({ subject: phase === "persons" ? "person" : "account" }, totals.hits);
-    if (work) m.batch.observe({ phase }, (performance.now() - started) / 1000);
-    phase = next.phase;
-    cursor = next.cursor;
+  } finally {
+    // Nothing of this run is left writing when execute returns or throws.
+    await pending.catch(() => undefined);
   }
+  await pending;
 }
 
 /**

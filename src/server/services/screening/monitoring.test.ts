@@ -136,6 +136,96 @@ describe("re-screen after a list change", () => {
     expect(await org.db.screeningMonitorRun.count({ where: { orgId: org.orgId } })).toBe(2);
   });
 
+  it("writes the same rows in a batch's one grouped statement as in a transaction, person by person", async () => {
+    const people: [string, string, string][] = [
+      ["Cornelius Aldous Fairweather", "1961-05-05", "GB"],
+      ["Griselda Ottoline Pemberton", "1974-09-09", "IE"],
+      ["Tiberius Anselm Crowcroft", "1980-02-02", "MT"],
+      ["Ermintrude Sabine Loxley", "1990-10-10", "NZ"],
+    ];
+    const a = await createTestOrg();
+    const b = await createTestOrg();
+    const ids = { a: [] as string[], b: [] as string[] };
+    for (const [name, birthDate, country] of people) {
+      ids.a.push((await approved(a, name, birthDate, country)).id);
+      ids.b.push((await approved(b, name, birthDate, country)).id);
+    }
+    const list = uniqueList();
+    await importFtm(a.db, list, unrelated);
+    await runMonitoring(a.db, { orgId: a.orgId, limit: 10 });
+    await runMonitoring(b.db, { orgId: b.orgId, limit: 10 });
+    // A sanctions hit, a PEP hit (on an alias), a match of neither (a result, no case), and nobody.
+    await importFtm(a.db, list, [
+      ...unrelated,
+      { id: "g-1", name: "Cornelius A. Fairweather", birthDate: "1961-05-05", country: "GB" },
+      { id: "g-2", name: "Gertrude Pemberton", alias: ["Griselda Ottoline Pemberton"], birthDate: "1974", topics: ["role.pep"] },
+      { id: "g-3", name: "Tiberius Anselm Crowcroft", birthDate: "1980-02-02", topics: ["crime"] },
+    ]);
+    await runMonitoring(a.db, { orgId: a.orgId, limit: 10 });
+    await runMonitoring(b.db, { orgId: b.orgId, limit: 10, grouped: false });
+
+    // Everything the two wrote, with each organization's person ids as their number and other ids blanked.
+    const written = async (org: TestOrg, personIds: string[]) => {
+      const where = { orgId: org.orgId };
+      const rows = {
+        results: await org.db.screeningResult.findMany({ where, orderBy: { subjectRef: "asc" } }),
+        cases: await org.db.amlCase.findMany({ where, orderBy: { subjectDid: "asc" } }),
+        hits: await org.db.amlCaseHit.findMany({ where, orderBy: { score: "asc" } }),
+        caseEvents: await org.db.amlCaseEvent.findMany({ where, orderBy: { seq: "asc" } }),
+        events: await org.db.outboxEvent.findMany({ where, orderBy: { createdAt: "asc" } }),
+        people: await org.db.person.findMany({
+          where,
+          orderBy: { id: "asc" },
+          select: { id: true, sanctionsFlag: true, pepFlag: true, riskScore: true },
+        }),
+        audit: await org.db.auditEntry.findMany({ where: { ...where, actor: "system:screening-monitor" }, orderBy: { seq: "asc" } }),
+      };
+      let text = JSON.stringify({
+        ...rows,
+        results: rows.results.map((r) => ({ ...r, detail: { ...(r.detail as object), monitoringRunId: null } })),
+        // A case event's seq counts across the database: the order within a case is what compares.
+        caseEvents: rows.caseEvents.map(({ seq: _, ...e }) => e),
+        cases: rows.cases.map((c) => ({ ...c, dueInMs: (c.dueAt?.getTime() ?? 0) - c.createdAt.getTime() })),
+        // The subject is sealed under the person's key with a fresh IV each time: present in both is what compares.
+        hits: rows.hits.map((h) => ({
+          ...h,
+          evidence: {
+            ...(h.evidence as object),
+            subject: {
+              ...(h.evidence as { subject: object }).subject,
+              sealed: !!(h.evidence as { subject: { sealed: string | null } }).subject.sealed,
+            },
+          },
+        })),
+        audit: rows.audit.map((e) => ({ action: e.action, subjectType: e.subjectType, subject: e.subject, data: e.data })),
+      });
+      personIds.forEach((id, i) => {
+        text = text.replaceAll(id, `person-${i}`);
+      });
+      text = text.replaceAll(org.orgId, "org").replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "id");
+      const out = JSON.parse(text.replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"time"').replace(/"(runId|monitoringRunId)":"id"/g, '"$1":null'));
+      // People are taken in id order, which differs between the two organizations: compare each kind of row as a set.
+      const sorted = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).sort();
+      return {
+        audit: out.audit as { action: string; subject: string }[],
+        rows: Object.fromEntries(Object.entries(out).map(([k, v]) => [k, sorted(v as unknown[])])),
+      };
+    };
+    const grouped = await written(a, ids.a);
+    const inTransaction = await written(b, ids.b);
+    expect(grouped.rows.results).toHaveLength(3);
+    expect(grouped.rows.cases).toHaveLength(2);
+    expect(grouped.rows.hits).toHaveLength(2);
+    expect(grouped.rows).toEqual(inTransaction.rows);
+    // In both, each hit's entry comes right before the person's aml.screened, as the transaction appends them.
+    for (const { audit } of [grouped, inTransaction]) {
+      expect(audit.filter((e) => e.action === "aml.screened")).toHaveLength(3);
+      audit.forEach((e, i) => {
+        if (e.action === "aml.sanctions_hit") expect(audit[i + 1]).toMatchObject({ action: "aml.screened", subject: e.subject });
+      });
+    }
+  });
+
   it("gives the same outcome when the change is too large to hold in memory (read through the key table)", async () => {
     const org = await createTestOrg();
     const list = uniqueList();
