@@ -43,6 +43,8 @@ export function open(envelope: string): string {
 }
 
 let hashKey: Buffer | undefined;
+/** deriveKey's keys by label, derived from hashKey (cleared with it). */
+const derivedKeys = new Map<string, Buffer>();
 
 /**
  * BI_HASH_KEY: the root of every keyed hash (applicant id hashes, OTP code hashes). It is not an
@@ -64,11 +66,19 @@ function loadHashKey(): Buffer {
  * low-entropy values (6-digit codes, names) cannot be brute-forced from a database dump alone.
  */
 export function deriveKey(label: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", loadHashKey(), Buffer.alloc(0), `bind-identity:${label}`, 32));
+  // Derived once per label and kept, as the hash key itself is: hot paths (risk hashes on every
+  // bind and free create) would otherwise run HKDF on every call.
+  let key = derivedKeys.get(label);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", loadHashKey(), Buffer.alloc(0), `bind-identity:${label}`, 32));
+    derivedKeys.set(label, key);
+  }
+  return key;
 }
 
 /** Tests change the keys between cases; production code never calls this. */
 export function resetSecretBoxKeys(): void {
   keys = undefined;
   hashKey = undefined;
+  derivedKeys.clear();
 }
