@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
 import { insertApiKey } from "../org/api-keys";
 import { appendAudit, GENESIS_HASH } from "./chain";
-import { rewriteEntry } from "./tampering";
+import { appendMany, rewriteEntry } from "./tampering";
 import { verifyChain } from "./verify";
 
 const actor = "system:audit-test";
-
-async function appendMany(db: Db, orgId: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    await db.$transaction((tx) =>
-      appendAudit(tx, { orgId, actor }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }),
-    );
-  }
-  return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
-}
 
 async function verifyOverHttp(org: TestOrg) {
   const { url } = await testServer();

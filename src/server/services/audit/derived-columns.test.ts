@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
-import { appendAudit } from "./chain";
+import { appendMany } from "./tampering";
 import { columnByColumnChecks, columnByColumnWalks, verifyChain } from "./verify";
 
 // verifyChain hashes each entry's stored bytes and trusts every readable column to be generated
@@ -9,17 +8,6 @@ import { columnByColumnChecks, columnByColumnWalks, verifyChain } from "./verify
 // otherwise) and then change it: verification must still name the entry. These tests alter the
 // table of this file's own database, in order: the last leaves columns that are no longer generated
 // (where appends cannot write), so it appends before it alters anything.
-
-const actor = "system:audit-test";
-
-async function appendMany(db: Db, orgId: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    await db.$transaction((tx) =>
-      appendAudit(tx, { orgId, actor }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }),
-    );
-  }
-  return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
-}
 
 /** A different value for each readable column, as SQL. */
 const CHANGES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { canonicalText } from "./chain";
+import { appendAudit, canonicalText } from "./chain";
 import { ENTRY_COLUMNS, type EntryRow } from "./verify";
 
 /**
@@ -31,4 +31,14 @@ export async function rewriteEntry(db: Db, id: string, change: Partial<StoredFie
   const fields: StoredFields = { orgId, seq, actor, action, subjectType, subject, data, createdAt, prevHash, ...change };
   await db.$executeRaw`UPDATE audit_entries SET canonical = ${canonicalText(fields, fields.createdAt, fields.data)} WHERE id = ${id}::uuid`;
   return fields;
+}
+
+/** For tests: `n` entries appended one transaction each by a test actor, read back in chain order. */
+export async function appendMany(db: Db, orgId: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    await db.$transaction((tx) =>
+      appendAudit(tx, { orgId, actor: "system:audit-test" }, { action: "test.step", subjectType: "step", subject: String(i), data: { i } }),
+    );
+  }
+  return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
 }

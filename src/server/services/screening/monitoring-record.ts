@@ -30,6 +30,18 @@ type Version = { id: string; list: string; versionHash: string };
 /** A person of a batch with new matches, as the re-screen found them. */
 export type PersonFound = { personId: string; query: SubjectQuery; tokens: string[]; matches: ScreenMatch[]; versions: Version[] };
 
+/** The stored detail of a re-screen's result (the same whether the batch is grouped or person by person). */
+export function monitoringResultDetail(runId: string, f: PersonFound): ScreeningResultDetail {
+  return {
+    scoringVersion: SCORING_VERSION,
+    threshold: MATCH_THRESHOLD,
+    queryHash: sha256Hex(jcs({ name: f.tokens.join(" "), birthDate: f.query.birthDate, country: f.query.country })),
+    listVersions: f.versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
+    matches: f.matches.slice(0, 20),
+    monitoringRunId: runId,
+  };
+}
+
 /** An audit entry of the grouped statement, with its actor. */
 type AuditAppend = { actor: string; input: Parameters<typeof appendAudit>[2] };
 
@@ -98,14 +110,7 @@ export async function groupedMatches(
     const score = Math.round((f.matches[0]?.score ?? 0) * 100);
     if (flags.sanctions && p.bindings > 0) return null;
     const resultId = randomUUID();
-    const detail: ScreeningResultDetail = {
-      scoringVersion: SCORING_VERSION,
-      threshold: MATCH_THRESHOLD,
-      queryHash: sha256Hex(jcs({ name: f.tokens.join(" "), birthDate: f.query.birthDate, country: f.query.country })),
-      listVersions: f.versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
-      matches: f.matches.slice(0, 20),
-      monitoringRunId: run.id,
-    };
+    const detail = monitoringResultDetail(run.id, f);
     const labels = [...new Set(f.matches.flatMap((m) => m.topics))];
     results.push(
       Prisma.sql`(${resultId}::uuid, ${orgId}::uuid, 'person', ${subjectDid}, ${SCREENING_PROVIDER}, ${flags.severity}::"Severity", ${score},

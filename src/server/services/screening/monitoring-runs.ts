@@ -1,20 +1,17 @@
 import type { ScreeningMonitorRun } from "@/generated/prisma/client.ts";
-import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma, rawQuery, type Tx } from "../../db/client";
 import { logger } from "../../log";
 import { personDidOf } from "../../platform/account-ref";
 import * as workQueue from "../../platform/work-queue";
-import { readScreeningDetail, recordScreeningHit, type ScreeningResultDetail, screeningDetailJson } from "../aml";
+import { readScreeningDetail, recordScreeningHit, screeningDetailJson } from "../aml";
 import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
 import { monitoringMetrics } from "./monitoring-metrics";
-import { groupedMatches, MONITOR_ACTOR, type PersonFound } from "./monitoring-record";
+import { groupedMatches, MONITOR_ACTOR, monitoringResultDetail, type PersonFound } from "./monitoring-record";
 import { matchChange } from "./monitoring-screen";
 import { openSubject } from "./monitoring-subjects";
 import { nameTokens } from "./normalize";
-import { MATCH_THRESHOLD, SCORING_VERSION } from "./score";
 import { activePersonLists, findMatches, SCREENING_PROVIDER, severityOf, visibleLists } from "./screen";
 
 /**
@@ -422,14 +419,7 @@ async function recordPersonMatch(tx: Tx, run: ScreeningMonitorRun, f: PersonFoun
   const subjectDid = personDidOf(issuerDid(), f.personId);
   const flags = severityOf(f.matches);
   const score = Math.round((f.matches[0]?.score ?? 0) * 100);
-  const detail: ScreeningResultDetail = {
-    scoringVersion: SCORING_VERSION,
-    threshold: MATCH_THRESHOLD,
-    queryHash: sha256Hex(jcs({ name: f.tokens.join(" "), birthDate: f.query.birthDate, country: f.query.country })),
-    listVersions: f.versions.map((v) => ({ id: v.id, list: v.list, versionHash: v.versionHash })),
-    matches: f.matches.slice(0, 20),
-    monitoringRunId: run.id,
-  };
+  const detail = monitoringResultDetail(run.id, f);
   const result = await tx.screeningResult.create({
     data: {
       orgId: run.orgId,
