@@ -42,3 +42,17 @@ export async function appendMany(db: Db, orgId: string, n: number) {
   }
   return db.auditEntry.findMany({ where: { orgId }, orderBy: { seq: "asc" } });
 }
+
+/**
+ * For tests: a different value, as SQL, for each readable column an UPDATE could target (seq and
+ * orgId are left to each test: moving an entry is a gap in the chain, not a changed entry).
+ */
+export const READABLE_COLUMN_CHANGES: Record<string, string> = {
+  actor: "'member:someone@example.test'",
+  action: "'test.innocent'",
+  subjectType: "'other'",
+  subject: "'x'",
+  data: `'{"i": 7}'::json`,
+  createdAt: `"createdAt" - interval '1 day'`,
+  prevHash: `'${"f".repeat(64)}'`,
+};
