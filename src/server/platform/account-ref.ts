@@ -12,13 +12,18 @@ export const accountDid = (chain: string, name: string) => `did:antelope:${chain
  * name. Anything else, or another organization's account, is 404.
  */
 export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promise<Account> {
-  const r = ref.trim();
-  const m = DID.exec(r);
-  const where = m ? { orgId, chain: m[1]!, name: m[2]! } : /^[a-z1-5.]{1,12}$/.test(r) ? { orgId, name: r } : null;
+  const named = accountRef(ref);
   // A pending account is a create still waiting for the chain: it does not exist yet for anyone.
-  const account = where ? await db.account.findFirst({ where: { ...where, lifecycle: { not: "pending" } } }) : null;
+  const account = named ? await db.account.findFirst({ where: { orgId, ...named, lifecycle: { not: "pending" } } }) : null;
   if (!account) throw notFound("Account");
   return account;
+}
+
+/** What an account reference names: a chain and name (a DID), a bare name, or null when it cannot name an account. */
+export function accountRef(ref: string): { chain?: string; name: string } | null {
+  const r = ref.trim();
+  const m = DID.exec(r);
+  return m ? { chain: m[1]!, name: m[2]! } : /^[a-z1-5.]{1,12}$/.test(r) ? { name: r } : null;
 }
 
 export const personDidOf = (issuerDid: string, personId: string) => `${issuerDid}:people:${personId}`;

@@ -6,7 +6,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { Prisma, rawQuery } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { type AppError, conflict, forbidden, notFound } from "../../errors";
-import { findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
+import { accountRef, findAccount, personDidOf, personIdFromDid } from "../../platform/account-ref";
 import { attestationChangedSql } from "../../platform/attestation-sync";
 import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
@@ -123,8 +123,6 @@ type ConfirmRow = {
   reinstating: { id: string; signingPermissions: string[] } | null;
 } & Partial<RiskCounts>;
 
-const ACCOUNT_DID = /^did:antelope:([a-z0-9-]{1,32}):([a-z1-5.]{1,12})$/;
-
 /**
  * Bind confirm's one read (docs/performance.md, "Product paths"): the account by DID or bare name
  * as findAccount finds it (not pending), the person by id, the challenge by its nonce, the binding
@@ -138,11 +136,10 @@ async function readConfirm(
   personId: string | null,
   risk: RiskPlan | null,
 ): Promise<ConfirmRow | null> {
-  const ref = input.accountDid.trim();
-  const m = ACCOUNT_DID.exec(ref);
+  const named = accountRef(input.accountDid);
   const org = ctx.org.id;
-  const where = m ? Prisma.sql`chain = ${m[1]!} AND name = ${m[2]!}` : /^[a-z1-5.]{1,12}$/.test(ref) ? Prisma.sql`name = ${ref}` : null;
-  if (!where) return null;
+  if (!named) return null;
+  const where = named.chain ? Prisma.sql`chain = ${named.chain} AND name = ${named.name}` : Prisma.sql`name = ${named.name}`;
   const [row] = await rawQuery<ConfirmRow>(
     ctx.db,
     Prisma.sql`
