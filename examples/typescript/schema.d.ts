@@ -2261,6 +2261,7 @@ export interface components {
           | "CONFLICT"
           | "PAYLOAD_TOO_LARGE"
           | "IDEMPOTENCY_KEY_REUSED"
+          | "HEADERS_TOO_LARGE"
           | "TRANSFER_REVERSIBLE"
           | "RATE_LIMITED"
           | "INTERNAL"
@@ -4783,6 +4784,25 @@ export interface components {
         "application/json": components["schemas"]["ErrorEnvelope"];
       };
     };
+    /** @description HEADERS_TOO_LARGE: The request line and headers are too large; send long values in the body. */
+    HeadersTooLarge: {
+      headers: {
+        "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "error": {
+         *         "code": "HEADERS_TOO_LARGE",
+         *         "message": "The request line and headers are too large; send long values in the body.",
+         *         "correlationId": "01JQ2X6V8K3M9TPZ4R7W5YB0DE"
+         *       }
+         *     }
+         */
+        "application/json": components["schemas"]["ErrorEnvelope"];
+      };
+    };
     /** @description INTERNAL: Something went wrong on our side. */
     Internal: {
       headers: {
@@ -5223,6 +5243,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5254,6 +5275,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       503: components["responses"]["NotReady"];
     };
@@ -5286,6 +5308,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5326,6 +5349,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5402,6 +5426,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5459,6 +5484,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5528,6 +5554,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5579,6 +5606,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5626,6 +5654,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5671,6 +5700,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5731,6 +5761,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5787,6 +5818,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5832,6 +5864,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5912,6 +5945,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -5971,6 +6005,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6036,6 +6071,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6085,6 +6121,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6142,6 +6179,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6199,6 +6237,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6296,6 +6335,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6332,6 +6372,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6378,6 +6419,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6424,6 +6466,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6464,6 +6507,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6524,6 +6568,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6600,6 +6645,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -6651,6 +6697,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6724,6 +6771,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6782,6 +6830,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6871,6 +6920,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -6930,6 +6980,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -6990,6 +7041,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7049,6 +7101,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7110,6 +7163,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7165,6 +7219,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7246,6 +7301,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7310,6 +7366,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7373,6 +7430,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7439,6 +7497,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7502,6 +7561,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7557,6 +7617,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7618,6 +7679,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7672,6 +7734,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7736,6 +7799,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -7797,6 +7861,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7862,6 +7927,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7931,6 +7997,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -7998,6 +8065,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8035,6 +8103,7 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8095,6 +8164,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8143,6 +8213,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8224,6 +8295,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8322,6 +8394,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       503: components["responses"]["ProviderUnavailable"];
     };
@@ -8385,6 +8458,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8478,6 +8552,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8542,6 +8617,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8609,6 +8685,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8664,6 +8741,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       503: components["responses"]["ProviderUnavailable"];
     };
@@ -8724,6 +8802,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -8806,6 +8885,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8876,6 +8956,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -8940,6 +9021,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9060,6 +9142,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9181,6 +9264,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9307,6 +9391,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9434,6 +9519,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9556,6 +9642,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9619,6 +9706,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9783,6 +9871,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -9966,6 +10055,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10088,6 +10178,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10214,6 +10305,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10286,6 +10378,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10351,6 +10444,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10407,6 +10501,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10466,6 +10561,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10523,6 +10619,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10571,6 +10668,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10630,6 +10728,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10699,6 +10798,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10764,6 +10864,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10816,6 +10917,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10879,6 +10981,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10943,6 +11046,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -10988,6 +11092,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11043,6 +11148,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11203,6 +11309,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11260,6 +11367,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11323,6 +11431,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11411,6 +11520,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11513,6 +11623,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11564,6 +11675,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11633,6 +11745,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11708,6 +11821,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11770,6 +11884,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11833,6 +11948,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11896,6 +12012,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -11962,6 +12079,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12033,6 +12151,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12095,6 +12214,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12165,6 +12285,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12225,6 +12346,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12288,6 +12410,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12348,6 +12471,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12409,6 +12533,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12459,6 +12584,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12514,6 +12640,7 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12559,6 +12686,7 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -12606,6 +12734,7 @@ export interface operations {
       400: components["responses"]["ValidationErrorOrInvalidCode"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12661,6 +12790,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -12712,6 +12842,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12761,6 +12892,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12804,6 +12936,7 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12860,6 +12993,7 @@ export interface operations {
       413: components["responses"]["PayloadTooLarge"];
       425: components["responses"]["TransferReversible"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -12896,6 +13030,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationErrorOrInvalidSignature"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -12961,6 +13096,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13015,6 +13151,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -13063,6 +13200,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
       502: components["responses"]["ProviderFailure"];
       503: components["responses"]["ProviderUnavailable"];
@@ -13124,6 +13262,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13216,6 +13355,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13280,6 +13420,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13332,6 +13473,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13392,6 +13534,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13442,6 +13585,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13503,6 +13647,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13572,6 +13717,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13643,6 +13789,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13712,6 +13859,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13759,6 +13907,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13816,6 +13965,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13894,6 +14044,7 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13939,6 +14090,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -13975,6 +14127,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14018,6 +14171,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14073,6 +14227,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14100,6 +14255,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14127,6 +14283,7 @@ export interface operations {
         };
       };
       400: components["responses"]["ValidationError"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14155,6 +14312,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       401: components["responses"]["Unauthorized"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14252,6 +14410,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14315,6 +14474,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       429: components["responses"]["RateLimited"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14343,6 +14503,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14374,6 +14535,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14409,6 +14571,7 @@ export interface operations {
       };
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };
@@ -14445,6 +14608,7 @@ export interface operations {
       400: components["responses"]["ValidationError"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      431: components["responses"]["HeadersTooLarge"];
       500: components["responses"]["Internal"];
     };
   };

@@ -4,7 +4,7 @@ import { env } from "@/env";
 import { CLIENT_IP_HEADER } from "./auth/client-ip";
 import { connectDb, migrateOnStart } from "./db/client";
 import { resolveClientIp } from "./http/middleware/client-ip";
-import { nodeHandler } from "./http/node-adapter";
+import { answerParserRefusals, nodeHandler } from "./http/node-adapter";
 import { isPipelinePath } from "./http/paths";
 import { createPipeline } from "./http/pipeline";
 import { routes } from "./http/routes";
@@ -84,19 +84,21 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       .map((s) => s.trim())
       .filter(Boolean),
   );
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0]!;
-    if (isPipelinePath(path) || !nextHandle) return void api(req, res);
-    // Next's handlers cannot see the socket: hand them the client address resolved exactly as the
-    // /v1 pipeline does (console rate limits, the allowlist page). Any incoming value is replaced.
-    const xff = req.headers["x-forwarded-for"];
-    req.headers[CLIENT_IP_HEADER] = resolveClientIp(
-      req.socket.remoteAddress ?? "",
-      Array.isArray(xff) ? xff.join(",") : (xff ?? null),
-      trusted,
-    );
-    void nextHandle(req, res);
-  });
+  const server = answerParserRefusals(
+    http.createServer((req, res) => {
+      const path = (req.url ?? "/").split("?")[0]!;
+      if (isPipelinePath(path) || !nextHandle) return void api(req, res);
+      // Next's handlers cannot see the socket: hand them the client address resolved exactly as the
+      // /v1 pipeline does (console rate limits, the allowlist page). Any incoming value is replaced.
+      const xff = req.headers["x-forwarded-for"];
+      req.headers[CLIENT_IP_HEADER] = resolveClientIp(
+        req.socket.remoteAddress ?? "",
+        Array.isArray(xff) ? xff.join(",") : (xff ?? null),
+        trusted,
+      );
+      void nextHandle(req, res);
+    }),
+  );
   server.keepAliveTimeout = 65_000;
 
   const stopOperator = conn.kind === "embedded" || e.BI_OPERATOR_SOCKET ? listenOperatorSocket(conn.prisma) : () => undefined;

@@ -19,6 +19,11 @@ export const ERRORS = {
     trpc: "UNPROCESSABLE_CONTENT",
     message: "This Idempotency-Key was used with a different request body.",
   },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    trpc: "BAD_REQUEST",
+    message: "The request line and headers are too large; send long values in the body.",
+  },
   TRANSFER_REVERSIBLE: { status: 425, trpc: "PRECONDITION_FAILED", message: "The transfer is still reversible; retry shortly." },
   RATE_LIMITED: { status: 429, trpc: "TOO_MANY_REQUESTS", message: "Too many requests." },
   INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR", message: "Something went wrong on our side." },

@@ -38,8 +38,10 @@ export const scopeOf = (r: RouteDef) => (r.auth === "public" ? "public" : r.auth
 export function errorCodesFor(r: RouteDef): ErrorCode[] {
   const codes = new Set<ErrorCode>();
   const hasParams = pathParamNames(r.path).length > 0;
-  // Every route: the pipeline refuses a request it cannot read, or a query string with text PostgreSQL would refuse.
+  // Every route: the pipeline refuses a request it cannot read, or a query string with text PostgreSQL would
+  // refuse; and the server answers a request line and headers over 16 KiB before any route (node-adapter.ts).
   codes.add("VALIDATION_ERROR");
+  codes.add("HEADERS_TOO_LARGE");
   if (r.auth !== "public") for (const c of ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"] as const) codes.add(c);
   if (hasParams || r.sandboxOnly) codes.add("NOT_FOUND");
   if (r.idempotent) for (const c of ["CONFLICT", "IDEMPOTENCY_KEY_REUSED"] as const) codes.add(c);

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
 import type { FakeServer } from "../testing/fake-http";
@@ -53,5 +54,31 @@ describe("errors the pipeline renders", () => {
     const big = await fetch(`${url}/v1/health`, { method: "POST", body: "x".repeat(MAX_BODY_BYTES + 10) });
     expect(big.status).toBe(413);
     expect((await big.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("answers what Node's parser refuses in the envelope: headers over 16 KiB, broken framing", async () => {
+    // Node alone answers these with a bare status and no body, before any handler runs.
+    const long = await fetch(`${url}/v1/aml/cases?q=${"x".repeat(17_000)}`);
+    expect(long.status).toBe(431);
+    expect(long.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const body = await long.json();
+    expect(body.error).toMatchObject({ code: "HEADERS_TOO_LARGE", correlationId: expect.any(String) });
+    expect(long.headers.get("x-correlation-id")).toBe(body.error.correlationId);
+    // A header line with no colon: 400 VALIDATION_ERROR, and the connection is closed.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(url).port), "127.0.0.1", () => {
+        socket.write("GET /v1/health HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n");
+      });
+      let text = "";
+      socket.on("data", (c) => (text += c));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(raw).toMatch(/\r\nConnection: close\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)).error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      message: expect.any(String),
+    });
   });
 });

@@ -4,7 +4,7 @@ import type { Plan } from "@/generated/prisma/enums.ts";
 import { hmacSha256Hex } from "../crypto/hash";
 import { type Db, getDb } from "../db/client";
 import { canonicalString } from "../http/middleware/signing";
-import { nodeHandler } from "../http/node-adapter";
+import { answerParserRefusals, nodeHandler } from "../http/node-adapter";
 import { createPipeline, type PipelineOptions } from "../http/pipeline";
 import { routes } from "../http/routes";
 import type { RouteDef } from "../http/types";
@@ -17,7 +17,7 @@ let shared: Promise<TestServer> | undefined;
 
 /** The real /v1 pipeline over `routeList` behind a real HTTP server on a free loopback port. */
 export async function servePipeline(db: Db, routeList: RouteDef[] = routes, opts?: PipelineOptions): Promise<FakeServer> {
-  return listenOnLoopback(http.createServer(nodeHandler(createPipeline(routeList, db, opts))));
+  return listenOnLoopback(answerParserRefusals(http.createServer(nodeHandler(createPipeline(routeList, db, opts)))));
 }
 
 /**
