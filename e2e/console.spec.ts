@@ -216,3 +216,23 @@ test("security headers on every page; the home page, /docs and the console run u
   await expect(page.getByLabel("Work email")).toHaveValue("x");
   expect(violations).toEqual([]);
 });
+
+test("the sign-in form waits for its script: disabled until then, so what is typed is never lost", async ({ page }) => {
+  // Hold the page's scripts, so the server's HTML is on screen without React: the interleaving a
+  // slow connection makes, and a test that types right after loading the page can meet.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/console/sign-in?organization=held-org", { waitUntil: "commit" });
+  await expect(page.getByLabel("Work email")).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Continue" })).toBeDisabled();
+  release();
+  // fill and click wait for the fields to be enabled, that is for the handlers to be attached.
+  await page.getByLabel("Work email").fill(uniq("held"));
+  await page.getByRole("button", { name: "Continue" }).click();
+  // With ?organization= the next step is the organization's console password, its ID filled in.
+  await expect(page.getByLabel("Organization ID")).toHaveValue("held-org");
+});

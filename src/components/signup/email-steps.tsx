@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { z } from "zod";
 import { billingCall, errorText } from "@/components/billing/checkout-api";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import type { BillingEmailProof, BillingEmailStarted } from "@/server/services/billing";
 import type { SignupState } from "./signup-state";
 import { checks, ErrorNote, FieldError, Spinner, useSending } from "./signup-ui";
@@ -18,6 +19,8 @@ const clock = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hou
 /** Step 1: the work email that receives the code and becomes the organization's contact. */
 export function EmailStep({ state, update, onDevCode }: { state: SignupState; update: Update; onDevCode: (code: string | null) => void }) {
   const [email, setEmail] = useState(state.email);
+  // The step the server renders: disabled until the page's script runs, so no text typed earlier is lost.
+  const hydrated = useHydrated();
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const { busy, run } = useSending();
@@ -47,42 +50,44 @@ export function EmailStep({ state, update, onDevCode }: { state: SignupState; up
   }
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-5">
-      <div>
-        <h2 className="text-xl font-semibold tracking-tight">Start with your work email</h2>
-        <p className="mt-1 text-sm text-slate-600">
-          We send a 6-digit code to confirm it. The address becomes your organization&apos;s contact, so consumer and disposable mailboxes
-          are not accepted.
-        </p>
-      </div>
-      <div>
-        <label htmlFor="signup-email" className="label">
-          Work email
-        </label>
-        <input
-          id="signup-email"
-          type="email"
-          inputMode="email"
-          autoComplete="email"
-          className="field"
-          placeholder="you@company.com"
-          value={email}
-          onChange={(e) => {
-            setEmail(e.target.value);
-            setError(null);
-            if (e.target.value.includes("@") && e.target.value.includes(".")) setTouched(true);
-          }}
-          onBlur={() => email && setTouched(true)}
-          aria-invalid={shown ? true : undefined}
-          aria-describedby={shown ? "signup-email-error" : undefined}
-        />
-        <FieldError id="signup-email-error" text={shown} />
-      </div>
-      {error ? <ErrorNote>{error}</ErrorNote> : null}
-      <button type="submit" className="btn-primary w-full py-2.5 sm:w-auto" disabled={busy}>
-        {busy ? <Spinner /> : null}
-        {busy ? "Sending the code…" : "Send the code"}
-      </button>
+    <form onSubmit={submit} noValidate>
+      <fieldset disabled={!hydrated} className="min-w-0 space-y-5">
+        <div>
+          <h2 className="text-xl font-semibold tracking-tight">Start with your work email</h2>
+          <p className="mt-1 text-sm text-slate-600">
+            We send a 6-digit code to confirm it. The address becomes your organization&apos;s contact, so consumer and disposable mailboxes
+            are not accepted.
+          </p>
+        </div>
+        <div>
+          <label htmlFor="signup-email" className="label">
+            Work email
+          </label>
+          <input
+            id="signup-email"
+            type="email"
+            inputMode="email"
+            autoComplete="email"
+            className="field"
+            placeholder="you@company.com"
+            value={email}
+            onChange={(e) => {
+              setEmail(e.target.value);
+              setError(null);
+              if (e.target.value.includes("@") && e.target.value.includes(".")) setTouched(true);
+            }}
+            onBlur={() => email && setTouched(true)}
+            aria-invalid={shown ? true : undefined}
+            aria-describedby={shown ? "signup-email-error" : undefined}
+          />
+          <FieldError id="signup-email-error" text={shown} />
+        </div>
+        {error ? <ErrorNote>{error}</ErrorNote> : null}
+        <button type="submit" className="btn-primary w-full py-2.5 sm:w-auto" disabled={busy}>
+          {busy ? <Spinner /> : null}
+          {busy ? "Sending the code…" : "Send the code"}
+        </button>
+      </fieldset>
     </form>
   );
 }
