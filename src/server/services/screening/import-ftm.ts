@@ -5,7 +5,17 @@ import readline from "node:readline";
 import type { Readable } from "node:stream";
 import { sha256Hex } from "../../crypto/hash";
 import type { DbOrTx } from "../../db/client";
-import { activateVersion, CHUNK, DEFAULT_LIST, EntryWriter, entryRow, type ImportResult, inTransaction, lockList } from "./import";
+import {
+  activateVersion,
+  CHUNK,
+  DEFAULT_LIST,
+  EntryWriter,
+  entryRow,
+  type ImportResult,
+  inTransaction,
+  lockList,
+  refreshedAfter,
+} from "./import";
 import { parseFtmLine } from "./parse-ftm";
 
 /**
@@ -36,60 +46,63 @@ export async function importFtmStream(
   const list = opts.list ?? DEFAULT_LIST.ftm;
   const file = opts.name;
   const orgId = opts.orgId ?? null;
-  return inTransaction(db, async (tx) => {
-    const active = await lockList(tx, list, orgId);
-    const unchanged = (a: NonNullable<typeof active>, skipped: number): ImportResult => ({
-      list,
-      format: "ftm",
-      listVersionId: a.id,
-      versionHash: a.versionHash,
-      fileHashes: a.fileHashes,
-      entryCount: a.entryCount,
-      skipped,
-      unchanged: true,
-    });
-    if (active && opts.onlyIfNone) return unchanged(active, 0);
-    const version = await tx.screeningListVersion.create({
-      data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy, orgId },
-    });
-    const hash = createHash("sha256");
-    const stream = opts.open();
-    stream.on("data", (chunk: Buffer | string) => hash.update(chunk));
-    const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
-    const seen = new Set<string>();
-    const writer = new EntryWriter(tx);
-    let batch: ReturnType<typeof entryRow>[] = [];
-    let lineNo = 0;
-    let count = 0;
-    let skipped = 0;
-    try {
-      for await (const line of lines) {
-        const e = parseFtmLine(line, ++lineNo, file, seen);
-        if (e === "skip") skipped++;
-        if (!e || e === "skip") continue;
-        batch.push(entryRow(version.id, e));
-        count++;
-        if (batch.length >= CHUNK) {
-          await writer.write(batch);
-          batch = [];
+  return refreshedAfter(
+    db,
+    inTransaction(db, async (tx) => {
+      const active = await lockList(tx, list, orgId);
+      const unchanged = (a: NonNullable<typeof active>, skipped: number): ImportResult => ({
+        list,
+        format: "ftm",
+        listVersionId: a.id,
+        versionHash: a.versionHash,
+        fileHashes: a.fileHashes,
+        entryCount: a.entryCount,
+        skipped,
+        unchanged: true,
+      });
+      if (active && opts.onlyIfNone) return unchanged(active, 0);
+      const version = await tx.screeningListVersion.create({
+        data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy, orgId },
+      });
+      const hash = createHash("sha256");
+      const stream = opts.open();
+      stream.on("data", (chunk: Buffer | string) => hash.update(chunk));
+      const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
+      const seen = new Set<string>();
+      const writer = new EntryWriter(tx);
+      let batch: ReturnType<typeof entryRow>[] = [];
+      let lineNo = 0;
+      let count = 0;
+      let skipped = 0;
+      try {
+        for await (const line of lines) {
+          const e = parseFtmLine(line, ++lineNo, file, seen);
+          if (e === "skip") skipped++;
+          if (!e || e === "skip") continue;
+          batch.push(entryRow(version.id, e));
+          count++;
+          if (batch.length >= CHUNK) {
+            await writer.write(batch);
+            batch = [];
+          }
         }
+        await writer.write(batch);
+        await writer.flush();
+      } finally {
+        await writer.settle();
+        lines.close();
+        stream.destroy();
       }
-      await writer.write(batch);
-      await writer.flush();
-    } finally {
-      await writer.settle();
-      lines.close();
-      stream.destroy();
-    }
-    const fileHashes = [hash.digest("hex")];
-    const versionHash = sha256Hex(`ftm\n${fileHashes.join("\n")}`);
-    if (active && active.versionHash === versionHash) {
-      await tx.screeningListVersion.delete({ where: { id: version.id } });
-      return unchanged(active, skipped);
-    }
-    await writer.writeCounts(version.id);
-    await tx.screeningListVersion.update({ where: { id: version.id }, data: { fileHashes, versionHash, entryCount: count } });
-    await activateVersion(tx, list, version.id, orgId);
-    return { list, format: "ftm", listVersionId: version.id, versionHash, fileHashes, entryCount: count, skipped, unchanged: false };
-  });
+      const fileHashes = [hash.digest("hex")];
+      const versionHash = sha256Hex(`ftm\n${fileHashes.join("\n")}`);
+      if (active && active.versionHash === versionHash) {
+        await tx.screeningListVersion.delete({ where: { id: version.id } });
+        return unchanged(active, skipped);
+      }
+      await writer.writeCounts(version.id);
+      await tx.screeningListVersion.update({ where: { id: version.id }, data: { fileHashes, versionHash, entryCount: count } });
+      await activateVersion(tx, list, version.id, orgId);
+      return { list, format: "ftm", listVersionId: version.id, versionHash, fileHashes, entryCount: count, skipped, unchanged: false };
+    }),
+  );
 }

@@ -2,7 +2,7 @@ import { actorId, type ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { validationError } from "../../errors";
 import { appendAudit } from "../audit";
-import { importList, ListFormatError } from "./import";
+import { importList, ListFormatError, refreshScreeningStatistics } from "./import";
 import { decodeListFile } from "./import-files";
 import { type ListUploadInput, UPLOAD_MAX_BYTES } from "./list-versions.schema";
 
@@ -31,7 +31,7 @@ export async function uploadOrgList(ctx: ServiceContext, input: ListUploadInput)
   const global = await ctx.db.screeningListVersion.findFirst({ where: { list: input.list, orgId: null }, select: { id: true } });
   if (global) throw validationError([{ path: ["list"], message: "is the name of a global list; choose another name" }]);
   try {
-    return await ctx.db.$transaction(
+    const uploaded = await ctx.db.$transaction(
       async (tx) => {
         const res = await importList(tx, {
           format: input.format,
@@ -63,6 +63,8 @@ export async function uploadOrgList(ctx: ServiceContext, input: ListUploadInput)
       },
       { timeout: 5 * 60_000, maxWait: 30_000 },
     );
+    if (!uploaded.unchanged) await refreshScreeningStatistics(ctx.db);
+    return uploaded;
   } catch (err) {
     // File and line only (the message never quotes the line: it may hold personal data).
     if (err instanceof ListFormatError)
