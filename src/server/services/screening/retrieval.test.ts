@@ -102,7 +102,8 @@ describe("symmetric deletion", () => {
     const words = [...new Set(loadOfacSample().flatMap((e) => [e.name, ...e.aliases].flatMap(nameTokens)))].filter((w) => w.length >= 3);
     let pairs = 0;
     let twoApart = 0;
-    for (const w of words.filter((_, i) => i % 10 === 0)) {
+    // Every 30th word of the sample: tens of thousands of one-edit pairs.
+    for (const w of words.filter((_, i) => i % 30 === 0)) {
       const forms = new Set(deletionsOf(w));
       for (const v of oneEditAway(w)) {
         if (Math.min(v.length, w.length) < 3 || Math.max(v.length, w.length) < 4) continue;
@@ -116,7 +117,7 @@ describe("symmetric deletion", () => {
       // Forms in common without a typing error between (a letter dropped at the start, one added at the end): retrieval checks the words it finds.
       if (w.length >= 4) twoApart += deletionsOf(`${w.slice(1)}q`).some((d) => forms.has(d)) && !oneEditApart(w, `${w.slice(1)}q`) ? 1 : 0;
     }
-    expect(pairs).toBeGreaterThan(100_000);
+    expect(pairs).toBeGreaterThan(30_000);
     expect(twoApart).toBeGreaterThan(0);
   });
 });
@@ -134,9 +135,9 @@ describe("screening retrieval", () => {
     let found = 0;
     let readCount = 0;
     let allCount = 0;
-    // Every fourth labelled query (two database reads each; `npm run bench:screening` compares
+    // Every eighth labelled query (two database reads each; `npm run bench:screening` compares
     // the two retrievals on every screen of its lists).
-    for (const p of readStoredPairs().filter((_, i) => i % 4 === 0)) {
+    for (const p of readStoredPairs().filter((_, i) => i % 8 === 0)) {
       const { all, read, reaching, allMatches, readMatches } = await compare(versionIds, p.query);
       expect(readMatches, `${p.kind} #${p.id}`).toEqual(allMatches);
       // Exactly the entries sharing a key that could reach the threshold: none left out, none added.
@@ -145,7 +146,7 @@ describe("screening retrieval", () => {
       readCount += read.length;
       allCount += all.length;
     }
-    expect(found).toBeGreaterThan(250);
+    expect(found).toBeGreaterThan(125);
     expect(readCount).toBeLessThan(allCount / 2);
   }, 300_000);
 
@@ -199,7 +200,8 @@ describe("the in-memory reach test of re-screens", () => {
     let scored = 0;
     let skipped = 0;
     let matches = 0;
-    for (const p of readStoredPairs()) {
+    // Every third labelled query: each is scored against every entry sharing a key, in this process.
+    for (const p of readStoredPairs().filter((_, i) => i % 3 === 0)) {
       const tokens = nameTokens(p.query.name);
       const reach = reachTest({ tokens, birthDate: p.query.birthDate, threshold: MATCH_THRESHOLD });
       const candidates = new Set(retrievalKeys(tokens).flatMap((k) => byKey.get(k) ?? []));
@@ -214,7 +216,7 @@ describe("the in-memory reach test of re-screens", () => {
         else skipped++;
       }
     }
-    expect(matches).toBeGreaterThan(1000);
+    expect(matches).toBeGreaterThan(330);
     expect(skipped).toBeGreaterThan(scored);
   });
 });
