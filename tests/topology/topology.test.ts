@@ -118,12 +118,12 @@ const migrationDirs = () => fs.readdirSync("prisma/migrations").filter((d) => fs
 describe("migrations through PgBouncer while instances start", () => {
   // The hard case: the migration job (straight to PostgreSQL) and three instances that also
   // migrate at start, through the pooler (BI_MIGRATE_ON_START on, no DATABASE_MIGRATION_URL), all
-  // at once on a fresh database, ten times. Every round must apply each migration once, make every
+  // at once on a fresh database, three times. Every round must apply each migration once, make every
   // instance ready, and leave no migration lock behind; then an operator script through the pooler
   // must migrate and finish at once.
-  it("applies every migration once in each of ten rounds and leaves no lock held", async () => {
+  it("applies every migration once in each of three rounds and leaves no lock held", async () => {
     const rounds: { ms: number; locks: number }[] = [];
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < 3; round++) {
       const name = `${dbName}_r${round}`;
       roundDbs.push(name);
       const direct = await createDatabase(admin.adminUrl, name);
@@ -224,15 +224,24 @@ describe.sequential("the multi-instance topology on loopback", () => {
   }, 30_000);
 
   it("holds the plan's limit across both instances", async () => {
-    const builder = await createOrg("builder");
     const limit = 120;
-    // Fixed one-minute windows: start with room to finish inside one.
-    if (60_000 - (Date.now() % 60_000) < 25_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 200));
-    const statuses: number[] = [];
     const [a, b] = apps.map((p) => p!.base!);
-    await pool(limit + 60, 8, async (i) => {
-      statuses.push((await api(i % 2 ? a! : b!, "GET", "/v1/tenant", builder.apiKey)).status);
-    });
+    const minute = () => Math.floor(Date.now() / 60_000);
+    // Fixed one-minute windows: a burst counted in two windows says nothing, so one that crossed a
+    // minute is run again at once with a fresh organization, at the start of the new window (the
+    // burst takes seconds).
+    let statuses: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const builder = await createOrg("builder");
+      const started = minute();
+      statuses = [];
+      await pool(limit + 60, 8, async (i) => {
+        statuses.push((await api(i % 2 ? a! : b!, "GET", "/v1/tenant", builder.apiKey)).status);
+      });
+      if (minute() === started) break;
+      statuses = [];
+    }
+    expect(statuses.length, "every burst crossed a minute").toBe(limit + 60);
     const admitted = statuses.filter((s) => s === 200).length;
     const refused = statuses.filter((s) => s === 429).length;
     figures("plan limit", { limit, admitted, refused, allowance: 2 * (maxUnsynced(limit) - 1) });
