@@ -117,7 +117,7 @@ describe("a re-screen's matches among a list change", () => {
     const change = entries(3_000);
     const index = new ChangedEntryIndex(change);
     const people: SubjectQuery[] = [];
-    for (let i = 0; i < 3_000; i++) {
+    for (let i = 0; i < 1_000; i++) {
       // Half the people are listed people as a customer's file would hold them, half anyone.
       const listed = rand() < 0.5 ? any(change) : null;
       const listedYear = listed?.birthDates[0] ? Number(listed.birthDates[0].slice(0, 4)) : null;
@@ -141,8 +141,8 @@ describe("a re-screen's matches among a list change", () => {
       if (query.birthDate && actual.length > 0) withDate++;
     }
     // Enough matches for the comparison to mean something, people with a birth date among them.
-    expect(matched).toBeGreaterThan(600);
-    expect(withDate).toBeGreaterThan(300);
+    expect(matched).toBeGreaterThan(200);
+    expect(withDate).toBeGreaterThan(100);
   });
 
   it("reads only the entries born near the person, or of no known birth date, under a common name's keys", () => {

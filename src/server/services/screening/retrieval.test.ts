@@ -135,9 +135,9 @@ describe("screening retrieval", () => {
     let found = 0;
     let readCount = 0;
     let allCount = 0;
-    // Every eighth labelled query (two database reads each; `npm run bench:screening` compares
+    // Every sixteenth labelled query (two database reads each; `npm run bench:screening` compares
     // the two retrievals on every screen of its lists).
-    for (const p of readStoredPairs().filter((_, i) => i % 8 === 0)) {
+    for (const p of readStoredPairs().filter((_, i) => i % 16 === 0)) {
       const { all, read, reaching, allMatches, readMatches } = await compare(versionIds, p.query);
       expect(readMatches, `${p.kind} #${p.id}`).toEqual(allMatches);
       // Exactly the entries sharing a key that could reach the threshold: none left out, none added.
@@ -146,7 +146,7 @@ describe("screening retrieval", () => {
       readCount += read.length;
       allCount += all.length;
     }
-    expect(found).toBeGreaterThan(125);
+    expect(found).toBeGreaterThan(60);
     expect(readCount).toBeLessThan(allCount / 2);
   }, 300_000);
 
