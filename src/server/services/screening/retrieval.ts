@@ -131,7 +131,7 @@ const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) ||
  * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
  * a key is read; above it, only those that could reach the threshold.
  */
-const READ_ALL_UP_TO = 1_000;
+const READ_ALL_UP_TO = 40;
 
 /**
  * Beside the word of a set held by the fewest entries, the set's other words held by at most this
