@@ -29,6 +29,8 @@ export async function claim(ctx: ServiceContext, action: string, input: { accoun
     throw conflict("not_bound", "The account has no active binding to a verified person; only a bound account can claim.");
   const nullifier = nullifierOf(ctx.org.id, action, person.humanId ?? person.id);
   const now = ctx.now();
+  // A burst of claims by one human queues on the first one's row until it commits: Prisma's
+  // defaults (2 s to get a connection, 5 s in all) turned that queue into 500s on a loaded host.
   return ctx.db.$transaction(async (tx) => {
     const inserted = await tx.$executeRaw`
       INSERT INTO claims ("orgId", action, nullifier, "claimedAt") VALUES (${ctx.org.id}::uuid, ${action}, ${nullifier}, ${now})
@@ -46,5 +48,7 @@ export async function claim(ctx: ServiceContext, action: string, input: { accoun
       claimedAt: now.toISOString(),
       pairwiseId: person.pairwiseId ?? pairwiseIdOf(ctx.org.id, person.id),
     };
-  });
+  }, CLAIM_TX);
 }
+
+const CLAIM_TX = { timeout: 20_000, maxWait: 10_000 } as const;
