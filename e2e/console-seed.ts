@@ -54,21 +54,54 @@ export async function addMembers(page: Page, emails: [email: string, role: strin
   }
 }
 
-/** Every console page: its path, its heading, and the control a person comes to the page for. */
-export const CONSOLE_PAGES: { path: string; heading: string; action: (page: Page) => ReturnType<Page["getByRole"]> }[] = [
-  { path: "/console", heading: "Dashboard", action: (p) => p.getByRole("main").getByRole("link", { name: "All accounts" }) },
-  { path: "/console/aml", heading: "AML queue", action: (p) => p.getByRole("button", { name: "Review" }).first() },
-  { path: "/console/accounts", heading: "Accounts", action: (p) => p.getByRole("button", { name: "Suspend" }).first() },
-  { path: "/console/people", heading: "People", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
-  { path: "/console/organizations", heading: "Organizations", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
+/**
+ * Every console page: its path, its heading, the control a person comes to the page for, and the
+ * name of its screenshot in docs/screenshots (console-<shot>-desktop.png and -phone.png).
+ */
+export const CONSOLE_PAGES: {
+  path: string;
+  heading: string;
+  action: (page: Page) => ReturnType<Page["getByRole"]>;
+  shot?: string;
+}[] = [
+  {
+    path: "/console",
+    heading: "Dashboard",
+    action: (p) => p.getByRole("main").getByRole("link", { name: "All accounts" }),
+    shot: "dashboard-data",
+  },
+  { path: "/console/aml", heading: "AML queue", action: (p) => p.getByRole("button", { name: "Review" }).first(), shot: "aml" },
+  {
+    path: "/console/accounts",
+    heading: "Accounts",
+    action: (p) => p.getByRole("button", { name: "Suspend" }).first(),
+    shot: "accounts-data",
+  },
+  { path: "/console/people", heading: "People", action: (p) => p.getByRole("searchbox", { name: /Filter/ }), shot: "people" },
+  {
+    path: "/console/organizations",
+    heading: "Organizations",
+    action: (p) => p.getByRole("searchbox", { name: /Filter/ }),
+    shot: "organizations",
+  },
   { path: "/console/screening", heading: "Screening", action: (p) => p.getByRole("button", { name: "Upload list" }) },
-  { path: "/console/risk", heading: "Risk", action: (p) => p.getByRole("searchbox", { name: /Filter/ }) },
-  { path: "/console/webhooks", heading: "Webhooks", action: (p) => p.getByRole("button", { name: "Register webhook" }) },
-  { path: "/console/audit", heading: "Audit log", action: (p) => p.getByRole("button", { name: "Verify the chain" }) },
-  { path: "/console/members", heading: "Members", action: (p) => p.getByRole("button", { name: "Add member" }) },
-  { path: "/console/api-keys", heading: "API keys", action: (p) => p.getByRole("button", { name: "Mint key" }) },
+  { path: "/console/risk", heading: "Risk", action: (p) => p.getByRole("searchbox", { name: /Filter/ }), shot: "risk" },
+  {
+    path: "/console/webhooks",
+    heading: "Webhooks",
+    action: (p) => p.getByRole("button", { name: "Register webhook" }),
+    shot: "webhooks-list",
+  },
+  { path: "/console/audit", heading: "Audit log", action: (p) => p.getByRole("button", { name: "Verify the chain" }), shot: "audit-log" },
+  { path: "/console/members", heading: "Members", action: (p) => p.getByRole("button", { name: "Add member" }), shot: "members-list" },
+  { path: "/console/api-keys", heading: "API keys", action: (p) => p.getByRole("button", { name: "Mint key" }), shot: "api-keys-list" },
   { path: "/console/billing", heading: "Billing", action: (p) => p.getByRole("main").getByRole("heading", { level: 2 }).first() },
-  { path: "/console/settings", heading: "Settings", action: (p) => p.getByRole("button", { name: "Save allowlist" }) },
+  {
+    path: "/console/settings",
+    heading: "Settings",
+    action: (p) => p.getByRole("button", { name: "Save allowlist" }),
+    shot: "settings-page",
+  },
 ];
 
 /** Every public page, with the same. */

@@ -52,7 +52,7 @@ function watch(page: Page, path: string) {
   };
 }
 
-/** axe-core's serious and critical WCAG 2.1 A/AA findings on the page as it stands (e2e/a11y.spec.ts checks every page). */
+/** axe-core's serious and critical WCAG 2.1 A/AA findings on the page as it stands (e2e/every-page.spec.ts checks every page). */
 async function axeFindings(page: Page) {
   const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { signIn, uniq } from "./console-helpers";
-import { addMembers, CONSOLE_PAGES, PUBLIC_PAGES, seededOrg } from "./console-seed";
+import { seededOrg } from "./console-seed";
 import { expectNoSideScroll, shoot } from "./shoot";
 
 /** A still of the phone view only (SCREENSHOTS=1): what `shoot` would show at laptop width does not exist there. */
@@ -8,64 +8,10 @@ const phoneShot = async (page: import("@playwright/test").Page, name: string) =>
   if (process.env.SCREENSHOTS === "1") await page.screenshot({ path: `docs/screenshots/${name}-phone.png` });
 };
 
-// At a phone's 390×844: no page scrolls sideways, with data in every table, and the control each
-// page exists for can be reached; the console's navigation is a menu; dialogs keep their actions
-// on screen.
+// At a phone's 390×844: the console's navigation is a menu; pages opened directly explain
+// themselves. (Every page's fit and main action at this width: e2e/every-page.spec.ts.)
 
 test.use({ viewport: { width: 390, height: 844 } });
-
-test("every console page fits a phone, with its main action reachable; the AML case keeps Propose and Confirm on screen", async ({
-  page,
-  request,
-}) => {
-  const org = await seededOrg(request);
-  await signIn(page, org, uniq("owner-phone"));
-  await addMembers(page, [
-    [uniq("compliance-officer-with-a-long-address"), "compliance_officer"],
-    [uniq("viewer"), "viewer"],
-  ]);
-
-  for (const { path, heading, action } of CONSOLE_PAGES) {
-    await test.step(path, async () => {
-      await page.goto(path);
-      await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
-      await page.waitForLoadState("networkidle");
-      await expect(page.getByText("This could not be loaded.")).toHaveCount(0);
-      await expectNoSideScroll(page);
-      const target = action(page);
-      await target.scrollIntoViewIfNeeded();
-      await expect(target).toBeInViewport({ ratio: 1 });
-    });
-  }
-
-  // Tables are cards below the `sm` breakpoint: "label: value" lines, no sideways scroll.
-  await page.goto("/console/accounts");
-  const cards = page.getByRole("list", { name: "Accounts" }).getByRole("listitem");
-  await expect(cards).toHaveCount(3);
-  await expect(cards.first().getByRole("definition").first()).toBeVisible();
-  await expect(page.getByRole("table")).toHaveCount(0);
-
-  await page.goto("/console/aml");
-  await page.getByRole("button", { name: "Review" }).first().click();
-  const dialog = page.getByRole("dialog");
-  await expect(dialog).toBeVisible();
-  await page.waitForLoadState("networkidle");
-  const box = (await dialog.boundingBox())!;
-  // Centred and inside the viewport.
-  expect(box.x).toBeGreaterThanOrEqual(0);
-  expect(box.y).toBeGreaterThanOrEqual(0);
-  expect(box.x + box.width).toBeLessThanOrEqual(390);
-  expect(box.y + box.height).toBeLessThanOrEqual(844);
-  expect(Math.abs(box.x + box.width / 2 - 195)).toBeLessThanOrEqual(1);
-  await expect(dialog.getByRole("button", { name: "Propose clear" })).toBeInViewport({ ratio: 1 });
-  await expect(dialog.getByRole("button", { name: "Confirm match" })).toBeInViewport({ ratio: 1 });
-  // Typing the reason (the keyboard's field) keeps both in reach.
-  await dialog.getByLabel("Reason").fill("Namesake: a different date of birth.");
-  await expect(dialog.getByRole("button", { name: "Propose clear" })).toBeEnabled();
-  await expect(dialog.getByRole("button", { name: "Propose clear" })).toBeInViewport({ ratio: 1 });
-  await expectNoSideScroll(page);
-  await phoneShot(page, "console-aml-case-dialog");
-});
 
 test("the console's navigation is a menu on a phone: current page marked, closes on navigation and Escape", async ({ page, request }) => {
   const org = await seededOrg(request);
@@ -111,20 +57,6 @@ test("the console's navigation is a menu on a phone: current page marked, closes
 
   // The account menu is named by what it shows.
   await expect(page.getByRole("button", { name: /^owner-menu-.+@acme\.test, account menu$/ })).toBeInViewport();
-});
-
-test("every public page fits a phone, with its main action reachable", async ({ page }) => {
-  for (const { path, heading, action } of PUBLIC_PAGES) {
-    await test.step(path, async () => {
-      await page.goto(path);
-      await expect(page.getByRole("heading", { level: 1, name: heading }).first()).toBeVisible();
-      await page.waitForLoadState("networkidle");
-      await expectNoSideScroll(page);
-      const target = action(page);
-      await target.scrollIntoViewIfNeeded();
-      await expect(target).toBeInViewport({ ratio: 1 });
-    });
-  }
 });
 
 test("/identity opened directly explains itself; the DPA terms are linked from settings", async ({ page, request }) => {
