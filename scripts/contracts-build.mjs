@@ -5,8 +5,12 @@
 // artefacts and the compiler's versions. The compiler writes its by-products (.wast, generated .ts)
 // beside the source, so each contract is compiled in a temporary copy and only the two artefacts
 // come back. Its output is the same byte for byte for the same sources and versions.
-// --check builds in a temporary folder, writes nothing, and fails unless the committed artefacts and
-// build-hash.json are exactly what a build makes now (contracts/build.test.ts runs it).
+// --check builds in a temporary folder, writes nothing in the repository, and fails unless the
+// committed artefacts and build-hash.json are exactly what a build makes now (contracts/build.test.ts
+// runs it). A check that passed is remembered in the user's cache folder under a digest of
+// everything it read (this script, every source, both artefacts, build-hash.json and the compiler's
+// versions): the same inputs pass again without the minute of compiling, since the build is
+// deterministic. Any change to any of them, or --no-cache, builds again.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -136,13 +140,47 @@ function check() {
   }
 }
 
+/** A digest of everything a check reads: equal digests, equal verdicts. */
+function checkInputsDigest() {
+  const h = createHash("sha256");
+  const add = (label, data) => h.update(`${label}\0${data.length}\0`).update(data);
+  add("script", fs.readFileSync(import.meta.filename));
+  add("record", fs.existsSync(HASH_FILE) ? fs.readFileSync(HASH_FILE) : Buffer.alloc(0));
+  add("compiler", JSON.stringify(compilerVersions()));
+  for (const name of contractNames()) {
+    for (const file of sourcesOf(name)) add(`contracts/${name}/${file}`, fs.readFileSync(path.join(CONTRACTS, name, file)));
+    for (const ext of ["wasm", "abi"]) {
+      const artefact = path.join(CONTRACTS, name, "target", `${name}.contract.${ext}`);
+      add(`contracts/${name}/target/${ext}`, fs.existsSync(artefact) ? fs.readFileSync(artefact) : Buffer.alloc(0));
+    }
+  }
+  return h.digest("hex");
+}
+
+const CHECK_CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "bind-identity", "contracts-check");
+
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) {
-  if (process.argv.includes("--check")) {
+  if (process.argv.includes("--digest")) {
+    console.log(checkInputsDigest());
+  } else if (process.argv.includes("--check")) {
+    const passed = path.join(CHECK_CACHE, checkInputsDigest());
+    if (!process.argv.includes("--no-cache") && fs.existsSync(passed)) {
+      console.log(
+        "✔ the committed contract builds are what their sources build to (a build of these same inputs passed: --no-cache builds again)",
+      );
+      process.exit(0);
+    }
     const problems = check();
     if (problems.length) {
       for (const p of problems) console.error(`✘ ${p}`);
       console.error("Run npm run contracts:build and commit contracts/.");
       process.exit(1);
+    }
+    try {
+      fs.mkdirSync(CHECK_CACHE, { recursive: true });
+      fs.writeFileSync(passed, `${new Date().toISOString()}\n`);
+    } catch {
+      // No cache folder (read-only home): the next check builds again.
     }
     console.log("✔ the committed contract builds are what their sources build to");
   } else {
