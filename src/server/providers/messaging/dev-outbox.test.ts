@@ -16,7 +16,7 @@ const ROOT = path.resolve(import.meta.dirname, "../../../..");
 
 async function outboxCommand(args: string[], extraEnv: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/outbox.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "scripts/outbox.ts", ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: "silent", ...extraEnv },
       timeout: 30_000,

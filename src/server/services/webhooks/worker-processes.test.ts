@@ -35,7 +35,7 @@ async function startWorker(): Promise<Worker> {
     LOG_LEVEL: "debug",
   };
   for (const k of ["VITEST", "NODE_ENV"]) delete env[k];
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["src/server/worker.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server/worker.ts"], {
     cwd: ROOT,
     env,
     detached: true,
@@ -65,7 +65,7 @@ async function startWorker(): Promise<Worker> {
   return { child, output: () => out, attempts };
 }
 
-/** Kills the worker's whole process group (tsx runs the script in a child process). */
+/** Kills the worker's whole process group: the worker and anything it started. */
 async function kill(w: Worker, signal: NodeJS.Signals) {
   try {
     process.kill(-w.child.pid!, signal);
