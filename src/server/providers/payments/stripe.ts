@@ -1,7 +1,15 @@
-import Stripe from "stripe";
+import { createRequire } from "node:module";
+import type Stripe from "stripe";
 import { AppError } from "../../errors";
 import type { StripeConfig } from "./config";
 import type { PaymentNotification, PaymentProvider, ProviderInvoice } from "./types";
+
+/**
+ * Stripe's SDK is loaded when a process first uses it, not when this module loads: it is over 200
+ * modules, a quarter of everything the service loads at start, and a deployment without card
+ * payments never needs it (docs/decisions.md).
+ */
+const stripeSdk = (): typeof Stripe => createRequire(import.meta.url)("stripe");
 
 /** Subscription states in which the organization keeps the paid plan (past_due: Stripe is still retrying). */
 const ACTIVE_STATES = new Set(["active", "trialing", "past_due"]);
@@ -13,7 +21,7 @@ const idOf = (v: string | { id: string } | null | undefined): string | null => (
  * and 5xx are transient (503), everything else (bad key, bad price, bad parameters) is not (502).
  */
 function mapStripeError(err: unknown): AppError {
-  if (err instanceof Stripe.errors.StripeError) {
+  if (err instanceof stripeSdk().errors.StripeError) {
     const status = err.statusCode ?? 0;
     if (err.type === "StripeConnectionError" || err.type === "StripeRateLimitError" || status === 429 || status >= 500) {
       return new AppError("PROVIDER_UNAVAILABLE", "The payment provider is unavailable; retry with backoff.");
@@ -27,7 +35,8 @@ function mapStripeError(err: unknown): AppError {
 
 /** The card payment provider on Stripe's official SDK: Checkout Sessions, the customer portal, signed webhooks. */
 export function createStripePayments(config: StripeConfig): PaymentProvider {
-  const stripe = new Stripe(config.secretKey, {
+  const StripeSdk = stripeSdk();
+  const stripe = new StripeSdk(config.secretKey, {
     host: config.host,
     port: config.port,
     protocol: config.protocol,
