@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
+import { entryArgs } from "@/server/testing/built-entries";
 import { getDb } from "../src/server/db/client";
 import { runExportJobs } from "../src/server/services/audit";
 import { walletKey } from "../src/server/testing/factories";
@@ -102,7 +103,7 @@ describe("backup and restore drill", () => {
       // The backup brought her back.
       expect(await state()).toEqual({ erased: false, key: true, subject: true });
       const replay = () =>
-        run(process.execPath, ["--import", "tsx", "scripts/erasure-replay.ts", "--export", exportFile], {
+        run(process.execPath, [...entryArgs("scripts/erasure-replay.ts"), "--export", exportFile], {
           env: { ...process.env, DATABASE_URL: restored },
         });
       expect(JSON.parse((await replay()).stdout.trim())).toEqual({ results: [{ personDid, result: "erased" }] });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { entryArgs } from "@/server/testing/built-entries";
 import { freePort, startInstance, stopInstance, within } from "./testing/instance";
 
 /**
@@ -43,7 +44,7 @@ beforeAll(async () => {
 
   const metricsPort = await freePort();
   base = `http://127.0.0.1:${metricsPort}`;
-  child = spawn(process.execPath, ["--import", "tsx", "src/server/worker.ts"], {
+  child = spawn(process.execPath, [...entryArgs("src/server/worker.ts")], {
     env: {
       ...process.env,
       VITEST: "",

@@ -9,6 +9,7 @@ import { resetEnvCache } from "@/env";
 import { didWebUrl } from "@/server/crypto/did-web";
 import { issuerDidDocument } from "@/server/services/accounts";
 import { issueAccountBindingCredential } from "@/server/services/accounts/credentials";
+import { entryArgs } from "@/server/testing/built-entries";
 import { startFakeServer } from "@/server/testing/fake-http";
 import { call, client, createTestOrg, testServer } from "@/server/testing/harness";
 import { boundAccount } from "@/server/testing/kyc-flow";
@@ -18,7 +19,7 @@ const run = promisify(execFile);
 async function vcVerify(args: string[]) {
   try {
     // What `npm run vc:verify` runs, without npm's and tsx's wrapper processes (seconds each here).
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/vc-verify.ts", ...args], {
+    const { stdout } = await run(process.execPath, [...entryArgs("scripts/vc-verify.ts"), ...args], {
       env: { ...process.env, LOG_LEVEL: "silent" },
     });
     return { code: 0, out: JSON.parse(stdout.trim().split("\n").pop()!) };

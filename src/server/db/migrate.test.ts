@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { resetEnvCache } from "@/env";
+import { entryArgs } from "@/server/testing/built-entries";
 import { freePort, type Instance, startInstance, stopInstance, within } from "../testing/instance";
 import { type Pgbouncer, startPgbouncer } from "../testing/pgbouncer";
 import { createDatabase, dropDatabase } from "../testing/postgres";
@@ -49,12 +50,18 @@ async function inTime<T>(ms: number, what: string, work: Promise<T>): Promise<T>
   }
 }
 
-/** Advisory locks on the migration lock's key, granted or waited for, by any session of the server. */
+/**
+ * Advisory locks on the migration lock's key in `url`'s database, granted or waited for, by any
+ * session. (Advisory locks are per database; other test files' instances migrate their own
+ * databases under the same key at the same time.)
+ */
 async function migrationLocks(url: string): Promise<number> {
   const c = await connect(url);
   try {
     const { rows } = await c.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1",
+      `SELECT count(*)::int AS n FROM pg_locks
+       WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [MIGRATION_LOCK_ID],
     );
     return rows[0]!.n;
@@ -193,7 +200,7 @@ describe("the migration settings", () => {
     const { url } = await freshDatabase();
     const port = await freePort();
     let output = "";
-    worker = spawn(process.execPath, ["--import", "tsx", "src/server/worker.ts"], {
+    worker = spawn(process.execPath, [...entryArgs("src/server/worker.ts")], {
       env: {
         ...process.env,
         VITEST: "",

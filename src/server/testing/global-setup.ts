@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import type { TestProject } from "vitest/node";
+import { buildSpawnedEntries } from "./built-entries";
 import { dropDatabasesNamed } from "./postgres";
 import { throwawayDatabase } from "./throwaway-db";
 
@@ -8,6 +10,8 @@ declare module "vitest" {
     templateDatabase: string;
     adminDatabaseUrl: string;
     dataDir: string;
+    /** This run's bundles of the entry points tests start as processes (built-entries.ts). */
+    entriesDir: string;
   }
 }
 
@@ -22,7 +26,10 @@ export default async function setup(project: TestProject) {
   project.provide("templateDatabase", template);
   project.provide("adminDatabaseUrl", db.adminUrl);
   project.provide("dataDir", db.dataDir);
+  const entriesDir = await buildSpawnedEntries(process.cwd());
+  project.provide("entriesDir", entriesDir);
   return async () => {
+    fs.rmSync(entriesDir, { recursive: true, force: true });
     await dropDatabasesNamed(db.adminUrl, `${template}_f`);
     await db.drop();
   };

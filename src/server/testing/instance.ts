@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
+import { entryArgs } from "./built-entries";
 
 /** A real `--api-only` instance on the test database, as another machine behind a load balancer would run it. */
 export type Instance = { base: string; child: ChildProcess; stdout: string; stderr: string; exited: Promise<number | null> };
@@ -14,12 +15,12 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `src/server/main.ts --api-only` in its own node process (no tsx wrapper process, so a
- * signal reaches the server itself) and waits until /v1/health answers.
+ * Starts `src/server/main.ts --api-only` (this run's bundle of it, built-entries.ts) in its own
+ * node process, so a signal reaches the server itself, and waits until /v1/health answers.
  */
 export async function startInstance(extraEnv: Record<string, string> = {}): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts", "--api-only"], {
+  const child = spawn(process.execPath, [...entryArgs("src/server/main.ts"), "--api-only"], {
     env: {
       ...process.env,
       VITEST: "",

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import jaroWinkler from "talisman/metrics/jaro-winkler";
+import jaroWinkler from "talisman/metrics/jaro-winkler.js";
 import type { DbOrTx } from "../db/client";
 import { decodeListFile } from "../services/screening/import-files";
 import type { ParsedEntry } from "../services/screening/list-types";

@@ -6,6 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { resetEnvCache } from "@/env";
+import { entryArgs } from "@/server/testing/built-entries";
 import { getDb } from "../../db/client";
 import { listenOperatorSocket } from "../../operator-socket";
 import { listOutbox, outboxEmail, outboxSms } from "./dev-outbox";
@@ -16,7 +17,7 @@ const ROOT = path.resolve(import.meta.dirname, "../../../..");
 
 async function outboxCommand(args: string[], extraEnv: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "scripts/outbox.ts", ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...entryArgs("scripts/outbox.ts"), ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: "silent", ...extraEnv },
       timeout: 30_000,

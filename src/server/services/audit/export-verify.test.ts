@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { flaggedPerson } from "@/server/testing/aml";
+import { entryArgs } from "@/server/testing/built-entries";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { runExportJobs } from "./exports";
 
@@ -13,7 +14,7 @@ const run = promisify(execFile);
 /** Runs `npm run export:verify` as a regulator would; the JSON line it prints, and its exit code. */
 async function verify(...args: string[]) {
   try {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/export-verify.ts", ...args]);
+    const { stdout } = await run(process.execPath, [...entryArgs("scripts/export-verify.ts"), ...args]);
     return { code: 0, out: JSON.parse(stdout.trim()) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { entryArgs } from "@/server/testing/built-entries";
 import { getDb } from "../../db/client";
 import { testListName } from "../../testing/screening-lists";
 import { DEFAULT_LIST, importList, ListFormatError } from "./import";
@@ -311,12 +312,12 @@ describe("screening list import", () => {
     const list = listName();
     const ok = await run(
       process.execPath,
-      ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, fixture("account-labels.csv")],
+      [...entryArgs("scripts/screening-import.ts"), "--format", "labels", "--list", list, fixture("account-labels.csv")],
       { env: process.env },
     );
     expect(JSON.parse(ok.stdout)).toMatchObject({ list, format: "labels", entryCount: 6, unchanged: false });
     const bad = writeTmp("labels.csv", withLine(read("account-labels.csv"), 3, "Not An Account,scam,90"));
-    const err = await run(process.execPath, ["--import", "tsx", "scripts/screening-import.ts", "--format", "labels", "--list", list, bad], {
+    const err = await run(process.execPath, [...entryArgs("scripts/screening-import.ts"), "--format", "labels", "--list", list, bad], {
       env: process.env,
     }).then(
       () => null,

@@ -1,5 +1,5 @@
 import anyAscii from "any-ascii";
-import doubleMetaphone from "talisman/phonetics/double-metaphone";
+import doubleMetaphone from "talisman/phonetics/double-metaphone.js";
 
 /**
  * Titles and honorifics that say nothing about who a person is. Removed before comparing, so

@@ -1,4 +1,4 @@
-import jaroWinkler from "talisman/metrics/jaro-winkler";
+import jaroWinkler from "talisman/metrics/jaro-winkler.js";
 import {
   consonantShape,
   isParticle,

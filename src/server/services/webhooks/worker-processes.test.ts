@@ -8,6 +8,7 @@ import { seal } from "@/server/crypto/secret-box";
 import { applyMigrations } from "@/server/db/migrate";
 import { emitEvent } from "@/server/platform/outbox";
 import { provisionOrganization } from "@/server/services/org";
+import { entryArgs } from "@/server/testing/built-entries";
 import { createDatabase, dropDatabase } from "@/server/testing/postgres";
 import { type Receiver, startReceiver } from "@/server/testing/webhook-receiver";
 
@@ -35,7 +36,7 @@ async function startWorker(): Promise<Worker> {
     LOG_LEVEL: "debug",
   };
   for (const k of ["VITEST", "NODE_ENV"]) delete env[k];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/worker.ts"], {
+  const child = spawn(process.execPath, [...entryArgs("src/server/worker.ts")], {
     cwd: ROOT,
     env,
     detached: true,
