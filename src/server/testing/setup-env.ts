@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, inject, vi } from "vitest";
 import { resetEnvCache } from "../../env";
 import { disconnectDb } from "../db/client";
@@ -25,6 +26,23 @@ process.env.BI_RUN_JOBS = "false";
 resetEnvCache();
 
 const processState = globalThis as unknown as Record<string, unknown>;
+
+// A query sent on a connection that is still running one fails the test: `pg` only queues it, a
+// pattern it deprecates and pg@9 refuses, and it is what reads started side by side inside a
+// transaction do (db/tx.ts, `readAll`).
+const ONE_AT_A_TIME = Symbol.for("bind-identity.pg-one-query-at-a-time");
+const clientProto = pg.Client.prototype as unknown as Record<PropertyKey, unknown> & { query: (...args: unknown[]) => unknown };
+if (!clientProto[ONE_AT_A_TIME]) {
+  const query = clientProto.query;
+  clientProto.query = function (this: { _queryQueue?: unknown[]; _activeQuery?: unknown; pipeline?: boolean }, ...args: unknown[]) {
+    if (!this.pipeline && (this._activeQuery || (this._queryQueue?.length ?? 0) > 0))
+      throw new Error(
+        "a query was sent on a pg connection still running another (one transaction, two queries at once): use readAll (db/tx.ts)",
+      );
+    return query.apply(this, args);
+  };
+  clientProto[ONE_AT_A_TIME] = true;
+}
 
 afterAll(async () => {
   await stopDefaultAuthCache().catch(() => undefined);

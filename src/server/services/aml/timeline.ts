@@ -3,6 +3,7 @@ import { sha256Hex } from "../../crypto/hash";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import type { DbOrTx } from "../../db/client";
+import { readAll } from "../../db/tx";
 import { isUuid } from "../../platform/ids";
 import { appendAudit, signCheckpoint } from "../audit";
 import { personSummary } from "../people";
@@ -34,19 +35,20 @@ export const CLEARING_EFFECT = {
 async function readTimeline(db: DbOrTx, orgId: string, caseId: string, now: Date) {
   const row = isUuid(caseId) ? await db.amlCase.findFirst({ where: { id: caseId, orgId } }) : null;
   if (!row) throw caseNotFound();
-  const [[view], person, bindings, events, comments, keys] = await Promise.all([
-    withHits(db, orgId, [row], now),
-    row.personId ? db.person.findFirst({ where: { id: row.personId, orgId } }) : null,
-    row.personId
-      ? db.accountBinding.findMany({
-          where: { orgId, personId: row.personId },
-          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-          include: { account: { select: { did: true, name: true, chain: true, lifecycle: true } } },
-        })
-      : [],
-    db.amlCaseEvent.findMany({ where: { orgId, caseId: row.id }, orderBy: { seq: "asc" } }),
-    db.amlCaseComment.findMany({ where: { orgId, caseId: row.id } }),
-    caseKeys(db, [row.personId]),
+  const [[view], person, bindings, events, comments, keys] = await readAll(db, [
+    () => withHits(db, orgId, [row], now),
+    () => (row.personId ? db.person.findFirst({ where: { id: row.personId, orgId } }) : null),
+    () =>
+      row.personId
+        ? db.accountBinding.findMany({
+            where: { orgId, personId: row.personId },
+            orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+            include: { account: { select: { did: true, name: true, chain: true, lifecycle: true } } },
+          })
+        : [],
+    () => db.amlCaseEvent.findMany({ where: { orgId, caseId: row.id }, orderBy: { seq: "asc" } }),
+    () => db.amlCaseComment.findMany({ where: { orgId, caseId: row.id } }),
+    () => caseKeys(db, [row.personId]),
   ]);
   const key = row.personId ? keys.get(row.personId) : null;
   const textOf = new Map(comments.map((c) => [c.id, openCaseText(c.body, row.personId, key)]));

@@ -3,6 +3,7 @@ import { personIdOfDid, personShortLabel } from "@/lib/person-label";
 import { atLeast } from "@/lib/roles";
 import type { Actor, ServiceContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
+import { readAll } from "../../db/tx";
 import { isUuid } from "../../platform/ids";
 import { auditEntryView } from "./chain";
 
@@ -176,9 +177,10 @@ async function readNames(db: DbOrTx, orgId: string, entries: AuditEntry[]): Prom
     if (e.subjectType === "webhook" && e.subject) webhookIds.add(e.subject);
   }
   const ids = (s: Set<string>) => [...s].filter(isUuid);
-  const [keys, webhooks] = await Promise.all([
-    keyIds.size ? db.apiKey.findMany({ where: { orgId, id: { in: ids(keyIds) } }, select: { id: true, name: true, prefix: true } }) : [],
-    webhookIds.size ? db.webhook.findMany({ where: { orgId, id: { in: ids(webhookIds) } }, select: { id: true, url: true } }) : [],
+  const [keys, webhooks] = await readAll(db, [
+    () =>
+      keyIds.size ? db.apiKey.findMany({ where: { orgId, id: { in: ids(keyIds) } }, select: { id: true, name: true, prefix: true } }) : [],
+    () => (webhookIds.size ? db.webhook.findMany({ where: { orgId, id: { in: ids(webhookIds) } }, select: { id: true, url: true } }) : []),
   ]);
   return {
     keys: new Map(keys.map((k) => [k.id, { name: k.name, prefix: k.prefix }])),

@@ -6,6 +6,7 @@ import { issuerDid } from "../../crypto/issuer-keys";
 import { jcs } from "../../crypto/jcs";
 import { openPersonal, openStored } from "../../crypto/person-box";
 import type { Tx } from "../../db/client";
+import { readAll } from "../../db/tx";
 import { notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { appendAudit, checkpointProofProblem, signCheckpoint } from "../audit";
@@ -30,12 +31,12 @@ async function gather(tx: Tx, orgId: string, personId: string) {
   const person = await tx.person.findFirst({ where: { id: personId, orgId } });
   if (!person) return null;
   const did = personDidOf(issuerDid(), person.id);
-  const [subject, key, sessions, bindings, bindSessions] = await Promise.all([
-    tx.screeningSubject.findUnique({ where: { personId: person.id } }),
-    tx.personKey.findUnique({ where: { personId: person.id } }),
-    tx.kycSession.findMany({ where: { personId: person.id }, orderBy: { createdAt: "asc" } }),
-    tx.accountBinding.findMany({ where: { personId: person.id }, orderBy: { createdAt: "asc" }, include: { account: true } }),
-    tx.bindSession.findMany({ where: { personId: person.id }, select: { accountId: true } }),
+  const [subject, key, sessions, bindings, bindSessions] = await readAll(tx, [
+    () => tx.screeningSubject.findUnique({ where: { personId: person.id } }),
+    () => tx.personKey.findUnique({ where: { personId: person.id } }),
+    () => tx.kycSession.findMany({ where: { personId: person.id }, orderBy: { createdAt: "asc" } }),
+    () => tx.accountBinding.findMany({ where: { personId: person.id }, orderBy: { createdAt: "asc" }, include: { account: true } }),
+    () => tx.bindSession.findMany({ where: { personId: person.id }, select: { accountId: true } }),
   ]);
   const accountIds = [
     ...new Set([

@@ -4,6 +4,7 @@ import { openContacts } from "../../crypto/account-box";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { destroyPersonKey, openPersonal } from "../../crypto/person-box";
 import type { Db, Tx } from "../../db/client";
+import { readAll } from "../../db/tx";
 import { AppError, conflict, notFound } from "../../errors";
 import { personDidOf, personIdOfRef } from "../../platform/account-ref";
 import { OPEN_STATUSES } from "../../platform/aml-case-status";
@@ -63,10 +64,10 @@ const caseWhere = (s: Subject) => ({ orgId: s.person.orgId, OR: [{ personId: s.p
  * had no relationship: nothing is kept.
  */
 export async function erasureHolds(tx: Tx, org: Pick<Organization, "amlRetentionDays">, s: Subject, at: Date): Promise<Holds> {
-  const [open, cases, bindings] = await Promise.all([
-    tx.amlCase.count({ where: { ...caseWhere(s), status: { in: [...OPEN_STATUSES] } } }),
-    tx.amlCase.aggregate({ where: caseWhere(s), _max: { closedAt: true }, _count: true }),
-    tx.accountBinding.aggregate({ where: { personId: s.person.id }, _max: { revokedAt: true }, _count: true }),
+  const [open, cases, bindings] = await readAll(tx, [
+    () => tx.amlCase.count({ where: { ...caseWhere(s), status: { in: [...OPEN_STATUSES] } } }),
+    () => tx.amlCase.aggregate({ where: caseWhere(s), _max: { closedAt: true }, _count: true }),
+    () => tx.accountBinding.aggregate({ where: { personId: s.person.id }, _max: { revokedAt: true }, _count: true }),
   ]);
   const heldBy: Holds["heldBy"] = open ? ["open_case"] : [];
   const related = s.person.kycStatus === "approved" || bindings._count > 0 || cases._count > 0;

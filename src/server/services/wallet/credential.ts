@@ -6,6 +6,7 @@ import { sha256Hex } from "../../crypto/hash";
 import { issuerDid, issuerSigningKey, signEd25519 } from "../../crypto/issuer-keys";
 import { openStored } from "../../crypto/person-box";
 import type { DbOrTx } from "../../db/client";
+import { readAll } from "../../db/tx";
 import { personDidOf } from "../../platform/account-ref";
 import { type HolderJwk, issuerUrl, vct } from "./metadata";
 
@@ -19,9 +20,9 @@ type Identity = { birthDate: string | null; country: string | null };
 
 /** The verified birth date and country kept sealed under the person's key (screening subject), or null when unreadable. */
 async function verifiedIdentity(db: DbOrTx, personId: string): Promise<Identity | null> {
-  const [subject, key] = await Promise.all([
-    db.screeningSubject.findUnique({ where: { personId } }),
-    db.personKey.findUnique({ where: { personId } }),
+  const [subject, key] = await readAll(db, [
+    () => db.screeningSubject.findUnique({ where: { personId } }),
+    () => db.personKey.findUnique({ where: { personId } }),
   ]);
   const text = subject ? openStored(subject.querySealed, key?.keySealed) : null;
   if (!text) return null;
