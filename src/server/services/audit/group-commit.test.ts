@@ -64,6 +64,32 @@ describe("grouped audit appends", () => {
     await db.$executeRawUnsafe(`DROP TABLE ${table}`);
   });
 
+  it("runs the member whose write the statement names alone and retries the rest as one group, not one by one", async () => {
+    const { db, orgId } = await createTestOrg();
+    const table = `group_isolate_${Date.now()}`;
+    await db.$executeRawUnsafe(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+    const insert = (id: number) => ({ sql: Prisma.sql`INSERT INTO ${Prisma.raw(table)} (id) VALUES (${id})`, rows: 1 });
+    const missing = { sql: Prisma.sql`UPDATE ${Prisma.raw(table)} SET id = id WHERE id = 99`, rows: 1 };
+    const before = groupCommitStats();
+    // The first append's statement starts alone; the other four wait and form the next group.
+    const writes = [[insert(1)], [insert(2)], [insert(3), missing], [insert(4)], [insert(5)]];
+    const results = await Promise.allSettled(
+      writes.map((w, i) => appendAuditGrouped(db, orgId, { actor, input: { action: "test.isolate", data: { i } }, writes: w })),
+    );
+    const after = groupCommitStats();
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    // Alone, the failing append reports its own write's number (its second), as callers read it.
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/bi_assert failed: write 1\b/);
+    expect(after.isolations - before.isolations).toBe(1);
+    expect(after.splits - before.splits).toBe(0);
+    // Statements: the lone first, the failed group of four, the three others as one, the failing one alone.
+    expect(after.groups - before.groups).toBe(2);
+    expect((await db.$queryRawUnsafe<{ id: number }[]>(`SELECT id FROM ${table} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 4, 5]);
+    expect(await db.auditEntry.count({ where: { orgId, action: "test.isolate" } })).toBe(4);
+    expect((await verifyChain(db, orgId)).valid).toBe(true);
+    await db.$executeRawUnsafe(`DROP TABLE ${table}`);
+  });
+
   it("commits an append's further entries (also) in its statement, chained right after it, among other members of the group", async () => {
     const { db, orgId } = await createTestOrg();
     const [first, , last] = await Promise.all([

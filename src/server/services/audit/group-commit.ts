@@ -18,8 +18,11 @@ import { type AuditInput, entryCanonical, type HashFields, type ChainHead as Hea
  * - If another process moved the head meanwhile (the expected seq no longer matches), the
  *   statement raises and changes nothing; the head is read again and the group retried, and after
  *   repeated misses the group runs in a transaction that locks the head first.
- * - If one write of the group fails (a constraint, or a row not in the state it expected), the
- *   group is retried one append at a time, so only that append fails.
+ * - If one write of the group touches other than its rows (a row not in the state it expected, a
+ *   position already taken), the statement names it: that append is run alone, where it fails
+ *   (or not, if a member of its group was the cause) with its own write's number, and the rest
+ *   of the group is retried as a group. Any other failure (a constraint) retries the group one
+ *   append at a time. Either way only the failing append fails.
  */
 
 /**
@@ -48,7 +51,7 @@ const MAX_GROUP = 256;
 const OPTIMISTIC_TRIES = 2;
 
 const queues = new Map<string, Queue>();
-const stats = { groups: 0, appends: 0, headMisses: 0, splits: 0 };
+const stats = { groups: 0, appends: 0, headMisses: 0, splits: 0, isolations: 0 };
 
 /** Commits and entries so far in this process (the bench reports the average group size). */
 export const groupCommitStats = () => ({ ...stats });
@@ -93,10 +96,40 @@ async function commitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Pr
     }
   } catch (err) {
     q.head = undefined; // a failed statement says nothing certain about where the head is
-    // One member's write (or a constraint) failed the whole group: find whose, one at a time.
-    if (group.length > 1) return splitGroup(db, orgId, q, group);
+    if (group.length > 1) {
+      // The statement named the write that failed: its member alone, the others still as a group.
+      const culprit = memberOfFailedWrite(err, group);
+      if (culprit !== null) return isolateMember(db, orgId, q, group, culprit);
+      // A constraint failed the whole group: find whose, one at a time.
+      return splitGroup(db, orgId, q, group);
+    }
     group[0]!.reject(err);
   }
+}
+
+/** The index in `group` of the member whose write the statement's check named (`write N`), or null. */
+function memberOfFailedWrite(err: unknown, group: Waiter[]): number | null {
+  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+  const m = /bi_assert failed: write (\d+)/.exec(text);
+  if (!m) return null;
+  let n = Number(m[1]);
+  for (let i = 0; i < group.length; i++) {
+    const count = group[i]!.item.writes?.length ?? 0;
+    if (n < count) return i;
+    n -= count;
+  }
+  return null;
+}
+
+async function isolateMember(db: Db, orgId: string, q: Queue, group: Waiter[], culprit: number): Promise<void> {
+  stats.isolations++;
+  await commitGroup(
+    db,
+    orgId,
+    q,
+    group.filter((_, i) => i !== culprit),
+  );
+  await commitGroup(db, orgId, q, [group[culprit]!]);
 }
 
 async function splitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promise<void> {
