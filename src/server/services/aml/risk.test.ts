@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
-import { keyedDeviceHash } from "../../crypto/risk-hash";
+import { clientIpHash, keyedDeviceHash } from "../../crypto/risk-hash";
+import { Prisma } from "../../db/client";
 import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
-import { isDisposableEmail } from "./risk";
+import { isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -151,6 +152,36 @@ describe("POST /v1/risk/assess", () => {
     expect(theirs.body.signals).toMatchObject({ ipEvents1h: 0, orgEvents1m: 0 });
   });
 
+  it("counts an address's events, hashed or still in clear, through the address index, without reading the organization's other addresses' events", async () => {
+    const { db, org, api } = await setup();
+    const ip = "198.51.100.77";
+    // Many end users' addresses, as a sign-up backend forwards them, then this address's rows in both forms.
+    await pastEvents(db, org.orgId, 600, (i) => ({
+      clientIpHash: clientIpHash(org.orgId, `203.0.113.${i % 250}`),
+      clientIp: "203.0.113.0/24",
+    }));
+    await pastEvents(db, org.orgId, 3, { clientIpHash: clientIpHash(org.orgId, ip), clientIp: "198.51.100.0/24" });
+    await pastEvents(db, org.orgId, 2, { clientIp: ip });
+    await db.$executeRawUnsafe("ANALYZE risk_events");
+    const res = await api.post("/v1/risk/assess", { ipAddress: ip });
+    expect(res.body.signals.ipEvents1h).toBe(5);
+
+    const plan = { orgId: org.orgId, deviceHash: null, legacyDeviceHash: null, ip, ipHash: clientIpHash(org.orgId, ip), now: new Date() };
+    const [row] = await db.$queryRaw<{ "QUERY PLAN": unknown }[]>(
+      Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) SELECT ${riskCountColumns(plan as RiskPlan)}`,
+    );
+    const nodes: Record<string, unknown>[] = [];
+    const walk = (n: Record<string, unknown>) => {
+      nodes.push(n);
+      for (const c of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(c);
+    };
+    walk((row!["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    const byAddress = nodes.filter((n) => n["Index Name"] === "risk_events_orgId_address_createdAt_idx");
+    expect(byAddress, JSON.stringify(row)).toHaveLength(1);
+    // It read this address's five rows (one more assessment since: six), not the other 600.
+    expect(byAddress[0]!["Actual Rows"]).toBe(6);
+    expect(byAddress[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
+  });
   it("without ipAddress the caller's address is used; bad input is 400; the scope is accounts_write", async () => {
     const { db, org, api, url } = await setup();
     const res = await api.post("/v1/risk/assess", {});
