@@ -13,7 +13,16 @@ import { createProofChallenge, verifyWalletProof, type WalletProof } from "../..
 import { decideRisk, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
 import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { payloadToSign } from "../contacts";
-import { DRAWS_BEFORE_NEW_LIST, drawStatusPositions, statusEntryJson, statusPositionSql } from "../credential-status";
+import {
+  DRAWS_BEFORE_NEW_LIST,
+  drawStatusPositions,
+  pickStatusPositions,
+  type StatusCandidates,
+  statusCandidates,
+  statusEntryJson,
+  statusPositionSql,
+  takenStatusSql,
+} from "../credential-status";
 import { bindRiskCheck } from "./bind-risk";
 import { issueAccountBindingCredential } from "./credentials";
 import { assertReinstatingSigner, keyChangedBinding, reinstateBinding } from "./reinstate";
@@ -128,23 +137,30 @@ type ConfirmRow = {
  * as findAccount finds it (not pending), the person by id, the challenge by its nonce, the binding
  * of the two suspended for a key change, and, when `risk` is given, the risk assessment's counts,
  * all in one statement. Null where a row is missing; the caller checks in the order the separate
- * reads did. Null without a query when the account reference cannot name an account.
+ * reads did. Null without a query when the account reference cannot name an account. It also
+ * says which of the binding's candidate status positions are taken (`statusCandidates`).
  */
 async function readConfirm(
   ctx: ServiceContext,
   input: { accountDid: string; nonce: string },
   personId: string | null,
   risk: RiskPlan | null,
+  candidates: StatusCandidates,
 ): Promise<ConfirmRow | null> {
   const named = accountRef(input.accountDid);
   const org = ctx.org.id;
   if (!named) return null;
-  const where = named.chain ? Prisma.sql`chain = ${named.chain} AND name = ${named.name}` : Prisma.sql`name = ${named.name}`;
+  // With the chain, the name is unique: the organization is compared as text so that the planner
+  // takes that unique index, never an index of the organization's accounts filtered row by row
+  // (which it chose for an organization newer than its statistics: 7,000 rows read for one).
+  const where = named.chain
+    ? Prisma.sql`chain = ${named.chain} AND name = ${named.name} AND "orgId"::text = ${org}`
+    : Prisma.sql`"orgId" = ${org}::uuid AND name = ${named.name}`;
   const [row] = await rawQuery<ConfirmRow>(
     ctx.db,
     Prisma.sql`
     WITH a AS (SELECT id, "orgId", name, did, lifecycle FROM accounts
-               WHERE "orgId" = ${org}::uuid AND ${where} AND lifecycle <> 'pending' LIMIT 1)
+               WHERE ${where} AND lifecycle <> 'pending' LIMIT 1)
     SELECT
       (SELECT json_build_object('id', id, 'orgId', "orgId", 'name', name, 'did', did, 'lifecycle', lifecycle) FROM a) AS account,
       (SELECT json_build_object('id', p.id, 'kycStatus', p."kycStatus", 'erased', p."erasedAt" IS NOT NULL, 'country', p.country,
@@ -159,7 +175,8 @@ async function readConfirm(
          FROM account_bindings b JOIN a ON b."accountId" = a.id
         WHERE b."orgId" = ${org}::uuid AND b."personId" = ${personId}::uuid AND b.status = 'suspended'
           AND 'key_changed' = ANY (b."suspendedFor") LIMIT 1) AS reinstating
-      ${risk ? Prisma.sql`, ${riskCountColumns(risk)}` : Prisma.empty}`,
+      ${risk ? Prisma.sql`, ${riskCountColumns(risk)}` : Prisma.empty}
+      ${takenStatusSql(candidates)}`,
   );
   return row!;
 }
@@ -224,7 +241,8 @@ export async function bindConfirm(
 ) {
   const personId = personIdFromDid(issuerDid(), input.personDid);
   const riskPlan = input.deviceFingerprint ? null : planRisk(ctx, {}, "bind");
-  const row = await readConfirm(ctx, input, personId, riskPlan);
+  const candidates = await statusCandidates(ctx.db);
+  const row = await readConfirm(ctx, input, personId, riskPlan, candidates);
   const account = row?.account;
   if (!row || !account) throw notFound("Account");
   const person = row.person;
@@ -280,7 +298,8 @@ export async function bindConfirm(
       riskInsert,
     );
 
-  return commitBinding(ctx, { nonceId: nonce.id, account, person, personDid, signer, riskInsert });
+  const positions = pickStatusPositions(candidates, row);
+  return commitBinding(ctx, { nonceId: nonce.id, account, person, personDid, signer, riskInsert, positions });
 }
 
 /** Writes the risk event alone (a binding refused by its statement); answers `err`, the error to throw. */
@@ -308,8 +327,9 @@ const isUniqueViolation = (err: unknown) => {
  * event and the audit entry commit together or not at all. Spending the nonce and moving the
  * account are conditional updates that must touch their row, so concurrent confirms of one nonce
  * bind once; the partial unique index on active bindings does the same for two nonces. The status
- * positions are drawn here and claimed by the statement only if free: a taken one fails the whole
- * statement, which is drawn and run again (new lists after several misses).
+ * positions are the free candidates the read found (or drawn here) and claimed by the statement
+ * only if still free: one taken meanwhile fails the statement, which is drawn and run again (new
+ * lists after several misses).
  */
 async function commitBinding(
   ctx: ServiceContext,
@@ -321,13 +341,16 @@ async function commitBinding(
     signer: { signingKey: string; signingKeys: string[]; signingPermissions: string[] };
     /** The risk event, written last in the statement (and alone when the statement is refused). */
     riskInsert?: Prisma.Sql;
+    /** Free status positions found by the read, for the first attempt; later attempts draw. */
+    positions: Awaited<ReturnType<typeof drawStatusPositions>> | null;
   },
 ) {
   const { account, person, personDid, signer, riskInsert } = b;
   const bindingId = randomUUID();
   for (let attempt = 0; ; attempt++) {
     const at = new Date();
-    const positions = await drawStatusPositions(ctx.db, attempt > 0 && attempt % DRAWS_BEFORE_NEW_LIST === 0);
+    const positions =
+      (attempt === 0 && b.positions) || (await drawStatusPositions(ctx.db, attempt > 0 && attempt % DRAWS_BEFORE_NEW_LIST === 0));
     const issued = issueAccountBindingCredential({
       bindingId,
       personDid,

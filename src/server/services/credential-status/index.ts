@@ -10,10 +10,14 @@ export { BitstringStatusListCredential, CredentialStatusEntry, StatusListParams 
 export {
   DRAWS_BEFORE_NEW_LIST,
   drawStatusPositions,
+  pickStatusPositions,
   publishedStatusOf,
+  type StatusCandidates,
   setStatusBit,
+  statusCandidates,
   statusEntryJson,
   statusPositionSql,
+  takenStatusSql,
 } from "./lists";
 export { publishedStatusList, STATUS_LIST_MAX_AGE_SEC } from "./publish";
 export {

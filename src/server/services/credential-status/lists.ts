@@ -44,6 +44,26 @@ async function newestList(tx: DbOrTx, purpose: StatusPurpose) {
 const listCache = new Map<StatusPurpose, { id: string; readAt: number }>();
 const LIST_CACHE_MS = 60_000;
 
+type Position = { listId: string; index: number; purpose: StatusPurpose };
+
+/**
+ * The newest list of `purpose` from the cache (read when older than a minute), a new one with
+ * `open: "new"`, one made when there is none with `open: "if-none"`; null when there is none and
+ * `open` is `"never"`.
+ */
+async function currentList(db: DbOrTx, purpose: StatusPurpose, open: "new" | "if-none" | "never"): Promise<string | null> {
+  let cached = listCache.get(purpose);
+  if (open === "new" || !cached || Date.now() - cached.readAt > LIST_CACHE_MS) {
+    const list =
+      (open !== "new" && (await newestList(db, purpose))) ||
+      (open === "never" ? null : await db.statusList.create({ data: { purpose, size: STATUS_LIST_SIZE }, select: { id: true } }));
+    if (!list) return null;
+    cached = { id: list.id, readAt: Date.now() };
+    listCache.set(purpose, cached);
+  }
+  return cached.id;
+}
+
 /**
  * Positions for a new binding drawn in the process, to be written by the caller's own statement
  * (`statusPositionSql`, which claims a position only if free): the newest list of each purpose
@@ -52,27 +72,62 @@ const LIST_CACHE_MS = 60_000;
  * `newLists` (after several draws in a row hit taken positions, the list being dense) a new list
  * is opened per purpose first: lists fill to most of their length, never in issue order.
  */
-export async function drawStatusPositions(
-  db: DbOrTx,
-  newLists = false,
-): Promise<{ listId: string; index: number; purpose: StatusPurpose }[]> {
-  const out: { listId: string; index: number; purpose: StatusPurpose }[] = [];
+export async function drawStatusPositions(db: DbOrTx, newLists = false): Promise<Position[]> {
+  const out: Position[] = [];
+  for (const purpose of STATUS_PURPOSES)
+    out.push({ listId: (await currentList(db, purpose, newLists ? "new" : "if-none"))!, index: randomInt(STATUS_LIST_SIZE), purpose });
+  return out;
+}
+
+/** Random positions per purpose that a caller's read checks (`takenStatusSql`) before it draws. */
+export const STATUS_CANDIDATES = 16;
+export type StatusCandidates = { purpose: StatusPurpose; listId: string; indexes: number[] }[];
+
+/**
+ * Several random positions of each purpose's current list, so that the caller's own read can say
+ * which are taken (`takenStatusSql`) and `pickStatusPositions` takes a free one. A draw that only
+ * learns at the write that its position was taken fails the statement (and, in a group commit, the
+ * group's): as a list fills, that became most of the cost of a bind. The first free candidate of a
+ * random order is a uniformly random free position, as a redraw until free would be.
+ */
+export async function statusCandidates(db: DbOrTx): Promise<StatusCandidates> {
+  const out: StatusCandidates = [];
   for (const purpose of STATUS_PURPOSES) {
-    let cached = listCache.get(purpose);
-    if (newLists || !cached || Date.now() - cached.readAt > LIST_CACHE_MS) {
-      const list =
-        (!newLists && (await newestList(db, purpose))) ||
-        (await db.statusList.create({ data: { purpose, size: STATUS_LIST_SIZE }, select: { id: true } }));
-      cached = { id: list.id, readAt: Date.now() };
-      listCache.set(purpose, cached);
-    }
-    out.push({ listId: cached.id, index: randomInt(STATUS_LIST_SIZE), purpose });
+    // A request that may yet be refused opens no list: without one, the write's draw opens it.
+    const listId = await currentList(db, purpose, "never");
+    if (listId) out.push({ purpose, listId, indexes: Array.from({ length: STATUS_CANDIDATES }, () => randomInt(STATUS_LIST_SIZE)) });
+  }
+  return out;
+}
+
+/** Columns for the caller's read, each after a comma (`"statusTaken0"`, `"statusTaken1"`, … in the candidates' order): the candidate indexes already taken. */
+export const takenStatusSql = (candidates: StatusCandidates): Prisma.Sql =>
+  !candidates.length
+    ? Prisma.empty
+    : Prisma.join(
+        candidates.map(
+          (c, i) =>
+            Prisma.sql`, (SELECT coalesce(array_agg(index), '{}') FROM credential_status_entries
+                      WHERE "listId" = ${c.listId}::uuid AND index = ANY(${c.indexes}::int[])) AS ${Prisma.raw(`"statusTaken${i}"`)}`,
+        ),
+        "",
+      );
+
+/** A free candidate of each purpose given what the read found taken; null when a purpose has no list yet or every candidate was taken (the write then draws). */
+export function pickStatusPositions(candidates: StatusCandidates, row: Record<string, unknown>): Position[] | null {
+  if (candidates.length !== STATUS_PURPOSES.length) return null;
+  const out: Position[] = [];
+  for (const [i, c] of candidates.entries()) {
+    const taken = new Set((row[`statusTaken${i}`] as number[] | undefined) ?? []);
+    const index = c.indexes.find((n) => !taken.has(n));
+    if (index === undefined) return null;
+    out.push({ listId: c.listId, index, purpose: c.purpose });
   }
   return out;
 }
 
 /** The statement that claims a drawn position for a binding: it inserts one row, or none when the position is taken. */
-export const statusPositionSql = (p: { listId: string; index: number; purpose: StatusPurpose }, bindingId: string) =>
+export const statusPositionSql = (p: Position, bindingId: string) =>
   Prisma.sql`INSERT INTO credential_status_entries ("listId", index, purpose, "bindingId")
              VALUES (${p.listId}::uuid, ${p.index}, ${p.purpose}::"StatusPurpose", ${bindingId}::uuid)
              ON CONFLICT ("listId", index) DO NOTHING`;
