@@ -144,9 +144,10 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   // A device's rows are in either form, the keyed hash or the plain SHA-256 written before the
   // person data migration reaches them; an address's rows hold its keyed hash, or (hash NULL) it
   // in clear: one index on COALESCE of the two finds both (prisma/migrations/20261129000000_risk_events_address_index).
-  // The organization's counts read its newest events first, so the scan stops at the cap: without
-  // the order, PostgreSQL could choose a bitmap scan, which reads every event of the window first
-  // (5,000 a minute at a bench's rate, 12 ms).
+  // The organization's count of the last minute reads its newest events first, so the scan stops
+  // at the cap: without the order, PostgreSQL may choose a bitmap scan, which reads every event of
+  // the minute first (5,000 at a bench's rate). The hour's count keeps the bitmap scan: its cap of
+  // 1,000 rows costs less read as a bitmap than fetched one by one in order (0.3 against 1.5 ms).
   const sameDevice = Prisma.sql`"deviceFingerprintHash" IN (${deviceHash}, ${plan.legacyDeviceHash})`;
   const device = deviceHash
     ? Prisma.sql`${capped(sameDevice, HOUR, CAP.device1h)} AS "deviceEvents1h",
@@ -161,7 +162,7 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   return Prisma.sql`${device},
     ${capped(Prisma.sql`COALESCE("clientIpHash", "clientIp") IN (${plan.ipHash}, ${plan.ip})`, HOUR, CAP.ip1h)} AS "ipEvents1h",
     ${capped(all, MINUTE, CAP.org1m, true)} AS "orgEvents1m",
-    ${capped(all, HOUR, CAP.org1h, true)} AS "orgEvents1h"`;
+    ${capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
 }
 
 /**
