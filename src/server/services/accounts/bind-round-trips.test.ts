@@ -10,6 +10,22 @@ import { countRoundTrips } from "@/server/testing/round-trips";
 // account keys (a table on the sandbox chain); then the nonce, the account, the binding with its
 // credential, its two status positions, the attestation mark, the event, the risk event and the
 // audit entry as ONE grouped statement.
+/** A fresh account and person, a challenge, and the confirm with its round trips counted; the confirm must answer 200. */
+async function countedConfirm(url: string, api: ReturnType<typeof client>) {
+  const { personDid, wallet, accountDid } = await accountReadyToBind(url, api);
+  const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
+  const counted = await countRoundTrips(() =>
+    api.post("/v1/bind/confirm", {
+      accountDid,
+      personDid,
+      nonce: challenge.body.nonce,
+      signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+    }),
+  );
+  expect(counted.value.status, counted.value.text).toBe(200);
+  return { accountDid, personDid, wallet, challenge, ...counted };
+}
+
 describe("POST /v1/bind/confirm round trips", () => {
   it("writes the binding in one statement, and everything it wrote before", async () => {
     const { url, db } = await testServer();
@@ -18,17 +34,7 @@ describe("POST /v1/bind/confirm round trips", () => {
     await boundAccount(url, api); // warm: key cache, status list cache, chain head
     const counts: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const { personDid, wallet, accountDid } = await accountReadyToBind(url, api);
-      const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-      const { value, count, statements } = await countRoundTrips(() =>
-        api.post("/v1/bind/confirm", {
-          accountDid,
-          personDid,
-          nonce: challenge.body.nonce,
-          signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-        }),
-      );
-      expect(value.status, value.text).toBe(200);
+      const { accountDid, personDid, wallet, challenge, value, count, statements } = await countedConfirm(url, api);
       counts.push(count);
       // No transaction: the write is one statement.
       expect(statements.filter((s) => /^BEGIN|^COMMIT/.test(s.trim()))).toEqual([]);
@@ -89,17 +95,7 @@ describe("POST /v1/bind/confirm round trips", () => {
       ON CONFLICT DO NOTHING`;
     const counts: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const { personDid, wallet, accountDid } = await accountReadyToBind(url, api);
-      const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
-      const { value, count } = await countRoundTrips(() =>
-        api.post("/v1/bind/confirm", {
-          accountDid,
-          personDid,
-          nonce: challenge.body.nonce,
-          signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
-        }),
-      );
-      expect(value.status, value.text).toBe(200);
+      const { accountDid, count } = await countedConfirm(url, api);
       counts.push(count);
       const entries = await db.credentialStatusEntry.findMany({ where: { binding: { account: { did: accountDid } } } });
       expect(entries.map((e) => e.index % 2)).toEqual([1, 1]);
