@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { clientIpHash, keyedDeviceHash } from "../../crypto/risk-hash";
@@ -6,6 +7,7 @@ import { Prisma } from "../../db/client";
 import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { boundAccount } from "../../testing/kyc-flow";
 import { isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
@@ -217,5 +219,50 @@ describe("risk before POST /v1/accounts/free", () => {
     const audit = await db.auditEntry.findFirstOrThrow({ where: { orgId: org.orgId, action: "account.created" } });
     const assessment = await db.riskEvent.findFirstOrThrow({ where: { orgId: org.orgId, kind: "free_create", decision: "allow" } });
     expect(audit.data).toMatchObject({ riskAssessmentId: assessment.id, riskDecision: "allow" });
+  });
+});
+
+describe("what a risk event keeps", () => {
+  const SIGNALS = [
+    "deviceEvents1h",
+    "deviceEvents24h",
+    "disposableEmail",
+    "ipEvents1h",
+    "ipSource",
+    "orgEvents1h",
+    "orgEvents1m",
+    "sharedDeviceSubjects",
+  ];
+
+  it("is the signals alone, for free create and bind confirm, whose reads hold the challenge and the person too; older rows are cut back to them", async () => {
+    const { url, db, org, api } = await setup();
+    await boundAccount(url, api);
+    const events = await db.riskEvent.findMany({ where: { orgId: org.orgId } });
+    expect(events.map((e) => e.kind).sort()).toEqual(["bind", "free_create"]);
+    for (const e of events) expect(Object.keys((e.detail as any).signals).sort(), e.kind).toEqual(SIGNALS);
+
+    // A row as the service wrote it before: the read's other columns among the signals.
+    const polluted = await db.riskEvent.create({
+      data: {
+        orgId: org.orgId,
+        kind: "bind",
+        decision: "allow",
+        detail: {
+          reasons: [],
+          signals: {
+            ipEvents1h: 2,
+            orgEvents1h: 5,
+            nonce: { nonce: "n", payloadToSign: "text" },
+            person: { country: "FR", sanctionsFlag: false },
+          },
+        },
+      },
+    });
+    const sql = fs.readFileSync("prisma/migrations/20261129010000_risk_signals_only/migration.sql", "utf8");
+    await db.$executeRawUnsafe(sql);
+    const after = await db.riskEvent.findUniqueOrThrow({ where: { id: polluted.id } });
+    expect(after.detail).toEqual({ reasons: [], signals: { ipEvents1h: 2, orgEvents1h: 5 } });
+    // The rows already clean are left as they were.
+    for (const e of events) expect((await db.riskEvent.findUniqueOrThrow({ where: { id: e.id } })).detail).toEqual(e.detail);
   });
 });

@@ -204,7 +204,18 @@ export function decideRisk(plan: RiskPlan, counts: RiskCounts): { assessment: Ri
     reasons.reduce((s, r) => s + r.weight, 0),
   );
   const decision = score >= RISK_DENY_AT ? "deny" : score >= RISK_REVIEW_AT ? "review" : "allow";
-  const signals = { ...counts, ipSource: plan.ipSource, disposableEmail };
+  // Named one by one: callers hand over the row of their own read, which holds other columns too
+  // (the challenge, the person, a KYC token), and none of those belong in the stored event.
+  const signals = {
+    deviceEvents1h,
+    deviceEvents24h: counts.deviceEvents24h,
+    sharedDeviceSubjects,
+    ipEvents1h,
+    ipSource: plan.ipSource,
+    orgEvents1m,
+    orgEvents1h,
+    disposableEmail,
+  };
   const id = randomUUID();
   // The event keeps keyed hashes and counts, never the fingerprint, the email address or the
   // client address itself (only its network, which the console shows).
