@@ -8,7 +8,7 @@ import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
-import { isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
+import { busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -264,5 +264,33 @@ describe("what a risk event keeps", () => {
     expect(after.detail).toEqual({ reasons: [], signals: { ipEvents1h: 2, orgEvents1h: 5 } });
     // The rows already clean are left as they were.
     for (const e of events) expect((await db.riskEvent.findUniqueOrThrow({ where: { id: e.id } })).detail).toEqual(e.detail);
+  });
+});
+
+describe("a busy organization's hour", () => {
+  it("is read once it reaches the cap, then counted at the cap without reading it (until the 1,000th newest event is an hour old)", async () => {
+    const { db, org, api } = await setup();
+    await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
+    const first = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.31" });
+    expect(first.body.signals.orgEvents1h).toBe(1000);
+    await busyHourReads();
+    // Rows taken away behind the service's back (it never deletes them): a count read now would
+    // find one; the hour known to be full answers the cap without reading.
+    await db.riskEvent.deleteMany({ where: { orgId: org.orgId, kind: "manual" } });
+    const second = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.32" });
+    expect(second.body.signals.orgEvents1h).toBe(1000);
+    expect(second.body.reasons.map((r: any) => r.code)).toContain("org_velocity");
+    // Another organization's hour is its own.
+    const other = await createTestOrg();
+    const theirs = await client((await testServer()).url, other.apiKey).post("/v1/risk/assess", { ipAddress: "198.51.100.33" });
+    expect(theirs.body.signals.orgEvents1h).toBe(0);
+  });
+
+  it("below the cap is counted every time", async () => {
+    const { db, org, api } = await setup();
+    await pastEvents(db, org.orgId, 998, {}, 30 * 60_000);
+    expect((await api.post("/v1/risk/assess", {})).body.signals.orgEvents1h).toBe(998);
+    await busyHourReads();
+    expect((await api.post("/v1/risk/assess", {})).body.signals.orgEvents1h).toBe(999);
   });
 });
