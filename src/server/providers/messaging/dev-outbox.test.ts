@@ -29,6 +29,12 @@ async function outboxCommand(args: string[], extraEnv: Record<string, string> = 
   }
 }
 
+/** Waits until the clock has passed the stored time of message `id`: "newest first" orders by that time, to the millisecond. */
+async function untilClockPasses(db: Awaited<ReturnType<typeof getDb>>, id: string) {
+  const { createdAt } = await db.devOutboxMessage.findUniqueOrThrow({ where: { id } });
+  while (Date.now() <= createdAt.getTime()) await new Promise((r) => setTimeout(r, 1));
+}
+
 describe("dev outbox", () => {
   it("stores an email and an SMS as rows, and listOutbox reads them back newest first", async () => {
     const db = await getDb();
@@ -37,6 +43,7 @@ describe("dev outbox", () => {
     const org = await db.organization.findFirst({ select: { id: true } });
 
     const a = await outboxEmail(db).sendEmail({ to: email, subject: "Your code", text: "Code 111111", orgId: org?.id ?? null });
+    await untilClockPasses(db, a.id);
     const b = await outboxEmail(db).sendEmail({ to: email, subject: "Your new code", text: "Code 222222\nsecond line" });
     const c = await outboxSms(db).sendSms({ to: phone, text: "Code 333333" });
 
@@ -63,7 +70,9 @@ describe("dev outbox", () => {
   it("npm run outbox prints the newest messages to an address from the app's database", { timeout: 90_000 }, async () => {
     const db = await getDb();
     const email = `kofi.${tag()}@example.com`;
-    await outboxEmail(db).sendEmail({ to: email, subject: "Old", text: "first 444444" });
+    const old = await outboxEmail(db).sendEmail({ to: email, subject: "Old", text: "first 444444" });
+    // Sent once the clock has passed the first's time: two messages of one millisecond tie.
+    await untilClockPasses(db, old.id);
     await outboxEmail(db).sendEmail({ to: email, subject: "Sign in", text: "Your code is 555555\nIt expires soon." });
 
     const out = await outboxCommand(["--to", email, "--limit", "1"]);
