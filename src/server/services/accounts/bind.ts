@@ -11,13 +11,14 @@ import { attestationChangedSql } from "../../platform/attestation-sync";
 import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { decideRisk, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
-import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
+import { appendAudit, appendAuditGrouped, failedGroupedWrite, type GroupedWrite } from "../audit";
 import { payloadToSign } from "../contacts";
 import {
   DRAWS_BEFORE_NEW_LIST,
   drawStatusPositions,
   pickStatusPositions,
   type StatusCandidates,
+  type StatusPosition,
   statusCandidates,
   statusEntryJson,
   statusPositionSql,
@@ -308,13 +309,6 @@ async function withRiskEvent(ctx: ServiceContext, riskInsert: Prisma.Sql | undef
   return err;
 }
 
-/** Which write of commitBinding's statement failed its row count, from the group commit's check; null for another error. */
-const failedWrite = (err: unknown): number | null => {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  const m = /bi_assert failed: write (\d+)/.exec(text);
-  return m ? Number(m[1]) : null;
-};
-
 const isUniqueViolation = (err: unknown) => {
   const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
   return (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") || /23505|unique constraint/i.test(text);
@@ -342,7 +336,7 @@ async function commitBinding(
     /** The risk event, written last in the statement (and alone when the statement is refused). */
     riskInsert?: Prisma.Sql;
     /** Free status positions found by the read, for the first attempt; later attempts draw. */
-    positions: Awaited<ReturnType<typeof drawStatusPositions>> | null;
+    positions: StatusPosition[] | null;
   },
 ) {
   const { account, person, personDid, signer, riskInsert } = b;
@@ -401,7 +395,7 @@ async function commitBinding(
         writes,
       });
     } catch (err) {
-      const failed = failedWrite(err);
+      const failed = failedGroupedWrite(err); // which of this binding's writes; null for another error
       if (failed === 3 || failed === 4) continue; // a status position was taken meanwhile: draw again
       // Refused or failed: the assessment is recorded all the same, as when it was written first.
       if (failed === 0)

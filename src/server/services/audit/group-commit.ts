@@ -107,12 +107,23 @@ async function commitGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Pr
   }
 }
 
-/** The index in `group` of the member whose write the statement's check named (`write N`), or null. */
+/** An error's message and driver details, where the statement's checks name what failed. */
+const errorText = (err: unknown) => `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
+
+/**
+ * The number of the write a grouped statement's check found touching other than its rows
+ * (`write N`, counted over the statement's writes in order; for an append run alone, its own
+ * `writes`), or null for any other error.
+ */
+export function failedGroupedWrite(err: unknown): number | null {
+  const m = /bi_assert failed: write (\d+)/.exec(errorText(err));
+  return m ? Number(m[1]) : null;
+}
+
+/** The index in `group` of the member whose write the statement's check named, or null. */
 function memberOfFailedWrite(err: unknown, group: Waiter[]): number | null {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  const m = /bi_assert failed: write (\d+)/.exec(text);
-  if (!m) return null;
-  let n = Number(m[1]);
+  let n = failedGroupedWrite(err);
+  if (n === null) return null;
   for (let i = 0; i < group.length; i++) {
     const count = group[i]!.item.writes?.length ?? 0;
     if (n < count) return i;
@@ -236,6 +247,5 @@ function groupStatement(orgId: string, head: Head, rows: Row[], group: Waiter[])
 
 /** True when `err` is the group statement's own check that the head had not moved. */
 function isAssertion(err: unknown, what: "head"): boolean {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return text.includes(`bi_assert failed: ${what}`);
+  return errorText(err).includes(`bi_assert failed: ${what}`);
 }

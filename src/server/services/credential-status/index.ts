@@ -13,6 +13,7 @@ export {
   pickStatusPositions,
   publishedStatusOf,
   type StatusCandidates,
+  type StatusPosition,
   setStatusBit,
   statusCandidates,
   statusEntryJson,

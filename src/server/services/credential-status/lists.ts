@@ -44,7 +44,8 @@ async function newestList(tx: DbOrTx, purpose: StatusPurpose) {
 const listCache = new Map<StatusPurpose, { id: string; readAt: number }>();
 const LIST_CACHE_MS = 60_000;
 
-type Position = { listId: string; index: number; purpose: StatusPurpose };
+/** A position of a status list: the list, the bit, and the purpose of the list. */
+export type StatusPosition = { listId: string; index: number; purpose: StatusPurpose };
 
 /**
  * The newest list of `purpose` from the cache (read when older than a minute), a new one with
@@ -72,8 +73,8 @@ async function currentList(db: DbOrTx, purpose: StatusPurpose, open: "new" | "if
  * `newLists` (after several draws in a row hit taken positions, the list being dense) a new list
  * is opened per purpose first: lists fill to most of their length, never in issue order.
  */
-export async function drawStatusPositions(db: DbOrTx, newLists = false): Promise<Position[]> {
-  const out: Position[] = [];
+export async function drawStatusPositions(db: DbOrTx, newLists = false): Promise<StatusPosition[]> {
+  const out: StatusPosition[] = [];
   for (const purpose of STATUS_PURPOSES)
     out.push({ listId: (await currentList(db, purpose, newLists ? "new" : "if-none"))!, index: randomInt(STATUS_LIST_SIZE), purpose });
   return out;
@@ -114,9 +115,9 @@ export const takenStatusSql = (candidates: StatusCandidates): Prisma.Sql =>
       );
 
 /** A free candidate of each purpose given what the read found taken; null when a purpose has no list yet or every candidate was taken (the write then draws). */
-export function pickStatusPositions(candidates: StatusCandidates, row: Record<string, unknown>): Position[] | null {
+export function pickStatusPositions(candidates: StatusCandidates, row: Record<string, unknown>): StatusPosition[] | null {
   if (candidates.length !== STATUS_PURPOSES.length) return null;
-  const out: Position[] = [];
+  const out: StatusPosition[] = [];
   for (const [i, c] of candidates.entries()) {
     const taken = new Set((row[`statusTaken${i}`] as number[] | undefined) ?? []);
     const index = c.indexes.find((n) => !taken.has(n));
@@ -127,7 +128,7 @@ export function pickStatusPositions(candidates: StatusCandidates, row: Record<st
 }
 
 /** The statement that claims a drawn position for a binding: it inserts one row, or none when the position is taken. */
-export const statusPositionSql = (p: Position, bindingId: string) =>
+export const statusPositionSql = (p: StatusPosition, bindingId: string) =>
   Prisma.sql`INSERT INTO credential_status_entries ("listId", index, purpose, "bindingId")
              VALUES (${p.listId}::uuid, ${p.index}, ${p.purpose}::"StatusPurpose", ${bindingId}::uuid)
              ON CONFLICT ("listId", index) DO NOTHING`;
