@@ -23,6 +23,8 @@ export const SPAWNED_ENTRIES = [
   "scripts/vc-verify.ts",
 ] as const;
 
+const DAY_MS = 24 * 3600_000;
+
 export type SpawnedEntry = (typeof SPAWNED_ENTRIES)[number];
 
 /**
@@ -32,6 +34,11 @@ export type SpawnedEntry = (typeof SPAWNED_ENTRIES)[number];
 export async function buildSpawnedEntries(root: string): Promise<string> {
   const cache = path.join(root, "node_modules", ".cache", "bind-identity");
   fs.mkdirSync(cache, { recursive: true });
+  // A run that was killed never removed its bundles: those older than a day go now.
+  for (const name of fs.readdirSync(cache)) {
+    const dir = path.join(cache, name);
+    if (name.startsWith("entries-") && Date.now() - fs.statSync(dir).mtimeMs > DAY_MS) fs.rmSync(dir, { recursive: true, force: true });
+  }
   const outdir = fs.mkdtempSync(path.join(cache, "entries-"));
   await build({
     absWorkingDir: root,
