@@ -60,6 +60,9 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/v1/ready`,
     timeout: 240_000,
     reuseExistingServer: false,
+    // The service's warnings and errors (LOG_LEVEL below) go into the run's output, where a failed
+    // run's cause can be read afterwards.
+    stdout: "pipe",
     env: {
       PORT: String(port),
       BI_DATA_DIR: dataDir,

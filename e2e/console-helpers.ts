@@ -1,6 +1,6 @@
 import net from "node:net";
 import path from "node:path";
-import { type Browser, expect, type Page } from "@playwright/test";
+import { type Browser, expect, type Locator, type Page } from "@playwright/test";
 import { Secret, TOTP } from "otpauth";
 import { shoot as shootAt } from "./shoot";
 
@@ -156,3 +156,19 @@ export async function callProcedure(page: Page, path: string, kind: "query" | "m
 
 /** Sign-in attempts are budgeted per address across organizations: every test signs in with its own. */
 export const uniq = (local: string) => `${local}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}@acme.test`;
+
+/**
+ * Waits for a dialog to close after its action; when it stays, the failure says what the dialog
+ * shows (the service's refusal in words, or a form still waiting), which a run's log keeps.
+ */
+export async function expectClosed(dialog: Locator) {
+  try {
+    await expect(dialog).toHaveCount(0);
+  } catch (err) {
+    const shown = await dialog
+      .first()
+      .textContent({ timeout: 1_000 })
+      .catch(() => "(unreadable)");
+    throw new Error(`${(err as Error).message}\nThe dialog still shows:\n${shown}`);
+  }
+}

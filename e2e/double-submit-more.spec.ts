@@ -1,6 +1,6 @@
 import { type APIRequestContext, expect, type Page, type Request, test } from "@playwright/test";
 import { PrivateKey } from "@wharfkit/antelope";
-import { callProcedure, createOrg, memberPage, type Org, signIn, uniq } from "./console-helpers";
+import { callProcedure, createOrg, expectClosed, memberPage, type Org, signIn, uniq } from "./console-helpers";
 
 // The rest of the console's mutations, each confirmed with a double click (e2e/double-submit.spec.ts
 // has the forms): every one reaches the service as one submission, with one Idempotency-Key however
@@ -103,7 +103,7 @@ test("AML: a double click proposes one clear, another member's double click appr
   await b.getByRole("dialog").getByLabel(/Notes/).fill("Agree: different person.");
   calls = watch(b, "aml.approveClear");
   await b.getByRole("dialog").getByRole("button", { name: "Approve clear" }).dblclick();
-  await expect(b.getByRole("dialog")).toHaveCount(0);
+  await expectClosed(b.getByRole("dialog"));
   await expect(b.getByRole("row", { name: rx(cleared) })).toHaveCount(0);
   calls.once();
   expect(await status(cleared)).toBe("cleared");
@@ -119,7 +119,7 @@ test("AML: a double click proposes one clear, another member's double click appr
   await dialog.getByLabel("Reason").fill("Same person: passport number matches the listing.");
   calls = watch(page, "aml.confirm");
   await dialog.getByRole("button", { name: "Confirm match" }).dblclick();
-  await expect(dialog).toHaveCount(0);
+  await expectClosed(dialog);
   calls.once();
   expect(await status(confirmed)).toBe("confirmed");
   await expect(page.getByText("No open AML cases.")).toBeVisible();
