@@ -7,7 +7,7 @@ import { type Db, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { forbidden, notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
-import { appendAudit, appendAuditGrouped, type GroupedWrite, isFreeText } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite, isFreeText, lostToConcurrentWrite } from "../audit";
 import { samePerson, signedInWithOwnCredentials } from "../org";
 import type { ApproveClearInput, ClearAmlInput, ConfirmAmlInput } from "./aml.schema";
 import { caseEvent, caseEventsSql } from "./case-events";
@@ -103,7 +103,7 @@ export async function proposeClear(ctx: ServiceContext, input: ClearAmlInput): P
     try {
       return await writeClear(ctx, r, current, { personId, subjectDid, reason: input.reason, me, now });
     } catch (err) {
-      if (!lostRace(err)) throw err;
+      if (!lostToConcurrentWrite(err)) throw err;
       // A row changed since it was read: read again.
     }
   }
@@ -119,16 +119,6 @@ const resultOf = (caseId: string, status: string, subjectDid: string): ClearResu
   caseId,
   subjectDid,
 });
-
-/**
- * A grouped write that lost, and changed nothing: one of its rows was not the version read, a key
- * was written meanwhile, or (should another writer take its locks in another order) it was the
- * deadlock's victim.
- */
-function lostRace(err: unknown): boolean {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return /bi_assert failed: write \d+/.test(text) || /23505|unique constraint|40P01|deadlock detected/i.test(text);
-}
 
 type CaseRef = { id: string; status: string; closedAt: string | null; closer: string | null };
 type ClearRead = {

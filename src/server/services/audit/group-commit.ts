@@ -120,6 +120,15 @@ export function failedGroupedWrite(err: unknown): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * True when a write lost a race with another writer: a grouped statement's check found a row not
+ * in the state it was read in, a unique key was taken meanwhile, or PostgreSQL broke a deadlock.
+ * The caller reads again and retries; nothing of the failed statement was written.
+ */
+export function lostToConcurrentWrite(err: unknown): boolean {
+  return failedGroupedWrite(err) !== null || /23505|unique constraint|40P01|deadlock detected/i.test(errorText(err));
+}
+
 /** The index in `group` of the member whose write the statement's check named, or null. */
 function memberOfFailedWrite(err: unknown, group: Waiter[]): number | null {
   let n = failedGroupedWrite(err);

@@ -27,7 +27,7 @@ import {
   type OpenCaseRead,
   screeningHitWrites,
 } from "../aml";
-import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
+import { appendAudit, appendAuditGrouped, type GroupedWrite, lostToConcurrentWrite } from "../audit";
 import { ensureSandboxLists, screeningSubjectUpsertSql, screenPersonForWrite } from "../screening";
 import { onKycReviewed, reviewHit } from "./approval";
 import { applyKybReview } from "./kyb";
@@ -293,16 +293,6 @@ async function recordEventOnly(
   return row!.fresh > 0;
 }
 
-/**
- * A row check of the grouped statement or a unique index refused the write (what was read has
- * changed meanwhile), or PostgreSQL chose it as a deadlock's victim: nothing was written, and it
- * is read and applied again.
- */
-const readChanged = (err: unknown) => {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return /bi_assert failed: write/.test(text) || /23505|unique constraint|40P01|deadlock detected/i.test(text);
-};
-
 /** Reads and writes again after a concurrent change, at most this many times in all. */
 const REVIEW_TRIES = 5;
 
@@ -355,7 +345,7 @@ async function applyReviewOnce(db: Db, eventId: string, review: KycReview): Prom
       await appendAuditGrouped(db, read.orgId, planned);
       return { received: true, duplicate: false };
     } catch (err) {
-      if (!readChanged(err) || attempt >= REVIEW_TRIES) throw err;
+      if (!lostToConcurrentWrite(err) || attempt >= REVIEW_TRIES) throw err;
     }
   }
 }
