@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { clientIpHash, keyedDeviceHash } from "../../crypto/risk-hash";
 import { Prisma } from "../../db/client";
+import { logger } from "../../log";
 import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
-import { busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
+import { assessRisk, busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -284,6 +286,32 @@ describe("a busy organization's hour", () => {
     const other = await createTestOrg();
     const theirs = await client((await testServer()).url, other.apiKey).post("/v1/risk/assess", { ipAddress: "198.51.100.33" });
     expect(theirs.body.signals.orgEvents1h).toBe(0);
+  });
+
+  it("is counted again once the 1,000th newest event it read is an hour old", async () => {
+    const { db, org } = await setup();
+    const base = Date.now();
+    let clock = base;
+    const ctx: ServiceContext = {
+      db,
+      org: await db.organization.findUniqueOrThrow({ where: { id: org.orgId } }),
+      actor: { type: "system", label: "risk-test" },
+      correlationId: "busy-hour",
+      clientIp: "198.51.100.40",
+      log: logger(),
+      now: () => new Date(clock),
+    };
+    // 1,000 events half an hour ago: the hour is full until about half an hour from now.
+    await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
+    await busyHourReads();
+    await db.riskEvent.deleteMany({ where: { orgId: org.orgId, createdAt: { lt: new Date(base - 20 * 60_000) } } });
+    // A minute before then, the cap stands without reading (a read would find the one event left).
+    clock = base + 29 * 60_000;
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
+    // A minute after, the hour is read again: the two assessments of this test.
+    clock = base + 31 * 60_000;
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(2);
   });
 
   it("below the cap is counted every time", async () => {
