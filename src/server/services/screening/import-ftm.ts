@@ -64,12 +64,14 @@ export async function importFtmStream(
       const version = await tx.screeningListVersion.create({
         data: { list, format: "ftm", fileHashes: [], versionHash: "importing", entryCount: 0, importedBy: opts.importedBy, orgId },
       });
+      // Before the input is opened: the stream flows from its first listener, and lines read
+      // before the loop below starts would be lost.
+      const writer = await EntryWriter.open(tx, version.id);
       const hash = createHash("sha256");
       const stream = opts.open();
       stream.on("data", (chunk: Buffer | string) => hash.update(chunk));
       const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
       const seen = new Set<string>();
-      const writer = new EntryWriter(tx);
       let batch: ReturnType<typeof entryRow>[] = [];
       let lineNo = 0;
       let count = 0;
@@ -96,11 +98,13 @@ export async function importFtmStream(
       const fileHashes = [hash.digest("hex")];
       const versionHash = sha256Hex(`ftm\n${fileHashes.join("\n")}`);
       if (active && active.versionHash === versionHash) {
+        await writer.discard();
         await tx.screeningListVersion.delete({ where: { id: version.id } });
         return unchanged(active, skipped);
       }
-      await writer.writeCounts(version.id);
+      await writer.writeCounts();
       await tx.screeningListVersion.update({ where: { id: version.id }, data: { fileHashes, versionHash, entryCount: count } });
+      await writer.finish();
       await activateVersion(tx, list, version.id, orgId);
       return { list, format: "ftm", listVersionId: version.id, versionHash, fileHashes, entryCount: count, skipped, unchanged: false };
     }),

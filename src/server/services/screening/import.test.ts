@@ -3,13 +3,16 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { entryArgs } from "@/server/testing/built-entries";
 import { getDb } from "../../db/client";
 import { testListName } from "../../testing/screening-lists";
-import { DEFAULT_LIST, importList, ListFormatError } from "./import";
+import { DEFAULT_LIST, importList, ListFormatError, OWN_KEY_PARTITION_FROM } from "./import";
 import { importListFiles } from "./import-files";
+import { importFtmStream } from "./import-ftm";
+import { everySharingAKey } from "./retrieval";
 import { ensureSandboxLists, FIXTURE_DIR, resetSandboxListsMemo } from "./sandbox-lists";
 
 const fixture = (name: string) => path.join(FIXTURE_DIR, name);
@@ -228,6 +231,74 @@ describe("screening list import", () => {
     seen.add((await state(list)).entries);
     expect([...seen].every((n) => n === old.entryCount || n === 6000)).toBe(true);
     expect(seen.has(6000)).toBe(true);
+  });
+
+  it("keeps a large version's keys in a partition of its own and a small one's in the shared table; a failed or unchanged import leaves no table", async () => {
+    const db = await getDb();
+    // Key tables other than the default partition that name no version: what a failed or discarded import would leave.
+    const orphanTables = async () =>
+      (
+        await db.$queryRaw<{ t: string }[]>`
+          SELECT c.relname AS t FROM pg_class c
+          WHERE c.relname LIKE 'screening\_entry\_keys\_%' AND c.relkind = 'r' AND c.relname <> 'screening_entry_keys_default'
+            AND NOT EXISTS (SELECT 1 FROM screening_list_versions v WHERE c.relname = 'screening_entry_keys_' || replace(v.id::text, '-', ''))`
+      ).map((r) => r.t);
+    const partitions = async () =>
+      (
+        await db.$queryRaw<{ t: string }[]>`
+          SELECT c.relname AS t FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'screening_entry_keys'::regclass ORDER BY 1`
+      ).map((r) => r.t);
+    const ownTable = (versionId: string) => `screening_entry_keys_${versionId.replace(/-/g, "")}`;
+    const lines = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) =>
+        JSON.stringify({ id: `${tag}-${i}`, schema: "Person", properties: { name: [`Partition${tag} Person${i} Keyname${i % 89}`] } }),
+      );
+
+    const large = await importList(db, {
+      format: "ftm",
+      list: listName(),
+      files: [{ name: "l.json", text: lines(8000, "L").join("\n") }],
+      importedBy: "test",
+    });
+    const [{ keyRows }] = await db.$queryRaw<{ keyRows: number }[]>`
+      SELECT sum(cardinality("nameKeys"))::int AS "keyRows" FROM screening_entries WHERE "listVersionId" = ${large.listVersionId}::uuid`;
+    expect(keyRows).toBeGreaterThanOrEqual(OWN_KEY_PARTITION_FROM);
+    expect(await partitions()).toContain(ownTable(large.listVersionId));
+    // Every key row is there, in the version's partition only, and read through the parent's key.
+    const [{ own, all }] = await db.$queryRawUnsafe<{ own: number; all: number }[]>(
+      `SELECT (SELECT count(*) FROM "${ownTable(large.listVersionId)}")::int AS own,
+              (SELECT count(*) FROM screening_entry_keys WHERE "listVersionId" = '${large.listVersionId}')::int AS all`,
+    );
+    expect([own, all]).toEqual([keyRows, keyRows]);
+    const entry = await db.screeningEntry.findFirstOrThrow({ where: { listVersionId: large.listVersionId, externalId: "L-4321" } });
+    const found = await everySharingAKey(db, [large.listVersionId], entry.nameKeys.slice(0, 1));
+    expect(found.map((r) => r.externalId)).toContain("L-4321");
+
+    const small = await importList(db, {
+      format: "ftm",
+      list: listName(),
+      files: [{ name: "s.json", text: lines(50, "S").join("\n") }],
+      importedBy: "test",
+    });
+    const [{ shared }] = await db.$queryRaw<{ shared: number }[]>`
+      SELECT count(*)::int AS shared FROM screening_entry_keys_default WHERE "listVersionId" = ${small.listVersionId}::uuid`;
+    expect(shared).toBeGreaterThan(50);
+
+    // A large import refused at its last line, and one identical to the active version: no table stays.
+    const bad = [...lines(8000, "B"), "{not json"].join("\n");
+    await expect(
+      importList(db, { format: "ftm", list: listName(), files: [{ name: "b.json", text: bad }], importedBy: "test" }),
+    ).rejects.toThrow(ListFormatError);
+    const again = await importFtmStream(db, {
+      name: "l.json",
+      list: large.list,
+      importedBy: "test",
+      open: () => Readable.from([lines(8000, "L").join("\n")]),
+    });
+    expect(again.unchanged).toBe(true);
+    expect(await orphanTables()).toEqual([]);
+    expect(await partitions()).not.toContain(ownTable(small.listVersionId));
   });
 
   it("leaves the planner statistics of the new version fresh, so retrieval is planned for its size", async () => {

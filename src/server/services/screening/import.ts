@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../crypto/hash";
-import type { Db, DbOrTx, Tx } from "../../db/client";
+import { type Db, type DbOrTx, Prisma, type Tx } from "../../db/client";
 import { isTransaction } from "../../db/tx";
 import { logger } from "../../log";
 import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
@@ -90,13 +90,23 @@ export function entryRow(listVersionId: string, e: ParsedEntry) {
 }
 
 /**
+ * A version of at least this many key rows keeps them in a partition of its own of
+ * screening_entry_keys, its primary key built once over the finished rows; a smaller one adds them
+ * to the shared default partition (docs/screening.md, "Importing a large list").
+ */
+export const OWN_KEY_PARTITION_FROM = 50_000;
+
+/** The table a version's key rows are written into during its import (its partition, or the rows' way to the default one). */
+const stagingTable = (listVersionId: string) => `screening_entry_keys_${listVersionId.replace(/-/g, "")}`;
+
+/**
  * One INSERT per chunk from a JSON array (jsonb_to_recordset turns JSON arrays into text[]): an
  * order of magnitude faster than row-by-row parameters for lists of tens of thousands of people.
- * The same statement writes the chunk's retrieval keys (screening_entry_keys), so activation
- * never has to unnest and sort the keys of a whole list at once (a million entries hold about six
- * million keys). An entry's keys are distinct (retrievalKeys), so no key row is written twice.
+ * The same statement writes the chunk's retrieval keys into the version's staging table (no index,
+ * no foreign key: a key row costs its heap tuple only). An entry's keys are distinct
+ * (retrievalKeys), so no key row is written twice.
  */
-async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[]) {
+async function insertEntries(tx: Tx, staging: string, rows: ReturnType<typeof entryRow>[]) {
   if (rows.length === 0) return;
   await tx.$executeRaw`
     WITH inserted AS (
@@ -106,7 +116,7 @@ async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[]) {
         "listVersionId" uuid, "externalId" text, schema text, name text, aliases text[], "normalizedNames" text[],
         "nameKeys" text[], "birthDates" text[], countries text[], topics text[], programme text)
       RETURNING id, "listVersionId", "nameKeys")
-    INSERT INTO screening_entry_keys ("listVersionId", key, "entryId")
+    INSERT INTO ${Prisma.raw(`"${staging}"`)} ("listVersionId", key, "entryId")
     SELECT "listVersionId", unnest("nameKeys"), id FROM inserted`;
 }
 
@@ -114,17 +124,42 @@ async function insertEntries(tx: Tx, rows: ReturnType<typeof entryRow>[]) {
  * Writes chunks of entries while the caller reads and normalises the next one: at most one
  * INSERT in flight on the transaction, so a large list imports at the pace of the slower of the
  * two rather than of both added up. A failed INSERT throws at the next write or at `flush`.
+ *
+ * Key rows go first into a table of the version's own, created by `open` without index or foreign
+ * key: eight million of them inserted one by one into the shared primary key (and each checked
+ * against its version) cost most of a million-entry import. `finish` then either builds that
+ * table's primary key in one sorted pass and attaches it as the version's partition (large
+ * versions), or moves its rows into the default partition and drops it (small ones, so that the
+ * partitions stay few). Everything happens in the import's transaction: a failed import leaves no
+ * table behind.
  */
 export class EntryWriter {
   private pending: Promise<void> = Promise.resolve();
   /** Entries per key, written with `writeCounts` (a million entries hold about 100,000 distinct keys). */
   private readonly counts = new Map<string, number>();
-  constructor(private readonly tx: Tx) {}
+  private keyRows = 0;
+  private readonly staging: string;
+  private constructor(
+    private readonly tx: Tx,
+    private readonly listVersionId: string,
+  ) {
+    this.staging = stagingTable(listVersionId);
+  }
+
+  /** A writer for one version, its staging table created. */
+  static async open(tx: Tx, listVersionId: string): Promise<EntryWriter> {
+    const w = new EntryWriter(tx, listVersionId);
+    await tx.$executeRawUnsafe(`CREATE TABLE "${w.staging}" (LIKE screening_entry_keys INCLUDING DEFAULTS)`);
+    return w;
+  }
 
   async write(rows: ReturnType<typeof entryRow>[]): Promise<void> {
-    for (const r of rows) for (const k of r.nameKeys) this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+    for (const r of rows) {
+      for (const k of r.nameKeys) this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+      this.keyRows += r.nameKeys.length;
+    }
     await this.pending;
-    this.pending = insertEntries(this.tx, rows);
+    this.pending = insertEntries(this.tx, this.staging, rows);
     // Handled at the next write or flush; without this a failure while parsing would go unhandled.
     this.pending.catch(() => undefined);
   }
@@ -138,7 +173,8 @@ export class EntryWriter {
    * After `flush`: the version's key counts (screening_key_counts), 20,000 keys per statement, and
    * its words under the forms retrieval looks them up by (screening_word_deletions, from the "w:" keys).
    */
-  async writeCounts(listVersionId: string): Promise<void> {
+  async writeCounts(): Promise<void> {
+    const listVersionId = this.listVersionId;
     const all = [...this.counts];
     for (let i = 0; i < all.length; i += 20_000) {
       const part = all.slice(i, i + 20_000);
@@ -158,6 +194,30 @@ export class EntryWriter {
         INSERT INTO screening_word_deletions ("listVersionId", deletion, word)
         SELECT ${listVersionId}::uuid, d, w FROM unnest(${part.map((p) => p[0])}::text[], ${part.map((p) => p[1])}::text[]) AS x(d, w)`;
     }
+  }
+
+  /**
+   * After `flush`: makes the key rows screening_entry_keys rows. Call it last before activation:
+   * attaching a partition holds the default partition's lock until the commit.
+   */
+  async finish(): Promise<void> {
+    const t = `"${this.staging}"`;
+    if (this.keyRows < OWN_KEY_PARTITION_FROM) {
+      // In key order: the shared index is then written page after page instead of all over.
+      await this.tx.$executeRawUnsafe(`INSERT INTO screening_entry_keys SELECT * FROM ${t} ORDER BY key, "entryId"`);
+      await this.discard();
+      return;
+    }
+    // One sorted build of the primary key (the attach adopts it as its partition of the parent's
+    // index), then the attach: it checks the rows' version and foreign key with one scan each.
+    await this.tx.$executeRawUnsafe("SET LOCAL maintenance_work_mem = '256MB'");
+    await this.tx.$executeRawUnsafe(`ALTER TABLE ${t} ADD PRIMARY KEY ("listVersionId", key, "entryId")`);
+    await this.tx.$executeRawUnsafe(`ALTER TABLE screening_entry_keys ATTACH PARTITION ${t} FOR VALUES IN ('${this.listVersionId}')`);
+  }
+
+  /** Drops the staging table (a version that is not kept, or whose rows moved to the default partition). */
+  async discard(): Promise<void> {
+    await this.tx.$executeRawUnsafe(`DROP TABLE "${this.staging}"`);
   }
 
   /** Waits for the INSERT in flight whatever its outcome, so the transaction ends with nothing running on it. */
@@ -230,16 +290,17 @@ async function importListIn(db: DbOrTx, opts: ImportOptions): Promise<ImportResu
       data: { list, format: opts.format, fileHashes, versionHash, entryCount: count, importedBy: opts.importedBy, orgId },
     });
     const entries = parsed.entries ?? [];
-    const writer = new EntryWriter(tx);
+    const writer = await EntryWriter.open(tx, version.id);
     try {
       for (let i = 0; i < entries.length; i += CHUNK) await writer.write(entries.slice(i, i + CHUNK).map((e) => entryRow(version.id, e)));
       await writer.flush();
     } finally {
       await writer.settle();
     }
-    await writer.writeCounts(version.id);
+    await writer.writeCounts();
     const labels = parsed.labels?.map((l) => ({ listVersionId: version.id, ...l })) ?? [];
     for (let i = 0; i < labels.length; i += CHUNK) await tx.screeningAccountLabel.createMany({ data: labels.slice(i, i + CHUNK) });
+    await writer.finish();
     await activateVersion(tx, list, version.id, orgId);
     return { ...base, listVersionId: version.id, unchanged: false };
   });
