@@ -261,12 +261,12 @@ describe("screening list import", () => {
       files: [{ name: "l.json", text: lines(8000, "L").join("\n") }],
       importedBy: "test",
     });
-    const [{ keyRows }] = await db.$queryRaw<{ keyRows: number }[]>`
+    const [{ keyRows }] = await db.$queryRaw<[{ keyRows: number }]>`
       SELECT sum(cardinality("nameKeys"))::int AS "keyRows" FROM screening_entries WHERE "listVersionId" = ${large.listVersionId}::uuid`;
     expect(keyRows).toBeGreaterThanOrEqual(OWN_KEY_PARTITION_FROM);
     expect(await partitions()).toContain(ownTable(large.listVersionId));
     // Every key row is there, in the version's partition only, and read through the parent's key.
-    const [{ own, all }] = await db.$queryRawUnsafe<{ own: number; all: number }[]>(
+    const [{ own, all }] = await db.$queryRawUnsafe<[{ own: number; all: number }]>(
       `SELECT (SELECT count(*) FROM "${ownTable(large.listVersionId)}")::int AS own,
               (SELECT count(*) FROM screening_entry_keys WHERE "listVersionId" = '${large.listVersionId}')::int AS all`,
     );
@@ -281,7 +281,7 @@ describe("screening list import", () => {
       files: [{ name: "s.json", text: lines(50, "S").join("\n") }],
       importedBy: "test",
     });
-    const [{ shared }] = await db.$queryRaw<{ shared: number }[]>`
+    const [{ shared }] = await db.$queryRaw<[{ shared: number }]>`
       SELECT count(*)::int AS shared FROM screening_entry_keys_default WHERE "listVersionId" = ${small.listVersionId}::uuid`;
     expect(shared).toBeGreaterThan(50);
 

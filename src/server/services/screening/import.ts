@@ -175,7 +175,9 @@ export class EntryWriter {
    */
   async writeCounts(): Promise<void> {
     const listVersionId = this.listVersionId;
-    const all = [...this.counts];
+    // In key order (the columns compare bytewise), so each statement fills the primary key page after page.
+    const byKey = <T extends [string, unknown]>(a: T, b: T) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    const all = [...this.counts].sort(byKey);
     for (let i = 0; i < all.length; i += 20_000) {
       const part = all.slice(i, i + 20_000);
       await this.tx.$executeRaw`
@@ -188,6 +190,7 @@ export class EntryWriter {
       const word = k.slice(WORD_KEY_PREFIX.length);
       for (const d of filingsOf(word)) pairs.push([d, word]);
     }
+    pairs.sort((a, b) => byKey(a, b) || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     for (let i = 0; i < pairs.length; i += 50_000) {
       const part = pairs.slice(i, i + 50_000);
       await this.tx.$executeRaw`
