@@ -11,7 +11,7 @@ import { attestationChangedSql } from "../../platform/attestation-sync";
 import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
 import { decideRisk, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
-import { appendAudit, appendAuditGrouped, failedGroupedWrite, type GroupedWrite } from "../audit";
+import { appendAudit, appendAuditGrouped, failedGroupedWrite, type GroupedWrite, uniqueKeyTaken } from "../audit";
 import { payloadToSign } from "../contacts";
 import {
   DRAWS_BEFORE_NEW_LIST,
@@ -309,11 +309,6 @@ async function withRiskEvent(ctx: ServiceContext, riskInsert: Prisma.Sql | undef
   return err;
 }
 
-const isUniqueViolation = (err: unknown) => {
-  const text = `${(err as Error)?.message ?? ""} ${JSON.stringify((err as { meta?: unknown })?.meta ?? {})}`;
-  return (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") || /23505|unique constraint/i.test(text);
-};
-
 /**
  * The binding's writes as ONE statement of the organization's group commit (docs/performance.md,
  * "Product paths"): the nonce spent, the account moved to bound, the binding inserted with its
@@ -400,7 +395,7 @@ async function commitBinding(
       // Refused or failed: the assessment is recorded all the same, as when it was written first.
       if (failed === 0)
         throw await withRiskEvent(ctx, riskInsert, conflict("nonce_used", "This nonce was already used; request a new challenge."));
-      if (failed === 1 || isUniqueViolation(err))
+      if (failed === 1 || uniqueKeyTaken(err))
         throw await withRiskEvent(ctx, riskInsert, conflict("already_bound", "This account is already bound to a person."));
       throw await withRiskEvent(ctx, riskInsert, err);
     }

@@ -126,7 +126,12 @@ export function failedGroupedWrite(err: unknown): number | null {
  * The caller reads again and retries; nothing of the failed statement was written.
  */
 export function lostToConcurrentWrite(err: unknown): boolean {
-  return failedGroupedWrite(err) !== null || /23505|unique constraint|40P01|deadlock detected/i.test(errorText(err));
+  return failedGroupedWrite(err) !== null || uniqueKeyTaken(err) || /40P01|deadlock detected/i.test(errorText(err));
+}
+
+/** True when a unique index refused the write (Prisma's P2002, or PostgreSQL's 23505 through a raw statement). */
+export function uniqueKeyTaken(err: unknown): boolean {
+  return (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") || /23505|unique constraint/i.test(errorText(err));
 }
 
 /** The index in `group` of the member whose write the statement's check named, or null. */

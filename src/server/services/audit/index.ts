@@ -17,5 +17,12 @@ export { signCheckpoint } from "./checkpoint-proof";
 export { checkpointProofProblem } from "./export-verify";
 export { getExport, listExports, requestExport, runExportJobs, verifyExportArtifact } from "./exports";
 export { isFreeText } from "./free-text";
-export { appendAuditGrouped, failedGroupedWrite, type GroupedWrite, groupCommitStats, lostToConcurrentWrite } from "./group-commit";
+export {
+  appendAuditGrouped,
+  failedGroupedWrite,
+  type GroupedWrite,
+  groupCommitStats,
+  lostToConcurrentWrite,
+  uniqueKeyTaken,
+} from "./group-commit";
 export { verifyAudit, verifyChain } from "./verify";
