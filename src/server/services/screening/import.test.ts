@@ -285,10 +285,11 @@ describe("screening list import", () => {
       SELECT count(*)::int AS shared FROM screening_entry_keys_default WHERE "listVersionId" = ${small.listVersionId}::uuid`;
     expect(shared).toBeGreaterThan(50);
 
-    // A large import refused at its last line, and one identical to the active version: no table stays.
-    const bad = [...lines(8000, "B"), "{not json"].join("\n");
+    // An import refused at its last line, after chunks of entries and key rows were written (the
+    // stream is parsed as it is read), and one identical to the active version: no table stays.
+    const bad = [...lines(3000, "B"), "{not json"].join("\n");
     await expect(
-      importList(db, { format: "ftm", list: listName(), files: [{ name: "b.json", text: bad }], importedBy: "test" }),
+      importFtmStream(db, { name: "b.json", list: listName(), importedBy: "test", open: () => Readable.from([bad]) }),
     ).rejects.toThrow(ListFormatError);
     const again = await importFtmStream(db, {
       name: "l.json",
