@@ -1,12 +1,12 @@
 import type { CheckoutSession } from "@/generated/prisma/client.ts";
 import { constantTimeEqual, sha256Hex } from "../../crypto/hash";
 import { open, seal } from "../../crypto/secret-box";
-import { Prisma, type Tx } from "../../db/client";
+import type { Tx } from "../../db/client";
 import { conflict, forbidden, notFound, rateLimited } from "../../errors";
 import { orgChanged } from "../../platform/auth-cache";
 import { maskEmail } from "../../platform/contact-address";
 import { hitWindow } from "../../platform/rate-limit";
-import { appendAudit } from "../audit";
+import { appendAudit, uniqueKeyTaken } from "../audit";
 import { provisionOrganization } from "../org";
 import type { PublicContext } from "./public";
 import { BILLING, limitPublicCall } from "./public";
@@ -28,8 +28,6 @@ export type Settled = {
   /** Present only when the caller hands them out itself (chain confirm); else sealed for one reveal. */
   secrets?: { apiKey: string; consolePassword: string };
 };
-
-const isUniqueViolation = (err: unknown) => err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002";
 
 export async function findSession(db: PublicContext["db"] | Tx, sessionId: string): Promise<CheckoutSession> {
   const session = await db.checkoutSession.findUnique({ where: { id: sessionId } });
@@ -78,7 +76,7 @@ export async function settleCheckout(tx: Tx, sessionId: string, s: Settlement, o
       },
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict("transaction_used", "This transaction already paid for another checkout.");
+    if (uniqueKeyTaken(err)) throw conflict("transaction_used", "This transaction already paid for another checkout.");
     throw err;
   }
   const session = await findSession(tx, sessionId);

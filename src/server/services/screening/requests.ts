@@ -1,11 +1,10 @@
 import type { ScreeningResult } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
-import { Prisma } from "../../db/client";
 import { conflict, notFound } from "../../errors";
 import { personDidOf } from "../../platform/account-ref";
 import { readScreeningDetail, recordScreeningHit } from "../aml";
-import { appendAudit } from "../audit";
+import { appendAudit, uniqueKeyTaken } from "../audit";
 import { ensureSandboxLists } from "./sandbox-lists";
 import { type Severity, screenAccount, screenPerson } from "./screen";
 import type { DenylistAddInput, ScreenApplicantInput } from "./screening.schema";
@@ -144,8 +143,7 @@ const denylistView = (e: { applicantIdHash: string; reason: string; addedBy: str
 export async function addToDenylist(ctx: ServiceContext, input: DenylistAddInput) {
   // A concurrent add of the same hash passes the read and meets the unique key at the insert.
   return addToDenylistIn(ctx, input).catch((err: unknown) => {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")
-      throw conflict("already_denylisted", "This applicant is already on the denylist.");
+    if (uniqueKeyTaken(err)) throw conflict("already_denylisted", "This applicant is already on the denylist.");
     throw err;
   });
 }
