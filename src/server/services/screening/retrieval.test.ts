@@ -1,11 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { loadOfacSample, OFAC_SAMPLE_FILES, readStoredPairs } from "../../testing/ofac-quality";
 import { testListName } from "../../testing/screening-lists";
 import { entryRow, importList } from "./import";
 import { importListFiles } from "./import-files";
-import { nameTokens, oneEditApart, retrievalKeys, variantTokens } from "./normalize";
-import { type CandidateRow, deletionsOf, everySharingAKey, reachTest, retrieveCandidates } from "./retrieval";
+import { consonantShape, isVowelless, nameTokens, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
+import { type CandidateRow, deletionsOf, everySharingAKey, reachTest, retrieveCandidates, sameShapeAs, shapeOf } from "./retrieval";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
 
 // Retrieval reads the entries that could reach the threshold, rarest keys first; its answer must
@@ -119,6 +120,32 @@ describe("symmetric deletion", () => {
     }
     expect(pairs).toBeGreaterThan(30_000);
     expect(twoApart).toBeGreaterThan(0);
+  });
+});
+
+describe("same consonant shape", () => {
+  // score.ts's rule, compared whole on both words each time.
+  const rule = (a: string, b: string) =>
+    consonantShape(a) === consonantShape(b) || ((isVowelless(a) || isVowelless(b)) && skeleton(a) === skeleton(b));
+
+  it("answers as comparing both words' shapes and skeletons, on generated words and on names", () => {
+    const word = fc.string({ unit: fc.constantFrom(..."abdhilmuy"), minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(word, word, (a, b) => sameShapeAs(a, shapeOf(b)) === rule(a, b)),
+      { numRuns: 20_000 },
+    );
+    const pairs: [string, string, boolean][] = [
+      ["ali", "eli", true],
+      ["ali", "aly", true],
+      ["mhmd", "muhammad", true],
+      ["ali", "al", false],
+      ["xu", "xiu", true],
+      ["li", "lee", true],
+      ["ila", "ali", true],
+      ["ali", "alim", false],
+    ];
+    for (const [a, b, same] of pairs) expect([a, b, sameShapeAs(a, shapeOf(b))]).toEqual([a, b, same]);
+    for (const [a, b, same] of pairs) expect([a, b, rule(a, b)]).toEqual([a, b, same]);
   });
 });
 

@@ -31,9 +31,21 @@ export const hasWordKey = (word: string): boolean => word.length >= 2;
  */
 const shortSkeleton = (word: string): boolean => skeleton(word).length < 2;
 
-/** Agreeing in score.ts through the consonant shape, or the skeleton of a word written without vowels. */
-const sameShape = (a: string, b: string) =>
-  consonantShape(a) === consonantShape(b) || ((isVowelless(a) || isVowelless(b)) && skeleton(a) === skeleton(b));
+/** What `sameShapeAs` compares of a query word, computed once per screen. */
+export type ShapeOf = { skeleton: string; shape: string; vowelless: boolean };
+export const shapeOf = (word: string): ShapeOf => ({ skeleton: skeleton(word), shape: consonantShape(word), vowelless: isVowelless(word) });
+
+/**
+ * Whether `word` agrees in score.ts with the query word `w` through the consonant shape, or the
+ * skeleton of a word written without vowels. Words of one shape have one skeleton (the skeleton
+ * is the shape's consonants with repeats merged), so the skeleton, a loop, rules out nearly every
+ * word before the shape, two regular expressions, is taken: a re-screen asks this of every word of
+ * every candidate of every person with a short word in their name.
+ */
+export function sameShapeAs(word: string, w: ShapeOf): boolean {
+  if (skeleton(word) !== w.skeleton) return false;
+  return w.vowelless || isVowelless(word) || consonantShape(word) === w.shape;
+}
 
 /** The forms a word of an entry is filed under in screening_word_deletions (a query word looks up the same forms of its own). */
 export function filingsOf(word: string): string[] {
@@ -89,7 +101,7 @@ const MAX_WORDS = 12;
 type Reach = {
   input: { tokens: string[]; birthDate?: string | null; country?: string | null; threshold: number };
   /** The query words retrieval may require an entry to cover, with their own retrieval keys. */
-  words: { token: string; weight: number; own: string[]; short: boolean }[];
+  words: { token: string; weight: number; own: string[]; short: ShapeOf | null }[];
   /** Minimal sets of `words` (indices) of which an entry must cover all; empty: none can be required. */
   sets: number[][];
 };
@@ -106,7 +118,7 @@ function reachOf(input: Reach["input"]): Reach {
   for (const t of input.tokens) {
     const own = retrievalKeys([t]);
     if (/\d/.test(t) || own.length === 0) always += tokenWeight(t);
-    else words.push({ token: t, weight: tokenWeight(t), own, short: shortSkeleton(t) });
+    else words.push({ token: t, weight: tokenWeight(t), own, short: shortSkeleton(t) ? shapeOf(t) : null });
   }
   const sets = words.length > 0 && words.length <= MAX_WORDS ? sufficientSets(words, always, need) : [];
   return { input, words, sets };
@@ -114,18 +126,18 @@ function reachOf(input: Reach["input"]): Reach {
 
 /**
  * An entry covers a query word when it holds one of the word's keys, a word one typing error away,
- * its initial, or, for a word of a short skeleton, a word of its shape (sameShape; a longer
+ * its initial, or, for a word of a short skeleton, a word of its shape (sameShapeAs; a longer
  * skeleton is a key, so such a word holds it).
  */
 function covers(w: Reach["words"][number], entryWords: readonly string[], entryKeys: ReadonlySet<string>): boolean {
   return (
     w.own.some((k) => entryKeys.has(k)) ||
-    entryWords.some((e) => (e.length === 1 ? e === w.token[0] : typo(e, w.token) || (w.short && sameShape(e, w.token))))
+    entryWords.some((e) => (e.length === 1 ? e === w.token[0] : typo(e, w.token) || (w.short !== null && sameShapeAs(e, w.short))))
   );
 }
 
 /** A word of the versions that covers query word `w` (filed under a form of `w`'s own, retrieval reads which). */
-const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) || (w.short && sameShape(x, w.token));
+const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) || (w.short !== null && sameShapeAs(x, w.short));
 
 /**
  * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
