@@ -10,7 +10,7 @@ import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
-import { assessRisk, busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
+import { assessRisk, busyHourOrganizations, busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -309,9 +309,38 @@ describe("a busy organization's hour", () => {
     // A minute before then, the cap stands without reading (a read would find the one event left).
     clock = base + 29 * 60_000;
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
-    // A minute after, the hour is read again: the two assessments of this test.
+    expect(busyHourOrganizations()).toContain(org.orgId);
+    // A minute after, the hour is read again: the two assessments of this test; the process no longer holds it.
     clock = base + 31 * 60_000;
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(2);
+    expect(busyHourOrganizations()).not.toContain(org.orgId);
+  });
+
+  it("is forgotten when another organization's hour is noted after it is over, though its organization never comes back", async () => {
+    const contextAt = async ({ db, org }: Awaited<ReturnType<typeof setup>>, at: () => number): Promise<ServiceContext> => ({
+      db,
+      org: await db.organization.findUniqueOrThrow({ where: { id: org.orgId } }),
+      actor: { type: "system", label: "risk-test" },
+      correlationId: "busy-hour",
+      clientIp: "198.51.100.41",
+      log: logger(),
+      now: () => new Date(at()),
+    });
+    const base = Date.now();
+    let clock = base;
+    const quiet = await setup();
+    const busy = await setup();
+    await pastEvents(quiet.db, quiet.org.orgId, 1000, {}, 30 * 60_000);
+    expect((await assessRisk(quiet.db, await contextAt(quiet, () => clock), {}, "manual")).signals.orgEvents1h).toBe(1000);
+    await busyHourReads();
+    expect(busyHourOrganizations()).toContain(quiet.org.orgId);
+    // An hour later the first organization is silent; the second one's hour (by the service's clock) fills.
+    clock = base + 61 * 60_000;
+    await pastEvents(busy.db, busy.org.orgId, 1000, {}, -60 * 60_000);
+    expect((await assessRisk(busy.db, await contextAt(busy, () => clock), {}, "manual")).signals.orgEvents1h).toBe(1000);
+    await busyHourReads();
+    expect(busyHourOrganizations()).toContain(busy.org.orgId);
+    expect(busyHourOrganizations()).not.toContain(quiet.org.orgId);
   });
 
   it("below the cap is counted every time", async () => {

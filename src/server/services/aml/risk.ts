@@ -122,12 +122,21 @@ export type RiskPlan = {
  * while its organization exists), so until then the hour's count is at its cap without reading it.
  * For a busy organization that count read up to 1,000 rows in every bind confirm, free create and
  * KYC start; it is read once when the cap is first reached (`noteBusyHour`), beside the request.
+ * An entry goes once its time has passed (at the organization's next assessment, or when another
+ * organization's hour is noted), so the map holds only the organizations busy in the last hour.
  */
 const orgHourFull = new Map<string, number>();
 const orgHourReads = new Map<string, Promise<void>>();
 
 /** The reads of busy hours in flight (tests wait for them). */
 export const busyHourReads = () => Promise.all(orgHourReads.values()).then(() => undefined);
+/** The organizations whose hour this process holds as full (tests). */
+export const busyHourOrganizations = () => [...orgHourFull.keys()];
+
+/** Forgets the hours over by `now`: the map holds the organizations busy within the last hour, not every one ever busy. */
+function forgetPastHours(now: number): void {
+  for (const [orgId, until] of orgHourFull) if (until <= now) orgHourFull.delete(orgId);
+}
 
 function noteBusyHour(plan: RiskPlan): void {
   const { orgId, now, db } = plan;
@@ -138,6 +147,7 @@ function noteBusyHour(plan: RiskPlan): void {
             ORDER BY "createdAt" DESC LIMIT ${CAP.org1h}) w
       HAVING count(*) >= ${CAP.org1h}`
     .then(([row]) => {
+      forgetPastHours(now.getTime());
       if (row?.at != null) orgHourFull.set(orgId, row.at + HOUR);
     })
     .catch((err: Error) => logger().warn({ err: { message: err.message } }, "could not read the organization's busy hour"))
@@ -169,6 +179,8 @@ export function planRisk(ctx: ServiceContext, input: RiskAssessInput, kind: Risk
  */
 export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   const { orgId, deviceHash, now } = plan;
+  const full = orgHourFull.get(orgId);
+  if (full !== undefined && full <= now.getTime()) orgHourFull.delete(orgId);
   const ago = (ms: number) => new Date(now.getTime() - ms);
   const capped = (where: Prisma.Sql, since: number, cap: number, newestFirst = false) =>
     Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM risk_events WHERE "orgId" = ${orgId}::uuid AND ${where} AND "createdAt" >= ${utcTimestamp(ago(since))}
@@ -195,7 +207,7 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   return Prisma.sql`${device},
     ${capped(Prisma.sql`COALESCE("clientIpHash", "clientIp") IN (${plan.ipHash}, ${plan.ip})`, HOUR, CAP.ip1h)} AS "ipEvents1h",
     ${capped(all, MINUTE, CAP.org1m, true)} AS "orgEvents1m",
-    ${(orgHourFull.get(orgId) ?? 0) > now.getTime() ? Prisma.sql`${CAP.org1h}::int` : capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
+    ${orgHourFull.has(orgId) ? Prisma.sql`${CAP.org1h}::int` : capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
 }
 
 /**
