@@ -270,6 +270,17 @@ describe("what a risk event keeps", () => {
 });
 
 describe("a busy organization's hour", () => {
+  /** A service context of the organization whose clock reads `at()`, for moving it past an hour's end. */
+  const contextAt = async ({ db, org }: Awaited<ReturnType<typeof setup>>, at: () => number): Promise<ServiceContext> => ({
+    db,
+    org: await db.organization.findUniqueOrThrow({ where: { id: org.orgId } }),
+    actor: { type: "system", label: "risk-test" },
+    correlationId: "busy-hour",
+    clientIp: "198.51.100.40",
+    log: logger(),
+    now: () => new Date(at()),
+  });
+
   it("is read once it reaches the cap, then counted at the cap without reading it (until the 1,000th newest event is an hour old)", async () => {
     const { db, org, api } = await setup();
     await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
@@ -289,18 +300,11 @@ describe("a busy organization's hour", () => {
   });
 
   it("is counted again once the 1,000th newest event it read is an hour old", async () => {
-    const { db, org } = await setup();
+    const made = await setup();
+    const { db, org } = made;
     const base = Date.now();
     let clock = base;
-    const ctx: ServiceContext = {
-      db,
-      org: await db.organization.findUniqueOrThrow({ where: { id: org.orgId } }),
-      actor: { type: "system", label: "risk-test" },
-      correlationId: "busy-hour",
-      clientIp: "198.51.100.40",
-      log: logger(),
-      now: () => new Date(clock),
-    };
+    const ctx = await contextAt(made, () => clock);
     // 1,000 events half an hour ago: the hour is full until about half an hour from now.
     await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
@@ -317,15 +321,6 @@ describe("a busy organization's hour", () => {
   });
 
   it("is forgotten when another organization's hour is noted after it is over, though its organization never comes back", async () => {
-    const contextAt = async ({ db, org }: Awaited<ReturnType<typeof setup>>, at: () => number): Promise<ServiceContext> => ({
-      db,
-      org: await db.organization.findUniqueOrThrow({ where: { id: org.orgId } }),
-      actor: { type: "system", label: "risk-test" },
-      correlationId: "busy-hour",
-      clientIp: "198.51.100.41",
-      log: logger(),
-      now: () => new Date(at()),
-    });
     const base = Date.now();
     let clock = base;
     const quiet = await setup();

@@ -38,9 +38,9 @@ export const shapeOf = (word: string): ShapeOf => ({ skeleton: skeleton(word), s
 /**
  * Whether `word` agrees in score.ts with the query word `w` through the consonant shape, or the
  * skeleton of a word written without vowels. Words of one shape have one skeleton (the skeleton
- * is the shape's consonants with repeats merged), so the skeleton, a loop, rules out nearly every
- * word before the shape, two regular expressions, is taken: a re-screen asks this of every word of
- * every candidate of every person with a short word in their name.
+ * is the shape's consonants with repeats merged), so the skeletons (a loop) are compared first and
+ * the shapes (two regular expressions) only for the few words that pass: a re-screen asks this of
+ * every word of every candidate of every person with a short word in their name.
  */
 export function sameShapeAs(word: string, w: ShapeOf): boolean {
   if (skeleton(word) !== w.skeleton) return false;
