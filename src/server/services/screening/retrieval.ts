@@ -1,4 +1,4 @@
-import { type DbOrTx, Prisma } from "../../db/client";
+import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
 import { consonantShape, initialKey, isVowelless, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
 import { maxAdjustment, nameScoreCeiling, tokenWeight } from "./score";
 
@@ -174,9 +174,11 @@ type Source = {
  * statement reads every entry sharing one; otherwise it takes the entries holding a cover key of the rarest words
  * until every minimal set of words enough to reach the threshold holds one of them (intersected
  * with the other words of those sets when these are not much more common), keeps those sharing a
- * key with the query, and reads them through the primary key. An entry that can reach the
- * threshold covers every word of some set, so it is among them; the reach test then keeps those
- * that can: the answer is that of scoring every entry sharing a key.
+ * key with the query, and reads them through the primary key, keeping those whose keys cover a
+ * whole set (narrowRead). An entry that can reach the threshold covers every word of some set, so
+ * it is among them: the answer is that of scoring every entry sharing a key. Both statements go
+ * through rawQuery: outside a transaction, straight to the pool, whose rows of arrays cost less
+ * to read than the ORM's mapping of them.
  */
 async function candidatesFrom<X extends object>(
   db: DbOrTx,
@@ -194,7 +196,9 @@ async function candidatesFrom<X extends object>(
   // A statement simple to plan (planning the read of the entries along with it cost more than
   // running it): the counts of the query's keys, of its words' cover keys and of the "w:" keys of
   // the words filed under a form of a query word's own (which names those words).
-  const [first] = await db.$queryRaw<(X & { versionIds: string[]; counts: Record<string, number> })[]>`
+  const [first] = await rawQuery<X & { versionIds: string[]; counts: Record<string, number> }>(
+    db,
+    Prisma.sql`
     WITH ${source.ctes ? Prisma.sql`${source.ctes},` : Prisma.empty}
     vs AS MATERIALIZED (SELECT ${source.ids} AS ids)
     SELECT (SELECT ids FROM vs)::text[] AS "versionIds",
@@ -203,18 +207,19 @@ async function candidatesFrom<X extends object>(
         WHERE ${inVersions} AND key = ANY(${[...new Set([...keys, ...base])]}::text[] || ARRAY(
           SELECT DISTINCT ${WORD_KEY_PREFIX}::text || word FROM screening_word_deletions WHERE ${inVersions} AND deletion = ANY(${dels}::text[])))
         GROUP BY key) c) AS counts
-      ${source.columns ?? Prisma.empty}`;
+      ${source.columns ?? Prisma.empty}`,
+  );
   const out = first!;
   const versionIds = out.versionIds ?? [];
   const held = keys.reduce((sum, k) => sum + (out.counts[k] ?? 0), 0);
   const found = Object.keys(out.counts)
     .filter((k) => k.startsWith(WORD_KEY_PREFIX))
     .map((k) => k.slice(WORD_KEY_PREFIX.length));
-  let rows: KeyedRow[];
+  let rows: CandidateRow[];
   if (versionIds.length === 0 || keys.length === 0 || held === 0) rows = [];
-  else if (!narrow || held <= readAll) rows = await everySharingAKeyKeyed(db, versionIds, keys);
+  else if (!narrow || held <= readAll) rows = keepReaching(reach, await everySharingAKeyKeyed(db, versionIds, keys));
   else rows = await narrowRead(db, versionIds, keys, reach, out.counts, found);
-  return { rows: keepReaching(reach, rows), first: out };
+  return { rows, first: out };
 }
 
 /** The rows that could reach the threshold (reachTest), without their keys. */
@@ -231,7 +236,13 @@ function keepReaching(reach: Reach, rows: KeyedRow[]): CandidateRow[] {
   return out;
 }
 
-/** The second statement of a narrow read (candidatesFrom). */
+/**
+ * The second statement of a narrow read (candidatesFrom). It applies the reach test itself: an
+ * entry covers query word i when its stored keys meet the word's cover keys (its own keys, its
+ * initial, the "w:" keys of the words one typing error away or of its shape: what `covers` asks of
+ * the entry's words), and it is kept when the words it covers hold one of the minimal sets. So the
+ * entries that cannot reach the threshold never leave PostgreSQL, nor do the stored keys.
+ */
 function narrowRead(
   db: DbOrTx,
   versionIds: string[],
@@ -239,7 +250,7 @@ function narrowRead(
   reach: Reach,
   counts: Record<string, number>,
   found: string[],
-): Promise<KeyedRow[]> {
+): Promise<CandidateRow[]> {
   const cover = reach.words.map((w) => [
     ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => coversWord(w, x)).map(wordKey)]),
   ]);
@@ -262,13 +273,24 @@ function narrowRead(
     if (open.length === 0) break;
   }
   const bySet = groups.map((g) => Prisma.sql`(${Prisma.join(g.map(holding), " INTERSECT ")})`);
+  // Bit i of `covered`: the entry covers word i; a set is the mask of its words (at most MAX_WORDS bits).
+  const covered = Prisma.join(
+    cover.map((c, i) => Prisma.sql`(CASE WHEN e."nameKeys" && ${c}::text[] THEN ${1 << i}::int ELSE 0 END)`),
+    " | ",
+  );
+  const setMasks = reach.sets.map((set) => set.reduce((m, i) => m | (1 << i), 0));
   // OFFSET 0 keeps the planner from turning the lateral read into a scan of the whole table.
-  return db.$queryRaw<KeyedRow[]>`
+  return rawQuery<CandidateRow>(
+    db,
+    Prisma.sql`
     WITH k AS MATERIALIZED (SELECT DISTINCT "entryId" FROM (${Prisma.join(bySet, " UNION ")}) u)
-    SELECT x.* FROM k CROSS JOIN LATERAL (
+    SELECT x.id, x."listVersionId", x."externalId", x.name, x."normalizedNames", x."birthDates", x.countries, x.topics, x.programme
+    FROM k CROSS JOIN LATERAL (
       SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics,
-        e.programme, e."nameKeys"
-      FROM screening_entries e WHERE e.id = k."entryId" AND e."nameKeys" && ${keys}::text[] OFFSET 0) x`;
+        e.programme, ${covered} AS covered
+      FROM screening_entries e WHERE e.id = k."entryId" AND e."nameKeys" && ${keys}::text[] OFFSET 0) x
+    WHERE EXISTS (SELECT 1 FROM unnest(${setMasks}::int[]) s(m) WHERE x.covered & s.m = s.m)`,
+  );
 }
 
 /**
@@ -306,13 +328,16 @@ export function retrieveCandidatesWith<X extends object>(
 }
 
 function everySharingAKeyKeyed(db: DbOrTx, versionIds: string[], keys: string[]): Promise<KeyedRow[]> {
-  return db.$queryRaw<KeyedRow[]>`
+  return rawQuery<KeyedRow>(
+    db,
+    Prisma.sql`
     WITH hits AS (
       SELECT DISTINCT "entryId" FROM screening_entry_keys
       WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${keys}::text[]))
     SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics,
       e.programme, e."nameKeys"
-    FROM hits JOIN screening_entries e ON e.id = hits."entryId"`;
+    FROM hits JOIN screening_entries e ON e.id = hits."entryId"`,
+  );
 }
 
 /** Every entry sharing a key with the query (what the retrieval tests compare with), read from the key table's primary key. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
+import { countRoundTrips } from "../../testing/round-trips";
 import { testListName } from "../../testing/screening-lists";
 import { importList } from "./import";
 import { nameTokens, normalizeName, retrievalKeys } from "./normalize";
@@ -155,6 +156,25 @@ describe("screenPerson", () => {
     expect(res.matches.map((m) => m.externalId)).toEqual(["target"]);
     const sharing = await everySharingAKey(db, [version.id], retrievalKeys(nameTokens("Quentin Grushevich Zablocki")));
     expect(sharing).toHaveLength(41);
+  });
+
+  it("reads the lists and candidates in two statements and stores the result in a third", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) =>
+      person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]),
+    );
+    lines.push(person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }));
+    const { db, version } = await testList(lines);
+    const org = await createTestOrg();
+    const input = { orgId: org.orgId, subjectRef: "did:test:quentin", name: "Quentin Grushevich Zablocki" };
+    await screenPerson(db, input); // the sandbox lists load at the first screen
+    const { value: out, count, statements } = await countRoundTrips(() => screenPerson(db, input));
+    expect(count, statements.join("\n")).toBe(3);
+    // This file's lists are all active: the one made here matches once, with its target.
+    const here = out.matches.filter((m) => m.listVersionId === version.id);
+    expect(here.map((m) => m.externalId)).toEqual(["target"]);
+    const row = await db.screeningResult.findUniqueOrThrow({ where: { id: out.resultId } });
+    expect(row).toMatchObject({ orgId: org.orgId, subjectRef: "did:test:quentin", severity: "critical", sanctionsHit: true });
+    expect((row.detail as { matches: { entryId: string }[] }).matches.map((m) => m.entryId)).toEqual(out.matches.map((m) => m.entryId));
   });
 });
 

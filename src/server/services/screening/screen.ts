@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
-import { type DbOrTx, Prisma } from "../../db/client";
+import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
-import { type ScreeningResultDetail, screeningDetailJson } from "../aml";
+import type { ScreeningResultDetail } from "../aml";
 import { nameTokens } from "./normalize";
 import { type CandidateRow, retrieveCandidates, retrieveCandidatesWith } from "./retrieval";
 import { ensureSandboxLists } from "./sandbox-lists";
@@ -128,17 +128,17 @@ export function severityOf(matches: readonly ScreenMatch[]): { sanctions: boolea
  * the caller records the audit entry and raises flags. The stored detail holds what a replay
  * needs: scoring version, threshold, list versions, matched entries with their score breakdown,
  * and a hash of the normalised query (never the name itself: the identity stays at the provider).
+ * Three statements once the sandbox lists are loaded: screenPersonForWrite's two reads, then its
+ * INSERT of the result.
  */
 export async function screenPerson(
   db: DbOrTx,
   input: { orgId: string; subjectRef: string; subjectType?: string } & PersonQuery,
 ): Promise<ScreenOutcome> {
   await ensureSandboxLists(db);
-  const query = personQuery(input);
-  const { matches, versions } = await findMatches(db, query, { orgId: input.orgId });
-  const { outcome, data } = resultOf(input, query, matches, versions);
-  const result = await db.screeningResult.create({ data: { ...data, detail: screeningDetailJson(data.detail) } });
-  return { ...outcome, resultId: result.id };
+  const { outcome, insert } = await screenPersonForWrite(db, input);
+  await rawQuery(db, insert);
+  return outcome;
 }
 
 type ScreenInput = { orgId: string; subjectRef: string; subjectType?: string } & PersonQuery;
@@ -181,7 +181,7 @@ function resultOf(input: ScreenInput, query: ReturnType<typeof personQuery>, mat
  * active versions visible to the organization with the counts of the query's keys, then the
  * candidates, retrieval.ts; one when no entry holds a key of the query),
  * and the screening result is returned as an INSERT the caller runs with its own writes, under
- * an id chosen here. The outcome and the stored row are those screenPerson makes.
+ * an id chosen here (screenPerson runs that INSERT itself).
  */
 export async function screenPersonForWrite(db: DbOrTx, input: ScreenInput): Promise<{ outcome: ScreenOutcome; insert: Prisma.Sql }> {
   const query = personQuery(input);
