@@ -146,9 +146,12 @@ const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) ||
 const READ_ALL_UP_TO = 40;
 
 /**
- * Beside the word of a set held by the fewest entries, the set's other words held by at most this
- * many times as many are intersected in the key table (an index-only scan costs far less per entry
- * than reading the entry); above this many entries only.
+ * Beside the word of a set held by the fewest entries, the least held of the set's other words is
+ * intersected with it in the key table when it is held by at most this many times as many (an
+ * index-only scan costs far less per entry than reading the entry); above this many entries only.
+ * One word only: the reach test in the read of the entries (narrowRead) does the rest, and each
+ * further INTERSECT hashed the whole key range of a common word (bin, abd, al) to remove a few
+ * entries (docs/performance.md, "Screening at list sizes").
  */
 const INTERSECT_FACTOR = 30;
 const INTERSECT_ABOVE = 200;
@@ -260,8 +263,8 @@ function narrowRead(
   // Words read from, rarest first, until every set holds one (a name of nine words whose sets are
   // any four of five heavy words needs two). An entry that can reach the threshold covers every
   // word of some set, so it is among the holders of the first word read from in that set; those
-  // are intersected with the words common to every set that word is first in, when not much more
-  // common.
+  // are intersected with the least held of the words common to every set that word is first in,
+  // when not much more common.
   const groups: number[][] = [];
   let open = reach.sets;
   for (const i of [...cover.keys()].sort((a, b) => held[a]! - held[b]! || a - b)) {
@@ -269,7 +272,8 @@ function narrowRead(
     if (first.length === 0) continue;
     open = open.filter((set) => !set.includes(i));
     const common = first[0]!.filter((j) => j !== i && first.every((set) => set.includes(j)));
-    groups.push([i, ...(held[i]! <= INTERSECT_ABOVE ? [] : common.filter((j) => held[j]! <= INTERSECT_FACTOR * held[i]!))]);
+    const partner = common.filter((j) => held[j]! <= INTERSECT_FACTOR * held[i]!).sort((a, b) => held[a]! - held[b]! || a - b)[0];
+    groups.push(held[i]! <= INTERSECT_ABOVE || partner === undefined ? [i] : [i, partner]);
     if (open.length === 0) break;
   }
   const bySet = groups.map((g) => Prisma.sql`(${Prisma.join(g.map(holding), " INTERSECT ")})`);
