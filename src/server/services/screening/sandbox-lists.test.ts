@@ -3,7 +3,10 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, expect, it } from "vitest";
 import { PrismaClient } from "@/generated/prisma/client.ts";
 import { applyMigrations } from "../../db/migrate";
+import { nameTokens } from "./normalize";
+import { retrieveCandidates } from "./retrieval";
 import { resetSandboxListsMemo } from "./sandbox-lists";
+import { MATCH_THRESHOLD } from "./score";
 import { screenPerson } from "./screen";
 
 describe("sandbox fixture lists on the embedded database", () => {
@@ -38,6 +41,17 @@ describe("sandbox fixture lists on the embedded database", () => {
         ["ofac-sdn", "system:sandbox-fixtures"],
         ["opensanctions", "system:sandbox-fixtures"],
       ]);
+      // The narrow read (retrieval.ts: the reach test in SQL) on the embedded database too.
+      const read = await db.$transaction((tx) =>
+        retrieveCandidates(tx, {
+          versionIds: lists.filter((l) => l.list !== "account-labels").map((l) => l.id),
+          tokens: nameTokens("Ivan Testovich Petrenko"),
+          threshold: MATCH_THRESHOLD,
+          readAllUpTo: 0,
+        }),
+      );
+      expect(read.map((r) => r.externalId)).toContain("fx-ivan-petrenko");
+      expect(read.map((r) => r.name).every((n) => /petrenko/i.test(n))).toBe(true);
     } finally {
       await db.$disconnect();
       await lite.close();
