@@ -262,18 +262,27 @@ function narrowRead(
     Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${cover[i]!}::text[])`;
   // Words read from, rarest first, until every set holds one (a name of nine words whose sets are
   // any four of five heavy words needs two). An entry that can reach the threshold covers every
-  // word of some set, so it is among the holders of the first word read from in that set; those
-  // are intersected with the least held of the words common to every set that word is first in,
-  // when not much more common.
+  // word of some set, so it is among the holders of the first word read from in that set.
   const groups: number[][] = [];
   let open = reach.sets;
   for (const i of [...cover.keys()].sort((a, b) => held[a]! - held[b]! || a - b)) {
     const first = open.filter((set) => set.includes(i));
     if (first.length === 0) continue;
     open = open.filter((set) => !set.includes(i));
-    const common = first[0]!.filter((j) => j !== i && first.every((set) => set.includes(j)));
-    const partner = common.filter((j) => held[j]! <= INTERSECT_FACTOR * held[i]!).sort((a, b) => held[a]! - held[b]! || a - b)[0];
-    groups.push(held[i]! <= INTERSECT_ABOVE || partner === undefined ? [i] : [i, partner]);
+    // Each set's least held other word is its partner; the holders of i are intersected with each
+    // partner in turn (an entry covering a whole set holds i and that set's partner), unless a set
+    // has none close enough in holdings, when they are read whole.
+    const partners = new Set<number>();
+    for (const set of held[i]! > INTERSECT_ABOVE ? first : []) {
+      const p = set.filter((j) => j !== i).sort((a, b) => held[a]! - held[b]! || a - b)[0];
+      if (p === undefined || held[p]! > INTERSECT_FACTOR * held[i]!) {
+        partners.clear();
+        break;
+      }
+      partners.add(p);
+    }
+    if (partners.size === 0) groups.push([i]);
+    else for (const p of [...partners].sort((a, b) => a - b)) groups.push([i, p]);
     if (open.length === 0) break;
   }
   const bySet = groups.map((g) => Prisma.sql`(${Prisma.join(g.map(holding), " INTERSECT ")})`);
