@@ -31,6 +31,7 @@ const SCREENS = screensArg >= 0 ? Number(argv[screensArg + 1]) : 300;
 // compares the answers on the first N timed screens only (default: every screen).
 const compareArg = argv.indexOf("--compare");
 const COMPARE = compareArg >= 0 ? Number(argv[compareArg + 1]) : Number.POSITIVE_INFINITY;
+if (!(COMPARE >= 0)) throw new Error("--compare takes a number of screens (0 or more)");
 const QUALITY_ONLY = argv.includes("--quality-only");
 const NO_MONITORING = argv.includes("--no-monitoring");
 const jsonArg = argv.indexOf("--json");

@@ -176,7 +176,7 @@ type Source = {
  * its initial, and the "w:" keys of those words. When few entries hold the query's keys, the second
  * statement reads every entry sharing one; otherwise it takes the entries holding a cover key of the rarest words
  * until every minimal set of words enough to reach the threshold holds one of them (intersected
- * with the other words of those sets when these are not much more common), keeps those sharing a
+ * with each set's least held other word when that one is not much more common), keeps those sharing a
  * key with the query, and reads them through the primary key, keeping those whose keys cover a
  * whole set (narrowRead). An entry that can reach the threshold covers every word of some set, so
  * it is among them: the answer is that of scoring every entry sharing a key. Both statements go
@@ -258,6 +258,7 @@ function narrowRead(
     ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => coversWord(w, x)).map(wordKey)]),
   ]);
   const held = cover.map((c) => c.reduce((s, k) => s + (counts[k] ?? 0), 0));
+  const byHeld = (a: number, b: number) => held[a]! - held[b]! || a - b;
   const holding = (i: number) =>
     Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${cover[i]!}::text[])`;
   // Words read from, rarest first, until every set holds one (a name of nine words whose sets are
@@ -265,7 +266,7 @@ function narrowRead(
   // word of some set, so it is among the holders of the first word read from in that set.
   const groups: number[][] = [];
   let open = reach.sets;
-  for (const i of [...cover.keys()].sort((a, b) => held[a]! - held[b]! || a - b)) {
+  for (const i of [...cover.keys()].sort(byHeld)) {
     const first = open.filter((set) => set.includes(i));
     if (first.length === 0) continue;
     open = open.filter((set) => !set.includes(i));
@@ -274,7 +275,7 @@ function narrowRead(
     // has none close enough in holdings, when they are read whole.
     const partners = new Set<number>();
     for (const set of held[i]! > INTERSECT_ABOVE ? first : []) {
-      const p = set.filter((j) => j !== i).sort((a, b) => held[a]! - held[b]! || a - b)[0];
+      const p = set.filter((j) => j !== i).sort(byHeld)[0];
       if (p === undefined || held[p]! > INTERSECT_FACTOR * held[i]!) {
         partners.clear();
         break;

@@ -66,6 +66,15 @@ async function testList(lines: string[]) {
   return { db, version: { id: res.listVersionId, list: res.list, versionHash: res.versionHash } };
 }
 
+/**
+ * 400 people, 40 of them sharing the first name Quentin and nothing else with the query "Quentin
+ * Grushevich Zablocki", and its target "Quentin Zablocki Grushevitz" (externalId `target`).
+ */
+const quentinAmongNamesakes = () => [
+  ...Array.from({ length: 400 }, (_, i) => person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"])),
+  person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }),
+];
+
 describe("screenPerson", () => {
   it("flags the sandbox provider's sanctioned person as critical and stores a replayable result", async () => {
     const org = await createTestOrg();
@@ -146,11 +155,7 @@ describe("screenPerson", () => {
   it("fetches candidates by key from the index, not by scanning the list, and scores only those that could match", async () => {
     // 400 people; 40 of them share the first name with the query, none anything else: sharing a
     // key, but unable to reach the threshold on the first name alone (retrieval.ts), so not scored.
-    const lines = Array.from({ length: 400 }, (_, i) =>
-      person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]),
-    );
-    lines.push(person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }));
-    const { db, version } = await testList(lines);
+    const { db, version } = await testList(quentinAmongNamesakes());
     const res = await findMatches(db, { name: "Quentin Grushevich Zablocki" }, { versions: [version] });
     expect(res.candidates).toBe(1);
     expect(res.matches.map((m) => m.externalId)).toEqual(["target"]);
@@ -159,11 +164,7 @@ describe("screenPerson", () => {
   });
 
   it("reads the lists and candidates in two statements and stores the result in a third", async () => {
-    const lines = Array.from({ length: 400 }, (_, i) =>
-      person(`n-${i}`, `${i % 10 === 0 ? "Quentin" : `Filler${i}`} Nobody${i}`, ["sanction"]),
-    );
-    lines.push(person("target", "Quentin Zablocki Grushevitz", ["sanction"], { birthDate: ["1950"] }));
-    const { db, version } = await testList(lines);
+    const { db, version } = await testList(quentinAmongNamesakes());
     const org = await createTestOrg();
     const input = { orgId: org.orgId, subjectRef: "did:test:quentin", name: "Quentin Grushevich Zablocki" };
     await screenPerson(db, input); // the sandbox lists load at the first screen

@@ -128,8 +128,8 @@ export function severityOf(matches: readonly ScreenMatch[]): { sanctions: boolea
  * the caller records the audit entry and raises flags. The stored detail holds what a replay
  * needs: scoring version, threshold, list versions, matched entries with their score breakdown,
  * and a hash of the normalised query (never the name itself: the identity stays at the provider).
- * Three statements once the sandbox lists are loaded: screenPersonForWrite's two reads, then its
- * INSERT of the result.
+ * At most three statements once the sandbox lists are loaded: screenPersonForWrite's reads (one
+ * when no entry holds a key of the query), then its INSERT of the result.
  */
 export async function screenPerson(
   db: DbOrTx,
