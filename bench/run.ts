@@ -426,7 +426,7 @@ const logAppends = (what: string, r: AppendResult) =>
   );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 /** What was measured: the commit of the checkout served, what it changes beside it, and the --before folder. */

@@ -244,6 +244,18 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     const broken = await verifyChain(org.db, org.orgId);
     expect(broken).toEqual(await exactVerify(org.db, org.orgId));
     expect(broken).toMatchObject({ valid: false, entries: n / 2, reason: `entry ${n / 2 + 1} is missing before this entry` });
+    // The entries come 512 to a protocol message: a changed hash at the first entry of a message
+    // (its link is checked against the message before), and a whole message's range gone.
+    await writeChainFast(org.db, org.orgId, specs);
+    await org.db.$executeRaw`UPDATE audit_entries SET hash = repeat('0', 64) WHERE "orgId" = ${org.orgId}::uuid AND seq = 513`;
+    const relinked = await verifyChain(org.db, org.orgId);
+    expect(relinked).toEqual(await exactVerify(org.db, org.orgId));
+    expect(relinked).toMatchObject({ valid: false, entries: 512, reason: "hash does not match the entry's contents" });
+    await writeChainFast(org.db, org.orgId, specs);
+    await org.db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${org.orgId}::uuid AND seq BETWEEN 1025 AND 1536`;
+    const gap = await verifyChain(org.db, org.orgId);
+    expect(gap).toEqual(await exactVerify(org.db, org.orgId));
+    expect(gap).toMatchObject({ valid: false, entries: 1024, reason: "entry 1025 is missing before this entry" });
   });
 });
 

@@ -174,9 +174,10 @@ async function sharedSnapshotSession(pool: pg.Pool, first: pg.PoolClient): Promi
 }
 
 /**
- * What one session found in its range of seq: its first row's seq, id and prevHash (checked
- * against the end of the range before it by join), then every following link and every hash.
- * A failure carries the walk's count and last good hash at that entry.
+ * What one session found in its range of seq: its first row's seq and prevHash (checked against
+ * the end of the range before it by join), then every following link and every hash. A failure
+ * carries the walk's count and last good hash at that entry. Entries are named by id only once
+ * they are reported (ids are not read with the entries).
  */
 type Segment = {
   first?: { id: string; seq: number; prevHash: string };
@@ -196,67 +197,87 @@ export const columnByColumnChecks = () => suspectsChecked;
 const CHUNK = 512;
 
 /**
- * One text per CHUNK entries, in seq order, each entry framed as
- * `seq id canonicalLength hashLength prevHashLength canonical hash prevHash` (the three lengths in
- * bytes, the values after them back to back), so that nothing in a value can shift a boundary.
+ * One row per CHUNK entries, in seq order: the arrays of their seq, stored bytes, hash and prevHash
+ * (array_agg over the (orgId, seq) index's order), so that a protocol message carries 512 entries and
+ * PostgreSQL builds no text of its own.
  */
 const chunkSql = (org: string, from: number, to: number) =>
-  `SELECT (SELECT string_agg(concat(seq, ' ', id, ' ', octet_length(canonical), ' ', octet_length(hash), ' ', octet_length("prevHash"), ' ',
-                                    canonical, hash, "prevHash"), '' ORDER BY seq)
-           FROM audit_entries WHERE "orgId" = ${org} AND seq >= g AND seq < least(g + ${CHUNK}, ${int(to)}))
-   FROM generate_series(${int(from)}, ${int(to - 1)}, ${CHUNK}) AS g`;
+  `COPY (SELECT y.* FROM generate_series(${int(from)}, ${int(to - 1)}, ${CHUNK}) AS g, LATERAL (
+     SELECT array_agg(seq) AS s, array_agg(canonical) AS c, array_agg(hash) AS h, array_agg("prevHash") AS p FROM (
+       SELECT seq, canonical, hash, "prevHash" FROM audit_entries
+       WHERE "orgId" = ${org} AND seq >= g AND seq < least(g + ${CHUNK}, ${int(to)}) ORDER BY seq) x) y) TO STDOUT (FORMAT binary)`;
+
+/** The number of elements of the one-dimensional array whose field (length first) starts at `at`. */
+function arraySize(buf: Buffer, at: number): number {
+  if (buf.readInt32BE(at) < 20 || buf.readInt32BE(at + 4) !== 1) throw new Error("malformed chunk of audit entries");
+  return buf.readInt32BE(at + 16);
+}
 
 /**
- * Walks the entries with from <= seq < to. The database only reads each entry's stored bytes and
- * sends them CHUNK entries to a row of one binary COPY (a few protocol messages in all, and the
- * bytes are hashed as PostgreSQL sent them, with no decoding into JavaScript values). An entry
- * whose bytes do not hash to its hash is set aside and checked column by column once the COPY has
- * ended, in the same snapshot.
+ * Walks the entries with from <= seq < to. The database only reads each entry's seq, stored bytes,
+ * hash and prevHash, in seq order from the (orgId, seq) index, and sends them as one binary COPY
+ * (chunkSql: one protocol message per CHUNK entries; the bytes are hashed as PostgreSQL sent them,
+ * with no decoding into JavaScript values). An entry whose bytes do not hash to its hash is set aside and checked
+ * column by column once the COPY has ended, in the same snapshot; ids are read then, for the
+ * entries the answer names.
  */
 async function readSegment(client: pg.PoolClient, orgId: string, from: number, to: number, abort?: { stop: boolean }): Promise<Segment> {
   const seg: Segment = { count: 0, expectedSeq: from, prevHash: "" };
+  let firstSeq: number | undefined;
+  let firstPrevHash = "";
+  let failure: { seq: number; reason: string; count: number; prevHash: string } | undefined;
   /** Entries to check column by column, with the walk's state before each. */
-  const suspects: { id: string; count: number; prevHash: string }[] = [];
-  /** Where the hash (hex) of the entry before is, for the next one's link: in place within a row, else copied to `last`. */
+  const suspects: { seq: number; count: number; prevHash: string }[] = [];
+  /** Where the hash (hex) of the entry before is, for the next one's link: in place within a message, else copied to `last`. */
   const last = Buffer.alloc(64);
   let lastBuf: Buffer = last;
   let lastAt = 0;
   const lastHash = () => lastBuf.toString("latin1", lastAt, lastAt + 64);
   let haveLast = false;
   // No closures per entry in this loop: each costs far more than the entry's checks (tsx names every function it creates).
-  const copy = new CopyOut(`COPY (${chunkSql(client.escapeLiteral(orgId), from, to)}) TO STDOUT (FORMAT binary)`, (buf, at, end) => {
-    while (at < end && !seg.failure && !abort?.stop) {
-      const seqEnd = buf.indexOf(SPACE, at);
-      const seq = decimal(buf, at, seqEnd);
-      const idAt = seqEnd + 1;
-      const cEnd = buf.indexOf(SPACE, idAt + 37);
-      const cLen = decimal(buf, idAt + 37, cEnd);
-      const hEnd = buf.indexOf(SPACE, cEnd + 1);
-      const hLen = decimal(buf, cEnd + 1, hEnd);
-      const pEnd = buf.indexOf(SPACE, hEnd + 1);
-      const pLen = decimal(buf, hEnd + 1, pEnd);
-      const c = pEnd + 1;
-      const h = c + cLen;
-      const prevAt = h + hLen;
-      at = prevAt + pLen;
-      if (at > end) throw new Error("malformed chunk of audit entries");
+  const copy = new CopyOut(chunkSql(client.escapeLiteral(orgId), from, to), 4, (buf, at) => {
+    // Four arrays of one length (seq, canonical, hash, prevHash), each: its length, then ndim,
+    // has-nulls, element type, size and lower bound (int32 each), then each element's length and
+    // bytes. A chunk with no entries is four NULLs.
+    if (buf.readInt32BE(at) < 0) return;
+    const n = arraySize(buf, at);
+    let s = at + 24;
+    let ca = at + 4 + buf.readInt32BE(at);
+    if (arraySize(buf, ca) !== n) throw new Error("malformed chunk of audit entries");
+    let ha = ca + 4 + buf.readInt32BE(ca);
+    if (arraySize(buf, ha) !== n) throw new Error("malformed chunk of audit entries");
+    let pa = ha + 4 + buf.readInt32BE(ha);
+    if (arraySize(buf, pa) !== n) throw new Error("malformed chunk of audit entries");
+    ca += 24;
+    ha += 24;
+    pa += 24;
+    for (let k = 0; k < n && !failure && !abort?.stop; k++) {
+      const seq = buf.readInt32BE(s + 4);
+      s += 8;
+      const cLen = buf.readInt32BE(ca);
+      const c = ca + 4;
+      ca = c + cLen;
+      const hLen = buf.readInt32BE(ha);
+      const h = ha + 4;
+      ha = h + hLen;
+      const pLen = buf.readInt32BE(pa);
+      const prevAt = pa + 4;
+      pa = prevAt + pLen;
+      if (cLen < 0 || hLen < 0 || pLen < 0) throw new Error("NULL in a chunk of audit entries");
       if (!haveLast) {
-        const prevHash = buf.toString("utf8", prevAt, prevAt + pLen);
-        seg.first = { id: buf.toString("latin1", idAt, idAt + 36), seq, prevHash };
+        firstSeq = seq;
+        firstPrevHash = buf.toString("utf8", prevAt, prevAt + pLen);
         seg.expectedSeq = seq;
-        seg.prevHash = prevHash;
+        seg.prevHash = firstPrevHash;
       } else if (seq !== seg.expectedSeq) {
-        const id = buf.toString("latin1", idAt, idAt + 36);
-        seg.failure = { id, reason: `entry ${seg.expectedSeq} is missing before this entry`, count: seg.count, prevHash: lastHash() };
-        return;
+        failure = { seq, reason: `entry ${seg.expectedSeq} is missing before this entry`, count: seg.count, prevHash: lastHash() };
+        break;
       } else if (pLen !== 64 || !sameBytes(buf, prevAt, lastBuf, lastAt)) {
-        const id = buf.toString("latin1", idAt, idAt + 36);
-        seg.failure = { id, reason: "prevHash does not match the previous entry's hash", count: seg.count, prevHash: lastHash() };
-        return;
+        failure = { seq, reason: "prevHash does not match the previous entry's hash", count: seg.count, prevHash: lastHash() };
+        break;
       }
-      if (hLen !== 64 || !hexEquals(hash("sha256", buf.subarray(c, h), "hex"), buf, h)) {
-        const id = buf.toString("latin1", idAt, idAt + 36);
-        suspects.push({ id, count: seg.count, prevHash: haveLast ? lastHash() : seg.prevHash });
+      if (hLen !== 64 || !hexEquals(hash("sha256", buf.subarray(c, ca), "hex"), buf, h)) {
+        suspects.push({ seq, count: seg.count, prevHash: haveLast ? lastHash() : seg.prevHash });
       }
       // The next link is checked against this entry's stored hash (as the walk does); one not 64 long matches no prevHash.
       if (hLen === 64) {
@@ -280,42 +301,43 @@ async function readSegment(client: pg.PoolClient, orgId: string, from: number, t
   });
   await client.query(copy);
   await copy.done;
-  if (haveLast && !seg.failure) seg.prevHash = lastHash();
+  if (haveLast && !failure) seg.prevHash = lastHash();
   // The first suspect that fails the column-by-column check comes before any failure found above.
   suspectsChecked += suspects.length;
-  for (let i = 0; i < suspects.length; i += 5_000) {
+  checking: for (let i = 0; i < suspects.length; i += 5_000) {
     const batch = suspects.slice(i, i + 5_000);
     const { rows } = await client.query<EntryRow>({
-      text: `SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE "orgId" = $1 AND id = ANY($2::uuid[])`,
-      values: [orgId, batch.map((s) => s.id)],
+      text: `SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE "orgId" = $1 AND seq = ANY($2::int[])`,
+      values: [orgId, batch.map((s) => s.seq)],
       rowMode: "array",
     });
-    const byId = new Map(rows.map((r) => [r[0], r]));
+    const bySeq = new Map(rows.map((r) => [r[1], r]));
     for (const s of batch) {
-      const r = byId.get(s.id);
-      const fine =
-        !!r && hashes({ orgId, seq: r[1], actor: r[4], action: r[5], subjectType: r[6], subject: r[7], prevHash: r[2] }, r[8], r[9], r[3]);
+      const r = bySeq.get(s.seq)!;
+      const fine = hashes(
+        { orgId, seq: r[1], actor: r[4], action: r[5], subjectType: r[6], subject: r[7], prevHash: r[2] },
+        r[8],
+        r[9],
+        r[3],
+      );
       if (!fine) {
-        seg.failure = { id: s.id, reason: HASH_MISMATCH, count: s.count, prevHash: s.prevHash };
-        return seg;
+        failure = { seq: s.seq, reason: HASH_MISMATCH, count: s.count, prevHash: s.prevHash };
+        break checking;
       }
     }
   }
-  return seg;
-}
-
-const SPACE = 0x20;
-
-/** The non-negative decimal integer written in buf[from, to) (as PostgreSQL writes a length or seq). */
-function decimal(buf: Buffer, from: number, to: number): number {
-  if (to <= from || to - from > 15) throw new Error("malformed chunk of audit entries");
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const d = buf[i]! - 0x30;
-    if (d < 0 || d > 9) throw new Error("malformed chunk of audit entries");
-    n = n * 10 + d;
+  // The ids of the entries the answer may name (the range's first, and the failure), by seq (unique in an organization).
+  const named = [firstSeq, failure?.seq].filter((s): s is number => s !== undefined);
+  if (named.length > 0) {
+    const { rows } = await client.query<{ seq: number; id: string }>(
+      `SELECT seq, id::text AS id FROM audit_entries WHERE "orgId" = $1 AND seq = ANY($2::int[])`,
+      [orgId, named],
+    );
+    const idOf = new Map(rows.map((r) => [r.seq, r.id]));
+    if (firstSeq !== undefined) seg.first = { id: idOf.get(firstSeq)!, seq: firstSeq, prevHash: firstPrevHash };
+    if (failure) seg.failure = { id: idOf.get(failure.seq)!, reason: failure.reason, count: failure.count, prevHash: failure.prevHash };
   }
-  return n;
+  return seg;
 }
 
 /** Whether a[i, i + 64) and b[j, j + 64) hold the same bytes. */
@@ -339,9 +361,10 @@ function int(n: number): string {
 const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 /**
- * `COPY … TO STDOUT (FORMAT binary)` of a single text column as a pg query: hands each non-NULL
- * value to `onValue` as buf[at, end) when its message arrives (valid only during the call). pg
- * runs any object with `submit` as a query and passes it the protocol messages, as pg-cursor does.
+ * `COPY … TO STDOUT (FORMAT binary)` of rows of `fields` columns as a pg query: hands each row to
+ * `onRow` as buf and the offset of its first field's length when its message arrives (valid only
+ * during the call). pg runs any object with `submit` as a query and passes it the
+ * protocol messages, as pg-cursor does.
  */
 class CopyOut implements pg.Submittable {
   readonly done: Promise<void>;
@@ -350,7 +373,8 @@ class CopyOut implements pg.Submittable {
 
   constructor(
     private readonly text: string,
-    private readonly onValue: (buf: Buffer, at: number, end: number) => void,
+    private readonly fields: number,
+    private readonly onRow: (buf: Buffer, at: number) => void,
   ) {
     this.done = new Promise((resolve, reject) => (this.settle = (err) => (err ? reject(err) : resolve())));
   }
@@ -368,15 +392,15 @@ class CopyOut implements pg.Submittable {
       while (at < buf.length) {
         const count = buf.readInt16BE(at);
         at += 2;
-        if (count < 0) return; // the trailer
+        if (count < 0) break; // the trailer
+        if (count !== this.fields) throw new Error("malformed COPY row of audit entries");
+        const row = at;
         for (let i = 0; i < count; i++) {
           const len = buf.readInt32BE(at);
-          at += 4;
-          if (len > 0) {
-            this.onValue(buf, at, at + len);
-            at += len;
-          }
+          at += 4 + Math.max(len, 0);
         }
+        if (at > buf.length) throw new Error("malformed COPY row of audit entries");
+        this.onRow(buf, row);
       }
     } catch (err) {
       this.failed = err as Error;
