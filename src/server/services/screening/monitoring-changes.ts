@@ -1,5 +1,6 @@
 import type { DbOrTx } from "../../db/client";
 import { variantTokens } from "./normalize";
+import { coversWord, filingsOf, type ReachWord, type reachMasks } from "./retrieval";
 
 /** A list entry as the re-screen scores it (the columns scoring and the stored match need). */
 export type ChangedEntry = {
@@ -65,21 +66,47 @@ export class ChangedEntryIndex {
   private readonly undated = new Map<string, number[]>();
   /** The entries with a birth date of that (whole) year sharing the key. */
   private readonly byYear = new Map<string, Map<number, number[]>>();
-  /** Each entry's words (every name, alias and weak alias), for reachTest (retrieval.ts). */
-  readonly words: string[][];
-  /** Each entry's stored keys, for reachTest. */
-  readonly keys: Set<string>[];
+  /** Entry by entry, the query words (bits) whose own keys it holds, as the last `candidates` call found them. */
+  private readonly keyCover: Int32Array;
   /** Entry by entry, the last lookup that listed it (one candidate once per lookup). */
   private readonly seen: Uint32Array;
   private lookup = 0;
+  /** The change's distinct words, each entry's as indices into them, and the words filed under each form (filingsOf). */
+  private readonly vocabulary: string[] = [];
+  private readonly wordIds: Map<string, number>;
+  private readonly entryWords: Int32Array[];
+  private readonly filed = new Map<string, number[]>();
+  /** Word by word, the query words (bits) it covers in the person being marked (`mark`), valid where its stamp is the mark's. */
+  private readonly covering: Int32Array;
+  private readonly stamp: Uint32Array;
+  private marked = 0;
+  /** The change's words covering a query word (coversWord, or its initial), by the query word: names repeat across people. */
+  private readonly coverOf = new Map<string, number[]>();
 
   constructor(readonly entries: readonly ChangedEntry[]) {
-    this.words = entries.map((e) => [...new Set(e.normalizedNames.flatMap(variantTokens))]);
-    this.keys = entries.map((e) => new Set(e.nameKeys));
+    this.keyCover = new Int32Array(entries.length);
     this.seen = new Uint32Array(entries.length);
+    const ids = new Map<string, number>();
+    // Each entry's words: every name, alias and weak alias (as retrieval.ts's reach test reads them).
+    this.entryWords = entries.map((e) =>
+      Int32Array.from(new Set(e.normalizedNames.flatMap(variantTokens)), (w) => {
+        let id = ids.get(w);
+        if (id === undefined) {
+          id = this.vocabulary.length;
+          ids.set(w, id);
+          this.vocabulary.push(w);
+          // One-letter words cover only as an initial (retrieval.ts, covers), never through a form.
+          if (w.length > 1) for (const f of filingsOf(w)) push(this.filed, f, id);
+        }
+        return id;
+      }),
+    );
+    this.wordIds = ids;
+    this.covering = new Int32Array(this.vocabulary.length);
+    this.stamp = new Uint32Array(this.vocabulary.length);
     entries.forEach((e, i) => {
       const years = new Set(e.birthDates.map((d) => Number(d.slice(0, 4))).filter(Number.isSafeInteger));
-      for (const k of this.keys[i]!) {
+      for (const k of new Set(e.nameKeys)) {
         push(this.byKey, k, i);
         if (e.birthDates.length === 0) push(this.undated, k, i);
         if (years.size === 0) continue;
@@ -98,35 +125,98 @@ export class ChangedEntryIndex {
   }
 
   /**
-   * The entries sharing one of `keys` (indices into `entries`, each once, in no set order); with
-   * `years`, only those born in one of them or of no known birth date.
+   * Marks, for `reach` (one person's, reachMasks), which of the change's words cover each query
+   * word: a word one typing error away or of its shape, found through the forms the word is filed
+   * under (filingsOf, as the screens' narrow read finds them in the key table), or its initial.
+   * `reaches` then answers for entries as reachTest does, without comparing words.
    */
-  candidates(keys: readonly string[], years?: readonly number[]): number[] {
+  mark(reach: Reach): void {
+    if (++this.marked === 0xffffffff) {
+      this.stamp.fill(0);
+      this.marked = 1;
+    }
+    reach.words.forEach((w, bit) => {
+      for (const x of this.coverWords(w)) {
+        if (this.stamp[x] !== this.marked) {
+          this.stamp[x] = this.marked;
+          this.covering[x] = 0;
+        }
+        this.covering[x]! |= 1 << bit;
+      }
+    });
+  }
+
+  /**
+   * Whether entry i covers a whole set of `reach`, the person's last `mark`ed and passed to the
+   * `candidates` call that listed i: by its marked words, or by a word's own key it holds.
+   */
+  reaches(reach: Reach, i: number): boolean {
+    let covered = this.keyCover[i]!;
+    const words = this.entryWords[i]!;
+    for (let j = 0; j < words.length; j++) {
+      const x = words[j]!;
+      if (this.stamp[x] === this.marked) covered |= this.covering[x]!;
+    }
+    for (const m of reach.sets) if ((covered & m) === m) return true;
+    return false;
+  }
+
+  private coverWords(w: ReachWord): number[] {
+    let out = this.coverOf.get(w.token);
+    if (out) return out;
+    const found = new Set<number>();
+    for (const f of filingsOf(w.token)) for (const x of this.filed.get(f) ?? []) if (coversWord(w, this.vocabulary[x]!)) found.add(x);
+    const initial = this.wordIds.get(w.token[0]!);
+    if (initial !== undefined) found.add(initial);
+    out = [...found];
+    if (this.coverOf.size >= MAX_COVERS) this.coverOf.clear();
+    this.coverOf.set(w.token, out);
+    return out;
+  }
+
+  /**
+   * The entries sharing one of `keys` (indices into `entries`, each once, in no set order); with
+   * `years`, only those born in one of them or of no known birth date. With `reach` (the person's,
+   * reachMasks), each entry listed also records which of the person's words it covers by holding
+   * one of their own keys, for `reaches`.
+   */
+  candidates(keys: readonly string[], years?: readonly number[], reach?: Reach): number[] {
     if (++this.lookup === 0xffffffff) {
       this.seen.fill(0);
       this.lookup = 1;
     }
     const out: number[] = [];
-    const take = (list: number[] | undefined) => {
+    const take = (list: number[] | undefined, bits: number) => {
       if (!list) return;
       for (const i of list) {
-        if (this.seen[i] === this.lookup) continue;
+        if (this.seen[i] === this.lookup) {
+          this.keyCover[i]! |= bits;
+          continue;
+        }
         this.seen[i] = this.lookup;
+        this.keyCover[i] = bits;
         out.push(i);
       }
     };
     for (const k of keys) {
+      let bits = 0;
+      if (reach) for (let b = 0; b < reach.words.length; b++) if (reach.words[b]!.own.includes(k)) bits |= 1 << b;
       if (!years) {
-        take(this.byKey.get(k));
+        take(this.byKey.get(k), bits);
         continue;
       }
-      take(this.undated.get(k));
+      take(this.undated.get(k), bits);
       const byYear = this.byYear.get(k);
-      if (byYear) for (const y of years) take(byYear.get(y));
+      if (byYear) for (const y of years) take(byYear.get(y), bits);
     }
     return out;
   }
 }
+
+/** Query words whose covering words are kept (names repeat across a run's people); past it the memo starts again. */
+const MAX_COVERS = 100_000;
+
+type Reach = NonNullable<ReturnType<typeof reachMasks>>;
 
 function push<K>(map: Map<K, number[]>, key: K, i: number): void {
   const list = map.get(key);

@@ -5,7 +5,7 @@ import { type ChangedEntry, ChangedEntryIndex } from "./monitoring-changes";
 import { matchChange } from "./monitoring-screen";
 import type { SubjectQuery } from "./monitoring-subjects";
 import { nameTokens, retrievalKeys, variantTokens } from "./normalize";
-import { reachTest } from "./retrieval";
+import { reachMasks, reachTest } from "./retrieval";
 import { birthDateAdjustment, countryAdjustment, MATCH_THRESHOLD, scoreCandidate } from "./score";
 
 // A re-screen's matches among a list change held in memory (matchChange) must be exactly those of
@@ -126,10 +126,23 @@ describe("a re-screen's matches among a list change", () => {
         rand() < 0.1 ? null : rand() < 0.05 ? "19xx" : rand() < 0.3 && listed?.birthDates[0] ? listed.birthDates[0] : date(y);
       people.push({ name: listed ? vary(listed.name) : name(), birthDate, country: rand() < 0.3 ? any(COUNTRIES) : null });
     }
+    const shapes = change.map((e) => ({ words: [...new Set(e.normalizedNames.flatMap(variantTokens))], keys: new Set(e.nameKeys) }));
     let matched = 0;
     let withDate = 0;
+    let ruledOut = 0;
+    const differing: string[] = [];
     for (const query of people) {
       const tokens = nameTokens(query.name);
+      // The index's marks answer as reachTest does, entry by entry, for every entry sharing a key.
+      const input = { tokens, birthDate: query.birthDate, country: query.country, threshold: MATCH_THRESHOLD };
+      const reach = reachTest(input);
+      const masks = reachMasks(input);
+      if (masks) index.mark(masks);
+      for (const i of index.candidates(retrievalKeys(tokens), undefined, masks ?? undefined)) {
+        const expected = reach(shapes[i]!.words, shapes[i]!.keys);
+        if ((masks ? index.reaches(masks, i) : true) !== expected) differing.push(`${query.name} against ${change[i]!.name}: ${expected}`);
+        if (!expected) ruledOut++;
+      }
       const expected = everyEntrySharingAKey(change, query, tokens);
       const actual = matchChange(index, "test-list", query, tokens).map((m) => ({
         entryId: m.entryId,
@@ -143,6 +156,8 @@ describe("a re-screen's matches among a list change", () => {
     // Enough matches for the comparison to mean something, people with a birth date among them.
     expect(matched).toBeGreaterThan(200);
     expect(withDate).toBeGreaterThan(100);
+    expect(differing).toEqual([]);
+    expect(ruledOut).toBeGreaterThan(10_000);
   });
 
   it("reads only the entries born near the person, or of no known birth date, under a common name's keys", () => {

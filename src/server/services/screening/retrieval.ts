@@ -137,7 +137,24 @@ function covers(w: Reach["words"][number], entryWords: readonly string[], entryK
 }
 
 /** A word of the versions that covers query word `w` (filed under a form of `w`'s own, retrieval reads which). */
-const coversWord = (w: Reach["words"][number], x: string) => typo(x, w.token) || (w.short !== null && sameShapeAs(x, w.short));
+export const coversWord = (w: ReachWord, x: string) => typo(x, w.token) || (w.short !== null && sameShapeAs(x, w.short));
+
+/** A query word the reach test may require an entry to cover. */
+export type ReachWord = Reach["words"][number];
+
+/** The mask of a set of word indices (bit i: word i). */
+const maskOf = (set: readonly number[]) => set.reduce((m, i) => m | (1 << i), 0);
+
+/**
+ * reachTest's bound as bit masks, for a re-screen that marks which of the change's words cover
+ * each query word once a person (monitoring-changes.ts, ChangedEntryIndex.reaches): bit i of an
+ * entry's cover is query word i, and the entry can reach the threshold when its cover holds one of
+ * `sets`. Null when no word needs covering (every entry sharing a key can).
+ */
+export function reachMasks(input: Reach["input"]): { words: ReachWord[]; sets: number[] } | null {
+  const reach = reachOf(input);
+  return reach.sets.length === 0 ? null : { words: reach.words, sets: reach.sets.map(maskOf) };
+}
 
 /**
  * Up to this many key holdings (entries per key, summed over the query's keys) every entry sharing
@@ -292,7 +309,7 @@ function narrowRead(
     cover.map((c, i) => Prisma.sql`(CASE WHEN e."nameKeys" && ${c}::text[] THEN ${1 << i}::int ELSE 0 END)`),
     " | ",
   );
-  const setMasks = reach.sets.map((set) => set.reduce((m, i) => m | (1 << i), 0));
+  const setMasks = reach.sets.map(maskOf);
   // OFFSET 0 keeps the planner from turning the lateral read into a scan of the whole table.
   return rawQuery<CandidateRow>(
     db,
@@ -360,11 +377,11 @@ export async function everySharingAKey(db: DbOrTx, versionIds: string[], keys: s
 }
 
 /**
- * The same bound for a re-screen scoring a list change in memory (monitoring-runs.ts): a test of
- * whether an entry, by its words and stored keys, could reach `threshold` for the query. An entry
- * covers a query word when it holds one of the word's keys, a word one typing error away, or its
- * initial, here compared directly. False only for entries that cannot match, so skipping them
- * changes no answer.
+ * The same bound as a test of whether an entry, by its words and stored keys, could reach
+ * `threshold` for the query. An entry covers a query word when it holds one of the word's keys, a
+ * word one typing error away, or its initial, here compared directly. False only for entries that
+ * cannot match, so skipping them changes no answer. The reference the narrow read and a
+ * re-screen's marks (reachMasks, ChangedEntryIndex.reaches) are tested against.
  */
 export function reachTest(input: {
   tokens: string[];
