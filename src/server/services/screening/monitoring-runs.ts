@@ -355,6 +355,8 @@ function personBatch(db: Db, orgId: string, cursor: string | null, size: number)
   // Straight to the pool (rawQuery): a page is a thousand rows, which the ORM's row handling made
   // a sizeable part of the re-screen. The key is read per row through its primary key: as a LEFT
   // JOIN the planner merged person_keys from its first row at every page (3 s a page at 1,000,000).
+  // The cursor bounds people too: the planner merges people with the subjects, and without the
+  // bound it read people's primary key from its first row to the cursor at every page.
   return rawQuery<PersonRow>(
     db,
     Prisma.sql`
@@ -362,6 +364,7 @@ function personBatch(db: Db, orgId: string, cursor: string | null, size: number)
            (SELECT k."keySealed" FROM person_keys k WHERE k."personId" = s."personId") AS "keySealed"
     FROM screening_subjects s JOIN people p ON p.id = s."personId"
     WHERE s."orgId" = ${orgId}::uuid AND (${cursor}::uuid IS NULL OR s."personId" > ${cursor}::uuid)
+      AND (${cursor}::uuid IS NULL OR p.id > ${cursor}::uuid)
       AND p."orgId" = ${orgId}::uuid AND p."kycStatus" = 'approved' AND p."erasedAt" IS NULL
     ORDER BY s."personId"
     LIMIT ${size}`,
