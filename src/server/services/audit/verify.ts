@@ -217,9 +217,9 @@ function arraySize(buf: Buffer, at: number): number {
  * Walks the entries with from <= seq < to. The database only reads each entry's seq, stored bytes,
  * hash and prevHash, in seq order from the (orgId, seq) index, and sends them as one binary COPY
  * (chunkSql: one protocol message per CHUNK entries; the bytes are hashed as PostgreSQL sent them,
- * with no decoding into JavaScript values). An entry whose bytes do not hash to its hash is set aside and checked
- * column by column once the COPY has ended, in the same snapshot; ids are read then, for the
- * entries the answer names.
+ * with no decoding into JavaScript values). An entry whose bytes do not hash to its hash is set
+ * aside and checked column by column once the COPY has ended, in the same snapshot; ids are read
+ * then, for the entries the answer names.
  */
 async function readSegment(client: pg.PoolClient, orgId: string, from: number, to: number, abort?: { stop: boolean }): Promise<Segment> {
   const seg: Segment = { count: 0, expectedSeq: from, prevHash: "" };
