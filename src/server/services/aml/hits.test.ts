@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { Prisma } from "../../db/client";
 import { extraKey, person, serviceCtx } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { appErrorOf } from "../../testing/rejection";
 import type { ScreeningOutcome } from "./aml.schema";
+import { openCaseOf } from "./case-records";
 import { approveClear, proposeClear, recordScreeningHit } from "./cases";
 
 async function setup() {
@@ -164,5 +167,36 @@ describe("scopes", () => {
     const res = await client(url, reader.raw).post("/v1/aml/clear", { subjectDid: p.did, reason: "not allowed" });
     expect([res.status, res.body.error.details.reason]).toEqual([403, "missing_scope"]);
     expect((await client(url, reader.raw).get("/v1/aml/cases")).status).toBe(403);
+  });
+});
+
+describe("a person's open case", () => {
+  it("is found through the (orgId, personId) index, without reading the organization's other open cases", async () => {
+    const { db, org } = await setup();
+    // A busy queue: 400 other people's open cases, then this person's, opened by a hit.
+    const others = Array.from({ length: 400 }, () => randomUUID());
+    await db.$executeRaw`
+      INSERT INTO aml_cases (id, "orgId", "subjectDid", "personId", status, priority, reason, "openedBy", "updatedAt")
+      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'did:test:' || p, p, 'open', 'high', 'pep_hit', 'system:test', now()
+      FROM unnest(${others}::uuid[]) AS p`;
+    const p = await person(db, org.orgId);
+    const out = await hit(db, org.orgId, p, { pep: true, severity: "medium", score: 64, resultId: "res-index" });
+    expect((await openCaseOf(db, org.orgId, p.id))?.id).toBe(out.caseId);
+    await db.$executeRawUnsafe("ANALYZE aml_cases");
+    // The lookup openCaseOf makes (KYC approval, bind confirm, AML clear; a re-screen's hits read the same).
+    const [row] = await db.$queryRaw<{ "QUERY PLAN": unknown }[]>(
+      Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM aml_cases WHERE "orgId" = ${org.orgId}::uuid AND "personId" = ${p.id}::uuid
+        AND status IN ('open', 'pending_approval') ORDER BY "createdAt" LIMIT 1`,
+    );
+    const nodes: Record<string, unknown>[] = [];
+    const walk = (n: Record<string, unknown>) => {
+      nodes.push(n);
+      for (const c of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(c);
+    };
+    walk((row!["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan);
+    const byPerson = nodes.filter((n) => n["Index Name"] === "aml_cases_orgId_personId_idx");
+    expect(byPerson, JSON.stringify(row)).toHaveLength(1);
+    expect(byPerson[0]!["Actual Rows"]).toBe(1);
+    expect(byPerson[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
   });
 });
