@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Prisma } from "../../db/client";
 import { extraKey, person, serviceCtx } from "../../testing/aml";
 import { client, createTestOrg, testServer } from "../../testing/harness";
+import { indexNodes } from "../../testing/query-plan";
 import { appErrorOf } from "../../testing/rejection";
 import type { ScreeningOutcome } from "./aml.schema";
 import { openCaseOf } from "./case-records";
@@ -184,18 +185,13 @@ describe("a person's open case", () => {
     expect((await openCaseOf(db, org.orgId, p.id))?.id).toBe(out.caseId);
     await db.$executeRawUnsafe("ANALYZE aml_cases");
     // The lookup openCaseOf makes (KYC approval, bind confirm, AML clear; a re-screen's hits read the same).
-    const [row] = await db.$queryRaw<{ "QUERY PLAN": unknown }[]>(
-      Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM aml_cases WHERE "orgId" = ${org.orgId}::uuid AND "personId" = ${p.id}::uuid
+    const { nodes: byPerson, plan } = await indexNodes(
+      db,
+      Prisma.sql`SELECT id FROM aml_cases WHERE "orgId" = ${org.orgId}::uuid AND "personId" = ${p.id}::uuid
         AND status IN ('open', 'pending_approval') ORDER BY "createdAt" LIMIT 1`,
+      "aml_cases_orgId_personId_idx",
     );
-    const nodes: Record<string, unknown>[] = [];
-    const walk = (n: Record<string, unknown>) => {
-      nodes.push(n);
-      for (const c of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(c);
-    };
-    walk((row!["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan);
-    const byPerson = nodes.filter((n) => n["Index Name"] === "aml_cases_orgId_personId_idx");
-    expect(byPerson, JSON.stringify(row)).toHaveLength(1);
+    expect(byPerson, plan).toHaveLength(1);
     expect(byPerson[0]!["Actual Rows"]).toBe(1);
     expect(byPerson[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
   });

@@ -10,6 +10,7 @@ import { extraKey } from "../../testing/aml";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
+import { indexNodes } from "../../testing/query-plan";
 import { assessRisk, busyHourOrganizations, busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
@@ -171,17 +172,12 @@ describe("POST /v1/risk/assess", () => {
     expect(res.body.signals.ipEvents1h).toBe(5);
 
     const plan = { orgId: org.orgId, deviceHash: null, legacyDeviceHash: null, ip, ipHash: clientIpHash(org.orgId, ip), now: new Date() };
-    const [row] = await db.$queryRaw<{ "QUERY PLAN": unknown }[]>(
-      Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) SELECT ${riskCountColumns(plan as RiskPlan)}`,
+    const { nodes: byAddress, plan: explained } = await indexNodes(
+      db,
+      Prisma.sql`SELECT ${riskCountColumns(plan as RiskPlan)}`,
+      "risk_events_orgId_address_createdAt_idx",
     );
-    const nodes: Record<string, unknown>[] = [];
-    const walk = (n: Record<string, unknown>) => {
-      nodes.push(n);
-      for (const c of (n.Plans as Record<string, unknown>[] | undefined) ?? []) walk(c);
-    };
-    walk((row!["QUERY PLAN"] as { Plan: Record<string, unknown> }[])[0]!.Plan);
-    const byAddress = nodes.filter((n) => n["Index Name"] === "risk_events_orgId_address_createdAt_idx");
-    expect(byAddress, JSON.stringify(row)).toHaveLength(1);
+    expect(byAddress, explained).toHaveLength(1);
     // It read this address's five rows (one more assessment since: six), not the other 600.
     expect(byAddress[0]!["Actual Rows"]).toBe(6);
     expect(byAddress[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
