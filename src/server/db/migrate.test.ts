@@ -115,6 +115,99 @@ describe("migrations through PgBouncer in transaction mode", () => {
       await next.end();
     }
   });
+
+  it("wait behind a lock held in a pooled transaction, then apply each migration once as it ends", async () => {
+    // The interleaving the pooler makes possible, set up rather than hoped for: the lock is held by
+    // a transaction on one of the pool's two server connections, one migrator waits for it on the
+    // other, two more wait in PgBouncer for a server connection. Once the holder commits, each
+    // migrator runs its steps on whichever server connection it is given.
+    const { name, url } = await freshDatabase();
+    const migrations = readMigrations();
+    const holder = await connect(bouncer!.url(name));
+    const clients = await Promise.all(Array.from({ length: 3 }, () => connect(bouncer!.url(name))));
+    const direct = await connect(url);
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
+      const applying = clients.map((c) => applyMigrations(executor(c), migrations, { lockWaitMs: 30_000 }));
+      for (const a of applying) a.catch(() => undefined); // awaited below
+      // A migrator is waiting for the lock inside PostgreSQL (not granted)…
+      await inTime(
+        30_000,
+        "a migrator waiting for the lock",
+        (async () => {
+          for (;;) {
+            const { rows } = await direct.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+              [MIGRATION_LOCK_ID],
+            );
+            if (rows[0]!.n >= 1) return;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        })(),
+      );
+      // …and nothing is applied while the holder's transaction lasts.
+      const { rows: table } = await direct.query<{ t: string | null }>(`SELECT to_regclass('"_prisma_migrations"')::text AS t`);
+      expect(table[0]!.t).toBeNull();
+      await holder.query("COMMIT");
+      const applied = await inTime(60_000, "three migrators after the holder", Promise.all(applying));
+      expect(applied.flat().sort()).toEqual(migrations.map((m) => m.name).sort());
+      const { rows } = await direct.query<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations" ORDER BY 1`);
+      expect(rows.map((r) => r.migration_name)).toEqual(migrations.map((m) => m.name).sort());
+    } finally {
+      await Promise.all([holder, direct, ...clients].map((c) => c.end()));
+    }
+    expect(await migrationLocks(url)).toBe(0);
+  });
+
+  it("leave no lock on a server connection another client takes over between a migrator's steps", async () => {
+    // The pooler's hazard, step by step: a migrator's first step commits and its server connection
+    // goes back to the pool; another client takes that connection into a transaction of its own
+    // before the migrator's next statement, which therefore runs on another server connection.
+    // A lock tied to the session (taken in one step, released by the next statement) would stay on
+    // the taken-over connection and the migrator's next step would wait for it in vain.
+    const { name, url } = await freshDatabase();
+    const migrations = readMigrations();
+    const migrator = await connect(bouncer!.url(name));
+    const other = await connect(bouncer!.url(name));
+    let firstPid: number | undefined;
+    let committed!: () => void;
+    const firstCommit = new Promise<void>((r) => (committed = r));
+    let resume!: () => void;
+    const gate = new Promise<void>((r) => (resume = r));
+    const inner = executor(migrator);
+    const gated: SqlExecutor = {
+      query: inner.query,
+      exec: async (text) => {
+        if (text === "COMMIT" && firstPid === undefined) {
+          firstPid = (await migrator.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+          await inner.exec(text);
+          committed();
+          await gate;
+          return;
+        }
+        await inner.exec(text);
+      },
+    };
+    try {
+      const applying = applyMigrations(gated, migrations, { lockWaitMs: 3_000 });
+      applying.catch(() => undefined); // awaited below
+      await inTime(30_000, "the migrator's first step", firstCommit);
+      await other.query("BEGIN");
+      const otherPid = (await other.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+      // The premise: the other client holds the server connection of the migrator's first step.
+      expect(otherPid).toBe(firstPid);
+      resume();
+      const applied = await inTime(60_000, "the migrator on another server connection", applying);
+      expect(applied.sort()).toEqual(migrations.map((m) => m.name).sort());
+      await other.query("COMMIT");
+    } finally {
+      resume();
+      await Promise.all([migrator.end(), other.end()]);
+    }
+    expect(await migrationLocks(url)).toBe(0);
+  });
 });
 
 describe("a migrator that meets a lock nobody releases", () => {
