@@ -10,7 +10,8 @@
  * 1000000 --changed 10000), --json FILE (also write the figures there), --hits FILE (write every
  * person's new matches, one "person number, external id, score" line each, sorted: two runs of
  * the same flags on different code must write the same file), --cpu-prof FILE (a CPU profile of
- * the re-screen alone, for Chrome DevTools). The load average is printed beside the figures, and
+ * the re-screen alone, for Chrome DevTools), --scoring-threads N (threads scoring parts of each page
+ * beside the main one; 0 scores every page on the main thread). The load average is printed beside the figures, and
  * this process's peak resident memory during the re-screen.
  */
 
@@ -33,6 +34,9 @@ const hitsArg = argv.indexOf("--hits");
 const HITS_FILE = hitsArg >= 0 ? argv[hitsArg + 1] : undefined;
 const profArg = argv.indexOf("--cpu-prof");
 const PROF_FILE = profArg >= 0 ? argv[profArg + 1] : undefined;
+/** --scoring-threads N: threads scoring parts of each page beside the main one (0: none; default: the job's own choice). */
+const threadsArg = argv.indexOf("--scoring-threads");
+const THREADS = threadsArg >= 0 ? Number(argv[threadsArg + 1]) : undefined;
 const load = () =>
   os
     .loadavg()
@@ -124,7 +128,7 @@ async function main() {
       await profiler.post("Profiler.start");
     }
     const t2 = performance.now();
-    const { processed } = await runMonitoring(db, { orgId, limit: 1 });
+    const { processed } = await runMonitoring(db, { orgId, limit: 1, scoringThreads: THREADS });
     const runMs = performance.now() - t2;
     if (profiler && PROF_FILE) {
       const { profile } = await profiler.post("Profiler.stop");
@@ -160,6 +164,7 @@ async function main() {
       ["seeding", `${(seedMs / 1000).toFixed(1)} s (not timed below)`],
       ["import + activation", `${(importMs / 1000).toFixed(2)} s (load ${importLoad})`],
       ["re-screen", `${(runMs / 1000).toFixed(2)} s (load ${runLoad})`],
+      ["scoring threads beside the main one", THREADS === undefined ? "the job's default" : String(THREADS)],
       ["peak resident memory (re-screen)", `${Math.round(peakRss / 2 ** 20)} MB`],
       ["people per second", Math.round(run.personsScreened / (runMs / 1000)).toLocaleString("en")],
       ["people screened", run.personsScreened.toLocaleString("en")],
@@ -182,6 +187,7 @@ async function main() {
             importLoad,
             runMs,
             runLoad,
+            scoringThreads: THREADS ?? "default",
             peopleScreened: run.personsScreened,
             peoplePerSecond: run.personsScreened / (runMs / 1000),
             hits: run.hits,

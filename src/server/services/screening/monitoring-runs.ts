@@ -9,7 +9,7 @@ import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
 import { monitoringMetrics } from "./monitoring-metrics";
 import { groupedMatches, MONITOR_ACTOR, monitoringResultDetail, type PersonFound } from "./monitoring-record";
-import { matchChange } from "./monitoring-screen";
+import { type PersonRow, ScoringThreads, scoreAgainstChange } from "./monitoring-scoring";
 import { openSubject } from "./monitoring-subjects";
 import { nameTokens } from "./normalize";
 import { activePersonLists, findMatches, SCREENING_PROVIDER, severityOf, visibleLists } from "./screen";
@@ -56,6 +56,12 @@ export type RunOptions = {
   onBatch?: (batch: number) => void | Promise<void>;
   /** False: every batch with matches written in a transaction, person by person (tests compare it with the grouped statement). */
   grouped?: boolean;
+  /**
+   * Threads scoring parts of each page against a change held in memory, beside this one
+   * (monitoring-scoring.ts). By default the cores beyond this one (at most 3), started at the
+   * first page of MONITOR_BATCH people; 0: every page scored on this thread.
+   */
+  scoringThreads?: number;
 };
 
 /** The run lost its lease to another runner: its batch is rolled back and the run left to that runner. */
@@ -128,6 +134,7 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
   // before commits (one commit in flight at most, in batch order: the next one waits for it).
   let prefetch: { after: string; rows: Promise<PersonRow[]> } | null = null;
   let pending: Promise<void> = Promise.resolve();
+  let threads: ScoringThreads | undefined;
   try {
     while (phase !== "done") {
       const started = performance.now();
@@ -145,11 +152,16 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
           const after: string = batch[batch.length - 1]!.personId;
           prefetch = { after, rows: personBatch(db, run.orgId, after, batchSize) };
           prefetch.rows.catch(() => undefined); // awaited at the next batch, or dropped with the run
+          // Scoring a batch against the change in memory never yields: without this the next page's
+          // query would only go out once the batch is scored, and each page would be waited for.
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
         if (batch.length === 0) {
           next = { phase: run.kind === "periodic" ? "accounts" : "done", cursor: null };
         } else {
-          const found = await screenPeople(db, persons, batch);
+          if (persons.kind === "changed" && !threads && (opts.scoringThreads ?? (batch.length >= MONITOR_BATCH ? undefined : 0)) !== 0)
+            threads = ScoringThreads.start(persons.index, persons.versions[0]!.list, opts.scoringThreads);
+          const found = await screenPeople(db, persons, batch, threads);
           const fresh = await withoutKnownMatches(db, run.orgId, found);
           totals.personsScreened = batch.length;
           next = { phase, cursor: batch[batch.length - 1]!.personId };
@@ -247,6 +259,7 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
   } finally {
     // Nothing of this run is left writing when execute returns or throws.
     await pending.catch(() => undefined);
+    await threads?.close();
   }
   await pending;
 }
@@ -348,8 +361,6 @@ async function personSource(db: Db, run: ScreeningMonitorRun, maxInMemory?: numb
   return { kind: "all", versions };
 }
 
-type PersonRow = { personId: string; querySealed: string; keySealed: string | null };
-
 /** The next approved people with an identity on file, in id order after `cursor`. */
 function personBatch(db: Db, orgId: string, cursor: string | null, size: number): Promise<PersonRow[]> {
   // Straight to the pool (rawQuery): a page is a thousand rows, which the ORM's row handling made
@@ -372,16 +383,17 @@ function personBatch(db: Db, orgId: string, cursor: string | null, size: number)
 }
 
 /** Scores each person of the batch; returns only the people with a match at or above the threshold. */
-async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[]): Promise<PersonFound[]> {
+async function screenPeople(db: Db, source: PersonSource, batch: PersonRow[], threads?: ScoringThreads): Promise<PersonFound[]> {
+  if (source.kind === "changed") {
+    const found = threads ? await threads.score(batch) : scoreAgainstChange(source.index, source.versions[0]!.list, batch);
+    return found.map((f) => ({ ...f, versions: source.versions }));
+  }
   const found: PersonFound[] = [];
   for (const row of batch) {
     const query = openSubject(row.querySealed, row.keySealed);
     if (!query) continue;
     const tokens = nameTokens(query.name);
-    const matches =
-      source.kind === "changed"
-        ? matchChange(source.index, source.versions[0]!.list, query, tokens)
-        : (await findMatches(db, query, { versions: source.versions })).matches;
+    const { matches } = await findMatches(db, query, { versions: source.versions });
     if (matches.length > 0) found.push({ personId: row.personId, query, tokens, matches, versions: source.versions });
   }
   return found;

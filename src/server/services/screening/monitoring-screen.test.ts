@@ -1,7 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { sealWithKey } from "../../crypto/person-box";
+import { seal } from "../../crypto/secret-box";
 import { entryRow } from "./import";
 import type { ParsedEntry } from "./list-types";
 import { type ChangedEntry, ChangedEntryIndex } from "./monitoring-changes";
+import { type PersonRow, ScoringThreads, scoreAgainstChange } from "./monitoring-scoring";
 import { matchChange } from "./monitoring-screen";
 import type { SubjectQuery } from "./monitoring-subjects";
 import { nameTokens, retrievalKeys, variantTokens } from "./normalize";
@@ -175,4 +179,46 @@ describe("a re-screen's matches among a list change", () => {
       expect(near.includes(i), e.birthDates.join(",")).toBe(e.birthDates.length === 0 || years.some((y) => y >= 1969 && y <= 1971));
     }
   });
+});
+
+describe("a re-screen's pages scored in parts on threads", () => {
+  it("find what this thread finds, in page order, and this thread scores a part a thread that stopped leaves", async () => {
+    const change = entries(2_000);
+    const index = new ChangedEntryIndex(change);
+    // People as KYC approval keeps them: the identity sealed under a data key of their own; some
+    // named as listed (matches), one whose key is gone (skipped), the rest ordinary.
+    const rows: PersonRow[] = Array.from({ length: 600 }, (_, i) => {
+      const personId = `10000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      const key = randomBytes(32);
+      const listed = i % 7 === 0 ? change[i % change.length]! : null;
+      const query: SubjectQuery = {
+        name: listed ? listed.name : name(),
+        birthDate: listed ? (listed.birthDates[0] ?? null) : date(year()),
+        country: listed ? (listed.countries[0] ?? null) : any(COUNTRIES),
+      };
+      return {
+        personId,
+        querySealed: sealWithKey(key, personId, JSON.stringify(query)),
+        keySealed: i === 5 ? null : seal(key.toString("base64")),
+      };
+    });
+    const here = scoreAgainstChange(index, "monitoring-test", rows);
+    expect(here.length).toBeGreaterThan(80);
+    expect(here.map((f) => f.personId)).toEqual([...here.map((f) => f.personId)].sort());
+
+    const threads = ScoringThreads.start(index, "monitoring-test", 2);
+    try {
+      expect(await threads.score(rows)).toEqual(here);
+      expect(await threads.score(rows.slice(100, 400))).toEqual(
+        here.filter((f) => rows.slice(100, 400).some((r) => r.personId === f.personId)),
+      );
+      expect(threads.answeredByThreads).toBe(4);
+      // A thread gone: its parts are scored here, with the same answer.
+      await threads.stopOne();
+      expect(await threads.score(rows)).toEqual(here);
+      expect(threads.answeredByThreads).toBe(5);
+    } finally {
+      await threads.close();
+    }
+  }, 60_000);
 });
