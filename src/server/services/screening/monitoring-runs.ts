@@ -151,7 +151,10 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
         if (batch.length > 0) {
           const after: string = batch[batch.length - 1]!.personId;
           prefetch = { after, rows: personBatch(db, run.orgId, after, batchSize) };
-          prefetch.rows.catch(() => undefined); // awaited at the next batch, or dropped with the run
+          prefetch.rows.then(
+            (rows) => threads?.ahead(rows), // the threads start on it as soon as it is read
+            () => undefined, // awaited at the next batch, or dropped with the run
+          );
           // Scoring a batch against the change in memory never yields: without this the next page's
           // query would only go out once the batch is scored, and each page would be waited for.
           await new Promise<void>((resolve) => setImmediate(resolve));

@@ -30,6 +30,13 @@ export function scoreAgainstChange(index: ChangedEntryIndex, list: string, rows:
 }
 
 type Thread = { worker: Worker; alive: boolean; down(why: string): void };
+/** A page's parts sent to the threads: this thread's share of it, and each part's answer to come. */
+type Started = {
+  share: number;
+  ownRows: number;
+  sentAt: number;
+  sent: { id: number; part: readonly PersonRow[]; answer: Promise<ChangeFound[] | null> }[];
+};
 
 /** Messages to a scoring thread: the change once, then pages; it answers each page by its number. */
 export type ToThread = { kind: "change"; entries: readonly ChangedEntry[]; list: string } | { kind: "page"; id: number; rows: PersonRow[] };
@@ -50,8 +57,8 @@ export class ScoringThreads {
   private next = 0;
   /** How long each answered part kept its thread busy, for the pace of the threads. */
   private readonly busyMs = new Map<number, number>();
-  /** When the last page's scoring ended here: until the next page, this thread reads and writes. */
-  private lastEnd: number | null = null;
+  /** Pages whose threads' parts went out when the page was read (ahead). */
+  private readonly started = new WeakMap<readonly PersonRow[], Started>();
   /** The fraction of a page this thread scores itself (null: an even split until a page is timed). */
   private ownShare: number | null = null;
   /** Parts a thread answered (the rest were scored on this thread). */
@@ -112,31 +119,33 @@ export class ScoringThreads {
     this.threads.push(thread);
   }
 
+  /**
+   * Sends the threads their parts of a page as soon as it is read (the run calls this when the
+   * page it reads ahead arrives), so they score while this thread is still writing the page before.
+   */
+  ahead(rows: readonly PersonRow[]): void {
+    if (this.started.has(rows)) return;
+    try {
+      const handle = this.send(rows);
+      if (handle) this.started.set(rows, handle);
+    } catch (err) {
+      // Scored in full when the run gets to it.
+      logger().warn({ err: { message: (err as Error).message } }, "screening re-screen: a page could not be sent ahead");
+    }
+  }
+
   /** The people of `rows` with matches, in page order (scoreAgainstChange's answer, in parts). */
   async score(rows: readonly PersonRow[]): Promise<ChangeFound[]> {
-    const alive = this.threads.filter((t) => t.alive);
-    if (alive.length === 0 || rows.length < alive.length + 1) return scoreAgainstChange(this.index, this.list, rows);
-    // This thread's part: its share of the page, as the last pages found the threads' pace and
-    // this thread's, which between pages also reads and writes while the threads wait.
-    const share = this.ownShare ?? 1 / (alive.length + 1);
-    const ownRows = Math.max(1, Math.round(rows.length * share));
-    const size = Math.ceil((rows.length - ownRows) / alive.length);
+    const handle = this.started.get(rows) ?? this.send(rows);
+    this.started.delete(rows);
+    if (!handle) return scoreAgainstChange(this.index, this.list, rows);
     const started = performance.now();
-    const between = this.lastEnd === null ? 0 : started - this.lastEnd;
-    const sent = alive.map((thread, i) => {
-      const part = rows.slice(i * size, Math.min((i + 1) * size, rows.length - ownRows));
-      const id = this.next++;
-      const answer = new Promise<ChangeFound[] | null>((resolve) => this.waiting.set(id, { resolve }));
-      this.owner.set(id, thread);
-      thread.worker.postMessage({ kind: "page", id, rows: part } satisfies ToThread);
-      return { id, part, answer };
-    });
-    const own = scoreAgainstChange(this.index, this.list, rows.slice(rows.length - ownRows));
+    const own = scoreAgainstChange(this.index, this.list, rows.slice(rows.length - handle.ownRows));
     const ownMs = performance.now() - started;
     const found: ChangeFound[] = [];
     let threadsPace = 0;
     let paced = true;
-    for (const { id, part, answer } of sent) {
+    for (const { id, part, answer } of handle.sent) {
       const answered = await answer;
       const busy = this.busyMs.get(id);
       this.busyMs.delete(id);
@@ -149,16 +158,34 @@ export class ScoringThreads {
       }
     }
     found.push(...own);
-    this.lastEnd = performance.now();
     if (paced && threadsPace > 0) {
-      // The share with which the threads' parts would have taken as long as this thread's part
-      // plus its work between pages: (n - own) / threadsPace = between + own / ownPace.
-      const ownPace = ownRows / Math.max(0.1, ownMs);
+      // The share with which the threads' parts, sent `lead` ms before this thread began its own,
+      // would have ended with it: (n - own) / threadsPace = lead + own / ownPace.
+      const lead = started - handle.sentAt;
+      const ownPace = handle.ownRows / Math.max(0.1, ownMs);
       const n = rows.length;
-      const balanced = (n / threadsPace - between) / (1 / ownPace + 1 / threadsPace) / n;
-      this.ownShare = Math.min(0.9, Math.max(0.05, 0.7 * share + 0.3 * balanced));
+      const balanced = (n / threadsPace - lead) / (1 / ownPace + 1 / threadsPace) / n;
+      this.ownShare = Math.min(0.9, Math.max(0.05, 0.7 * handle.share + 0.3 * balanced));
     }
     return found;
+  }
+
+  /** Posts the threads' parts of `rows`; null when there is no thread alive or too few rows to share. */
+  private send(rows: readonly PersonRow[]): Started | null {
+    const alive = this.threads.filter((t) => t.alive);
+    if (alive.length === 0 || rows.length < alive.length + 1) return null;
+    const share = this.ownShare ?? 1 / (alive.length + 1);
+    const ownRows = Math.max(1, Math.round(rows.length * share));
+    const size = Math.ceil((rows.length - ownRows) / alive.length);
+    const sent = alive.map((thread, i) => {
+      const part = rows.slice(i * size, Math.min((i + 1) * size, rows.length - ownRows));
+      const id = this.next++;
+      const answer = new Promise<ChangeFound[] | null>((resolve) => this.waiting.set(id, { resolve }));
+      this.owner.set(id, thread);
+      thread.worker.postMessage({ kind: "page", id, rows: part } satisfies ToThread);
+      return { id, part, answer };
+    });
+    return { share, ownRows, sent, sentAt: performance.now() };
   }
 
   /** Stops one thread as if it had failed (tests): what it would score is scored on this thread. */

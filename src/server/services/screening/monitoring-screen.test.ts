@@ -182,7 +182,7 @@ describe("a re-screen's matches among a list change", () => {
 });
 
 describe("a re-screen's pages scored in parts on threads", () => {
-  it("find what this thread finds, in page order, and this thread scores a part a thread that stopped leaves", async () => {
+  it("find what this thread finds, in page order, also sent ahead, and this thread scores a part a thread that stopped leaves", async () => {
     const change = entries(2_000);
     const index = new ChangedEntryIndex(change);
     // People as KYC approval keeps them: the identity sealed under a data key of their own; some
@@ -213,10 +213,14 @@ describe("a re-screen's pages scored in parts on threads", () => {
         here.filter((f) => rows.slice(100, 400).some((r) => r.personId === f.personId)),
       );
       expect(threads.answeredByThreads).toBe(4);
+      // Sent ahead, as the run does when the page it reads ahead arrives: the same answer.
+      threads.ahead(rows);
+      expect(await threads.score(rows)).toEqual(here);
+      expect(threads.answeredByThreads).toBe(6);
       // A thread gone: its parts are scored here, with the same answer.
       await threads.stopOne();
       expect(await threads.score(rows)).toEqual(here);
-      expect(threads.answeredByThreads).toBe(5);
+      expect(threads.answeredByThreads).toBe(7);
     } finally {
       await threads.close();
     }
