@@ -98,7 +98,12 @@ export class ScoringThreads {
       thread.alive = false;
       logger().warn({ reason: why }, "screening re-screen: a scoring thread stopped; its parts are scored on the main thread");
       // Parts waiting on it are scored here instead (their callers see null).
-      for (const [id, w] of this.waiting) if (this.owner.get(id) === thread) w.resolve(null);
+      for (const [id, w] of this.waiting) {
+        if (this.owner.get(id) !== thread) continue;
+        this.waiting.delete(id);
+        this.owner.delete(id);
+        w.resolve(null);
+      }
     };
     worker.on("message", (m: FromThread) => {
       const w = this.waiting.get(m.id);
