@@ -71,6 +71,14 @@ describe("the environment", () => {
     ).toBe("postgresql://x@db/y");
   });
 
+  it("reads the re-screen's scoring threads: unset by default, 0 to 8, anything else refused", () => {
+    expect(parseEnv({}).BI_RESCREEN_THREADS).toBeUndefined();
+    expect(parseEnv({ BI_RESCREEN_THREADS: "0" }).BI_RESCREEN_THREADS).toBe(0);
+    expect(parseEnv({ BI_RESCREEN_THREADS: "3" }).BI_RESCREEN_THREADS).toBe(3);
+    for (const bad of ["9", "-1", "1.5", "two"])
+      expect(problemsOf({ BI_RESCREEN_THREADS: bad })).toContain("BI_RESCREEN_THREADS: must be an integer from 0 to 8");
+  });
+
   it("refuses the API-key cache behind a transaction pooler without a direct address for its LISTEN", () => {
     const pooled = { DATABASE_URL: "postgresql://x@pgbouncer:6432/y", BI_DATABASE_POOLED: "true" };
     const message = problemsOf(pooled);

@@ -145,6 +145,22 @@ const EnvSchema = z
     NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
     /** Run background jobs (exports, webhook delivery) inside the app process. */
     BI_RUN_JOBS: bool(true),
+    /**
+     * Threads a re-screen scores pages on beside its own (docs/screening.md, "Ongoing screening");
+     * unset: one when the machine has a second core. Each holds its own copy of the change's index.
+     */
+    BI_RESCREEN_THREADS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v === "") return undefined;
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0 || n > 8) {
+          ctx.addIssue({ code: "custom", message: "must be an integer from 0 to 8" });
+          return z.NEVER;
+        }
+        return n;
+      }),
     /** Also open the operator socket (org:create, outbox) on PostgreSQL, for a local service driven by scripts. */
     BI_OPERATOR_SOCKET: bool(false),
     /** On SIGTERM: how long /v1/ready answers 503 while requests are still served, before the listener closes. */

@@ -58,8 +58,8 @@ export type RunOptions = {
   grouped?: boolean;
   /**
    * Threads scoring parts of each page against a change held in memory, beside this one
-   * (monitoring-scoring.ts). By default the cores beyond this one (at most 3), started at the
-   * first page of MONITOR_BATCH people; 0: every page scored on this thread.
+   * (monitoring-scoring.ts). By default BI_RESCREEN_THREADS, else one on a machine with a second
+   * core, started at the first page of MONITOR_BATCH people; 0: every page scored on this thread.
    */
   scoringThreads?: number;
 };

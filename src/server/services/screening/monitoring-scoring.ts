@@ -1,5 +1,6 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
+import { env } from "@/env";
 import { logger } from "../../log";
 import { type ChangedEntry, ChangedEntryIndex } from "./monitoring-changes";
 import { matchChange } from "./monitoring-screen";
@@ -70,10 +71,10 @@ export class ScoringThreads {
   ) {}
 
   /**
-   * Threads for `index` (count: the cores beyond this one, at most 3, unless given); none on a
-   * single core. Each builds its own index of the change from its entries.
+   * Threads for `index` (count: BI_RESCREEN_THREADS, else one when the machine has a second
+   * core, unless given). Each builds its own index of the change from its entries.
    */
-  static start(index: ChangedEntryIndex, list: string, count = Math.min(3, os.availableParallelism() - 1)): ScoringThreads {
+  static start(index: ChangedEntryIndex, list: string, count = defaultThreads()): ScoringThreads {
     const pool = new ScoringThreads(index, list);
     for (let i = 0; i < count; i++) pool.spawn();
     return pool;
@@ -214,6 +215,14 @@ export class ScoringThreads {
 }
 
 const THREAD_FILE = "./monitoring-scoring-thread.ts";
+
+/**
+ * One thread when a second core is there: the cores a process may use are not its CPU quota (a
+ * container's limit), and each thread holds a copy of the change's index, so more are asked for.
+ */
+function defaultThreads(): number {
+  return env().BI_RESCREEN_THREADS ?? Math.min(1, os.availableParallelism() - 1);
+}
 
 /** A scoring thread's loop (monitoring-scoring-thread.ts): the change's index, then one answer per page. */
 export function serveScoring(port: { on(event: "message", f: (m: ToThread) => void): void; postMessage(m: FromThread): void }): void {
