@@ -10,15 +10,19 @@ const bool = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1"));
 
-const int = (fallback: number) =>
+/** A non-negative integer setting (at most `max` when given); `fallback` when unset or empty. */
+const int = <F extends number | undefined>(fallback: F, max?: number) =>
   z
     .string()
     .optional()
-    .transform((v, ctx) => {
+    .transform((v, ctx): number | F => {
       if (v === undefined || v === "") return fallback;
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) {
-        ctx.addIssue({ code: "custom", message: "must be a non-negative integer" });
+      if (!Number.isInteger(n) || n < 0 || (max !== undefined && n > max)) {
+        ctx.addIssue({
+          code: "custom",
+          message: max === undefined ? "must be a non-negative integer" : `must be an integer from 0 to ${max}`,
+        });
         return z.NEVER;
       }
       return n;
@@ -149,18 +153,7 @@ const EnvSchema = z
      * Threads a re-screen scores pages on beside its own (docs/screening.md, "Ongoing screening");
      * unset: one when the machine has a second core. Each holds its own copy of the change's index.
      */
-    BI_RESCREEN_THREADS: z
-      .string()
-      .optional()
-      .transform((v, ctx) => {
-        if (v === undefined || v === "") return undefined;
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 0 || n > 8) {
-          ctx.addIssue({ code: "custom", message: "must be an integer from 0 to 8" });
-          return z.NEVER;
-        }
-        return n;
-      }),
+    BI_RESCREEN_THREADS: int(undefined, 8),
     /** Also open the operator socket (org:create, outbox) on PostgreSQL, for a local service driven by scripts. */
     BI_OPERATOR_SOCKET: bool(false),
     /** On SIGTERM: how long /v1/ready answers 503 while requests are still served, before the listener closes. */

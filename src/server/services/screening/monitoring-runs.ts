@@ -9,7 +9,7 @@ import { appendAudit, appendAuditGrouped, type GroupedWrite } from "../audit";
 import { type ChangedEntryIndex, changedAccountLabels, changedEntryIndex, countChangedPersonEntries } from "./monitoring-changes";
 import { monitoringMetrics } from "./monitoring-metrics";
 import { groupedMatches, MONITOR_ACTOR, monitoringResultDetail, type PersonFound } from "./monitoring-record";
-import { type PersonRow, ScoringThreads, scoreAgainstChange } from "./monitoring-scoring";
+import { defaultThreads, type PersonRow, ScoringThreads, scoreAgainstChange } from "./monitoring-scoring";
 import { openSubject } from "./monitoring-subjects";
 import { nameTokens } from "./normalize";
 import { activePersonLists, findMatches, SCREENING_PROVIDER, severityOf, visibleLists } from "./screen";
@@ -162,8 +162,10 @@ async function execute(db: Db, claim: Claim, run: ScreeningMonitorRun, opts: Run
         if (batch.length === 0) {
           next = { phase: run.kind === "periodic" ? "accounts" : "done", cursor: null };
         } else {
-          if (persons.kind === "changed" && !threads && (opts.scoringThreads ?? (batch.length >= MONITOR_BATCH ? undefined : 0)) !== 0)
-            threads = ScoringThreads.start(persons.index, persons.versions[0]!.list, opts.scoringThreads);
+          // Threads for a run of full pages (or as many as asked for), started once.
+          const wanted = opts.scoringThreads ?? (batch.length >= MONITOR_BATCH ? defaultThreads() : 0);
+          if (persons.kind === "changed" && !threads && wanted > 0)
+            threads = ScoringThreads.start(persons.index, persons.versions[0]!.list, wanted);
           const found = await screenPeople(db, persons, batch, threads);
           const fresh = await withoutKnownMatches(db, run.orgId, found);
           totals.personsScreened = batch.length;

@@ -220,7 +220,7 @@ const THREAD_FILE = "./monitoring-scoring-thread.ts";
  * One thread when a second core is there: the cores a process may use are not its CPU quota (a
  * container's limit), and each thread holds a copy of the change's index, so more are asked for.
  */
-function defaultThreads(): number {
+export function defaultThreads(): number {
   return env().BI_RESCREEN_THREADS ?? Math.min(1, os.availableParallelism() - 1);
 }
 
