@@ -136,7 +136,7 @@ describe("re-screen after a list change", () => {
     expect(await org.db.screeningMonitorRun.count({ where: { orgId: org.orgId } })).toBe(2);
   });
 
-  it("writes the same rows in a batch's one grouped statement as in a transaction, person by person", async () => {
+  it("writes the same rows in a batch's one grouped statement as in a transaction, person by person, and with its pages scored on a thread", async () => {
     const people: [string, string, string][] = [
       ["Cornelius Aldous Fairweather", "1961-05-05", "GB"],
       ["Griselda Ottoline Pemberton", "1974-09-09", "IE"],
@@ -145,15 +145,16 @@ describe("re-screen after a list change", () => {
     ];
     const a = await createTestOrg();
     const b = await createTestOrg();
-    const ids = { a: [] as string[], b: [] as string[] };
+    const c = await createTestOrg();
+    const ids = { a: [] as string[], b: [] as string[], c: [] as string[] };
     for (const [name, birthDate, country] of people) {
       ids.a.push((await approved(a, name, birthDate, country)).id);
       ids.b.push((await approved(b, name, birthDate, country)).id);
+      ids.c.push((await approved(c, name, birthDate, country)).id);
     }
     const list = uniqueList();
     await importFtm(a.db, list, unrelated);
-    await runMonitoring(a.db, { orgId: a.orgId, limit: 10 });
-    await runMonitoring(b.db, { orgId: b.orgId, limit: 10 });
+    for (const org of [a, b, c]) await runMonitoring(org.db, { orgId: org.orgId, limit: 10 });
     // A sanctions hit, a PEP hit (on an alias), a match of neither (a result, no case), and nobody.
     await importFtm(a.db, list, [
       ...unrelated,
@@ -163,6 +164,8 @@ describe("re-screen after a list change", () => {
     ]);
     await runMonitoring(a.db, { orgId: a.orgId, limit: 10 });
     await runMonitoring(b.db, { orgId: b.orgId, limit: 10, grouped: false });
+    // Pages of two, each cut between a scoring thread and the run's own thread (monitoring-scoring.ts).
+    await runMonitoring(c.db, { orgId: c.orgId, limit: 10, batchSize: 2, scoringThreads: 1 });
 
     // Everything the two wrote, with each organization's person ids as their number and other ids blanked.
     const written = async (org: TestOrg, personIds: string[]) => {
@@ -217,8 +220,10 @@ describe("re-screen after a list change", () => {
     expect(grouped.rows.cases).toHaveLength(2);
     expect(grouped.rows.hits).toHaveLength(2);
     expect(grouped.rows).toEqual(inTransaction.rows);
+    const threaded = await written(c, ids.c);
+    expect(threaded.rows).toEqual(grouped.rows);
     // In both, each hit's entry comes right before the person's aml.screened, as the transaction appends them.
-    for (const { audit } of [grouped, inTransaction]) {
+    for (const { audit } of [grouped, inTransaction, threaded]) {
       expect(audit.filter((e) => e.action === "aml.screened")).toHaveLength(3);
       audit.forEach((e, i) => {
         if (e.action === "aml.sanctions_hit") expect(audit[i + 1]).toMatchObject({ action: "aml.screened", subject: e.subject });
