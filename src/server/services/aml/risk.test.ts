@@ -11,7 +11,7 @@ import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
 import { indexNodes } from "../../testing/query-plan";
-import { assessRisk, busyHourOrganizations, busyHourReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
+import { assessRisk, busyOrganizations, busyWindowReads, isDisposableEmail, type RiskPlan, riskCountColumns } from "./risk";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -282,7 +282,7 @@ describe("a busy organization's hour", () => {
     await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
     const first = await api.post("/v1/risk/assess", { ipAddress: "198.51.100.31" });
     expect(first.body.signals.orgEvents1h).toBe(1000);
-    await busyHourReads();
+    await busyWindowReads();
     // Rows taken away behind the service's back (it never deletes them): a count read now would
     // find one; the hour known to be full answers the cap without reading.
     await db.riskEvent.deleteMany({ where: { orgId: org.orgId, kind: "manual" } });
@@ -304,16 +304,16 @@ describe("a busy organization's hour", () => {
     // 1,000 events half an hour ago: the hour is full until about half an hour from now.
     await pastEvents(db, org.orgId, 1000, {}, 30 * 60_000);
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
-    await busyHourReads();
+    await busyWindowReads();
     await db.riskEvent.deleteMany({ where: { orgId: org.orgId, createdAt: { lt: new Date(base - 20 * 60_000) } } });
     // A minute before then, the cap stands without reading (a read would find the one event left).
     clock = base + 29 * 60_000;
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(1000);
-    expect(busyHourOrganizations()).toContain(org.orgId);
+    expect(busyOrganizations("hour")).toContain(org.orgId);
     // A minute after, the hour is read again: the two assessments of this test; the process no longer holds it.
     clock = base + 31 * 60_000;
     expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1h).toBe(2);
-    expect(busyHourOrganizations()).not.toContain(org.orgId);
+    expect(busyOrganizations("hour")).not.toContain(org.orgId);
   });
 
   it("is forgotten when another organization's hour is noted after it is over, though its organization never comes back", async () => {
@@ -323,22 +323,50 @@ describe("a busy organization's hour", () => {
     const busy = await setup();
     await pastEvents(quiet.db, quiet.org.orgId, 1000, {}, 30 * 60_000);
     expect((await assessRisk(quiet.db, await contextAt(quiet, () => clock), {}, "manual")).signals.orgEvents1h).toBe(1000);
-    await busyHourReads();
-    expect(busyHourOrganizations()).toContain(quiet.org.orgId);
+    await busyWindowReads();
+    expect(busyOrganizations("hour")).toContain(quiet.org.orgId);
     // An hour later the first organization is silent; the second one's hour (by the service's clock) fills.
     clock = base + 61 * 60_000;
     await pastEvents(busy.db, busy.org.orgId, 1000, {}, -60 * 60_000);
     expect((await assessRisk(busy.db, await contextAt(busy, () => clock), {}, "manual")).signals.orgEvents1h).toBe(1000);
-    await busyHourReads();
-    expect(busyHourOrganizations()).toContain(busy.org.orgId);
-    expect(busyHourOrganizations()).not.toContain(quiet.org.orgId);
+    await busyWindowReads();
+    expect(busyOrganizations("hour")).toContain(busy.org.orgId);
+    expect(busyOrganizations("hour")).not.toContain(quiet.org.orgId);
   });
 
   it("below the cap is counted every time", async () => {
     const { db, org, api } = await setup();
     await pastEvents(db, org.orgId, 998, {}, 30 * 60_000);
     expect((await api.post("/v1/risk/assess", {})).body.signals.orgEvents1h).toBe(998);
-    await busyHourReads();
+    await busyWindowReads();
     expect((await api.post("/v1/risk/assess", {})).body.signals.orgEvents1h).toBe(999);
+  });
+
+  it("and its minute: read once at the cap of 60, then counted at the cap until the 60th newest event is a minute old", async () => {
+    const made = await setup();
+    const { db, org } = made;
+    const base = Date.now();
+    let clock = base;
+    const ctx = await contextAt(made, () => clock);
+    // 60 events half a minute ago: the minute is full until about half a minute from now.
+    await pastEvents(db, org.orgId, 60, {}, 30_000);
+    const first = await assessRisk(db, ctx, {}, "manual");
+    expect(first.signals.orgEvents1m).toBe(60);
+    expect(first.reasons.map((r) => r.code)).toContain("org_velocity");
+    await busyWindowReads();
+    expect(busyOrganizations("minute")).toContain(org.orgId);
+    expect(busyOrganizations("hour")).not.toContain(org.orgId);
+    // Rows taken away behind the service's back (it never deletes them): a count read now would
+    // find one; the minute known to be full answers the cap without reading.
+    await db.riskEvent.deleteMany({ where: { orgId: org.orgId, kind: "manual", createdAt: { lt: new Date(base - 10_000) } } });
+    clock = base + 29_000;
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1m).toBe(60);
+    // Two seconds later the 60th newest event is a minute old: the minute is read again (the two
+    // assessments of this test) and the process no longer holds it.
+    clock = base + 31_000;
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1m).toBe(2);
+    expect(busyOrganizations("minute")).not.toContain(org.orgId);
+    // Below the cap it is counted every time.
+    expect((await assessRisk(db, ctx, {}, "manual")).signals.orgEvents1m).toBe(3);
   });
 });

@@ -112,47 +112,62 @@ export type RiskPlan = {
   /** The keyed hash of the address in the organization, what the event keeps and counts by. */
   ipHash: string;
   ipSource: "input" | "caller";
-  /** Where a busy organization's hour is read once its count reaches the cap (`noteBusyHour`); null inside a transaction. */
+  /** Where a busy organization's minute or hour is read once its count reaches the cap (`noteBusyWindow`); null inside a transaction. */
   db: Db | null;
 };
 
 /**
- * Per organization, until when its last hour is known to hold at least `CAP.org1h` assessments:
- * the time of its `CAP.org1h`-th newest plus an hour. Events are only ever added (none is deleted
- * while its organization exists), so until then the hour's count is at its cap without reading it.
- * For a busy organization that count read up to 1,000 rows in every bind confirm, free create and
- * KYC start; it is read once when the cap is first reached (`noteBusyHour`), beside the request.
+ * The organization's counts of the last minute and hour, capped at `CAP.org1m` and `CAP.org1h`.
+ * Per organization and window, until when that window is known to hold at least its cap: the time
+ * of its cap-th newest event plus the window. Events are only ever added (none is deleted while
+ * its organization exists), so until then the count is at its cap without reading it. For a busy
+ * organization each count read up to its cap of rows in every bind confirm, free create and KYC
+ * start (the minute's, though read newest first, often every event of the minute: the planner,
+ * its statistics older than the minute, took a bitmap scan of them all, about 2,800 at 260 binds a
+ * second); it is read once when the cap is first reached (`noteBusyWindow`), beside the request.
  * An entry goes once its time has passed (at the organization's next assessment, or when another
- * organization's hour is noted), so the map holds only the organizations busy in the last hour.
+ * organization's window is noted), so the maps hold only the organizations busy in the last
+ * minute or hour.
  */
-const orgHourFull = new Map<string, number>();
-const orgHourReads = new Map<string, Promise<void>>();
+const BUSY_WINDOWS = {
+  minute: { span: MINUTE, cap: CAP.org1m, fullUntil: new Map<string, number>() },
+  hour: { span: HOUR, cap: CAP.org1h, fullUntil: new Map<string, number>() },
+} as const;
+type BusyWindow = keyof typeof BUSY_WINDOWS;
+/** The reads in flight, by window and organization. */
+const busyReads = new Map<string, Promise<void>>();
 
-/** The reads of busy hours in flight (tests wait for them). */
-export const busyHourReads = () => Promise.all(orgHourReads.values()).then(() => undefined);
-/** The organizations whose hour this process holds as full (tests). */
-export const busyHourOrganizations = () => [...orgHourFull.keys()];
+/** The reads of busy windows in flight (tests wait for them). */
+export const busyWindowReads = () => Promise.all(busyReads.values()).then(() => undefined);
+/** The organizations whose minute or hour this process holds as full (tests). */
+export const busyOrganizations = (window: BusyWindow) => [...BUSY_WINDOWS[window].fullUntil.keys()];
 
-/** Forgets the hours over by `now`: the map holds the organizations busy within the last hour, not every one ever busy. */
-function forgetPastHours(now: number): void {
-  for (const [orgId, until] of orgHourFull) if (until <= now) orgHourFull.delete(orgId);
+/** Whether the organization's window is known to be full at `now`; forgets it once over. */
+function knownFull(window: BusyWindow, orgId: string, now: number): boolean {
+  const { fullUntil } = BUSY_WINDOWS[window];
+  const until = fullUntil.get(orgId);
+  if (until !== undefined && until <= now) fullUntil.delete(orgId);
+  return until !== undefined && until > now;
 }
 
-function noteBusyHour(plan: RiskPlan): void {
+function noteBusyWindow(plan: RiskPlan, window: BusyWindow): void {
   const { orgId, now, db } = plan;
-  if (!db || (orgHourFull.get(orgId) ?? 0) > now.getTime() || orgHourReads.has(orgId)) return;
+  const { span, cap, fullUntil } = BUSY_WINDOWS[window];
+  const key = `${window}:${orgId}`;
+  if (!db || (fullUntil.get(orgId) ?? 0) > now.getTime() || busyReads.has(key)) return;
   const read = db.$queryRaw<{ at: number | null }[]>`
       SELECT floor(extract(epoch FROM min("createdAt")) * 1000)::float8 AS at
-      FROM (SELECT "createdAt" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND "createdAt" >= ${utcTimestamp(new Date(now.getTime() - HOUR))}
-            ORDER BY "createdAt" DESC LIMIT ${CAP.org1h}) w
-      HAVING count(*) >= ${CAP.org1h}`
+      FROM (SELECT "createdAt" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND "createdAt" >= ${utcTimestamp(new Date(now.getTime() - span))}
+            ORDER BY "createdAt" DESC LIMIT ${cap}) w
+      HAVING count(*) >= ${cap}`
     .then(([row]) => {
-      forgetPastHours(now.getTime());
-      if (row?.at != null) orgHourFull.set(orgId, row.at + HOUR);
+      // The windows over by now go: the map holds the organizations busy within the last window, not every one ever busy.
+      for (const [other, until] of fullUntil) if (until <= now.getTime()) fullUntil.delete(other);
+      if (row?.at != null) fullUntil.set(orgId, row.at + span);
     })
-    .catch((err: Error) => logger().warn({ err: { message: err.message } }, "could not read the organization's busy hour"))
-    .finally(() => orgHourReads.delete(orgId));
-  orgHourReads.set(orgId, read);
+    .catch((err: Error) => logger().warn({ err: { message: err.message } }, `could not read the organization's busy ${window}`))
+    .finally(() => busyReads.delete(key));
+  busyReads.set(key, read);
 }
 
 export function planRisk(ctx: ServiceContext, input: RiskAssessInput, kind: RiskKind): RiskPlan {
@@ -179,8 +194,6 @@ export function planRisk(ctx: ServiceContext, input: RiskAssessInput, kind: Risk
  */
 export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   const { orgId, deviceHash, now } = plan;
-  const full = orgHourFull.get(orgId);
-  if (full !== undefined && full <= now.getTime()) orgHourFull.delete(orgId);
   const ago = (ms: number) => new Date(now.getTime() - ms);
   const capped = (where: Prisma.Sql, since: number, cap: number, newestFirst = false) =>
     Prisma.sql`(SELECT count(*) FROM (SELECT 1 FROM risk_events WHERE "orgId" = ${orgId}::uuid AND ${where} AND "createdAt" >= ${utcTimestamp(ago(since))}
@@ -189,10 +202,11 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
   // A device's rows are in either form, the keyed hash or the plain SHA-256 written before the
   // person data migration reaches them; an address's rows hold its keyed hash, or (hash NULL) it
   // in clear: one index on COALESCE of the two finds both (prisma/migrations/20261129000000_risk_events_address_index).
-  // The organization's count of the last minute reads its newest events first, so the scan stops
-  // at the cap: without the order, PostgreSQL may choose a bitmap scan, which reads every event of
-  // the minute first (5,000 at a bench's rate). The hour's count keeps the bitmap scan: its cap of
-  // 1,000 rows costs less read as a bitmap than fetched one by one in order (0.3 against 1.5 ms).
+  // The organization's count of the last minute reads its newest events first, so the scan can stop
+  // at the cap; with statistics older than the minute PostgreSQL still takes a bitmap scan of every
+  // event of the minute, which is why a full minute is not read again (BUSY_WINDOWS). The hour's
+  // count keeps the bitmap scan: its cap of 1,000 rows costs less read as a bitmap than fetched one
+  // by one in order (0.3 against 1.5 ms).
   const sameDevice = Prisma.sql`"deviceFingerprintHash" IN (${deviceHash}, ${plan.legacyDeviceHash})`;
   const device = deviceHash
     ? Prisma.sql`${capped(sameDevice, HOUR, CAP.device1h)} AS "deviceEvents1h",
@@ -206,8 +220,8 @@ export function riskCountColumns(plan: RiskPlan): Prisma.Sql {
     : Prisma.sql`NULL::int AS "deviceEvents1h", NULL::int AS "deviceEvents24h", NULL::int AS "sharedDeviceSubjects"`;
   return Prisma.sql`${device},
     ${capped(Prisma.sql`COALESCE("clientIpHash", "clientIp") IN (${plan.ipHash}, ${plan.ip})`, HOUR, CAP.ip1h)} AS "ipEvents1h",
-    ${capped(all, MINUTE, CAP.org1m, true)} AS "orgEvents1m",
-    ${orgHourFull.has(orgId) ? Prisma.sql`${CAP.org1h}::int` : capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
+    ${knownFull("minute", orgId, now.getTime()) ? Prisma.sql`${CAP.org1m}::int` : capped(all, MINUTE, CAP.org1m, true)} AS "orgEvents1m",
+    ${knownFull("hour", orgId, now.getTime()) ? Prisma.sql`${CAP.org1h}::int` : capped(all, HOUR, CAP.org1h)} AS "orgEvents1h"`;
 }
 
 /**
@@ -221,7 +235,8 @@ export const lockRiskDevice = (tx: Tx, plan: RiskPlan) =>
 /** Scores the counts; `insert` writes the assessment as a RiskEvent (the caller runs it, alone or in a statement of its own). */
 export function decideRisk(plan: RiskPlan, counts: RiskCounts): { assessment: RiskAssessment; insert: Prisma.Sql } {
   const { deviceEvents1h, sharedDeviceSubjects, ipEvents1h, orgEvents1m, orgEvents1h } = counts;
-  if (orgEvents1h >= CAP.org1h) noteBusyHour(plan);
+  if (orgEvents1m >= CAP.org1m) noteBusyWindow(plan, "minute");
+  if (orgEvents1h >= CAP.org1h) noteBusyWindow(plan, "hour");
   const disposableEmail = plan.input.email ? isDisposableEmail(plan.input.email) : null;
   const reasons: RiskAssessment["reasons"] = [];
   const add = (code: string, weight: number, message: string) => {
