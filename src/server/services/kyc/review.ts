@@ -235,12 +235,26 @@ type ReviewRead = {
  * the organization those name.
  */
 async function readForReview(db: Db, eventId: string, review: KycReview, texts: HumanTexts | null): Promise<ReviewRead> {
+  const [row] = await db.$queryRaw<ReviewRead[]>(reviewReadSql(eventId, review, texts));
+  return row!;
+}
+
+/**
+ * readForReview's statement. The approved people the stored hashes name are looked up from each
+ * hash found, through the (orgId, humanId) and (orgId, nameBirthHumanId) indexes: written as a
+ * filter of the organization's approved people, PostgreSQL read every approved person of the
+ * organization whenever its statistics were older than them (7,166 rows at the end of a bench's
+ * run, for none kept, a review's database CPU growing with them; docs/performance.md, "Product
+ * paths side by side"). The lookup is a LATERAL subquery behind OFFSET 0, so the planner can
+ * neither start from the organization's people nor reach them through an index of approved people.
+ */
+export function reviewReadSql(eventId: string, review: KycReview, texts: HumanTexts | null): Prisma.Sql {
   const lookups = texts ? humanHashLookups(texts) : [];
   const keyIds = lookups.map((h) => h.keyId);
   const hashes = lookups.map((h) => h.hash);
   const personId = isUuid(review.externalId) ? review.externalId : null;
   const referenceHash = providerReferenceHash(review.provider, review.applicantId);
-  const [row] = await db.$queryRaw<ReviewRead[]>`
+  return Prisma.sql`
     WITH found AS (
       SELECT h."keyId", h.hash, h."humanId" FROM identity_hashes h
       WHERE (h."keyId", h.hash) IN (SELECT * FROM unnest(${keyIds}::text[], ${hashes}::text[])))
@@ -253,9 +267,16 @@ async function readForReview(db: Db, eventId: string, review: KycReview, texts: 
       (SELECT coalesce(json_agg(json_build_object('keyId', f."keyId", 'hash', f.hash, 'humanId', f."humanId")), '[]') FROM found f) AS found,
       (SELECT coalesce(json_agg(json_build_object('id', q.id, 'humanId', q."humanId", 'nameBirthHumanId', q."nameBirthHumanId")
                                 ORDER BY q."createdAt", q.id), '[]')
-         FROM people q
-        WHERE q."orgId" = p."orgId" AND q.id <> p.id AND q."erasedAt" IS NULL AND q."kycStatus" = 'approved'
-          AND (q."humanId" IN (SELECT "humanId" FROM found) OR q."nameBirthHumanId" IN (SELECT "humanId" FROM found))) AS others
+         FROM (SELECT DISTINCT y.id, y."humanId", y."nameBirthHumanId", y."createdAt"
+                 FROM found f
+                 CROSS JOIN LATERAL (
+                   SELECT x.id, x."humanId", x."nameBirthHumanId", x."createdAt", x."erasedAt", x."kycStatus"
+                     FROM people x WHERE x."orgId" = p."orgId" AND x."humanId" = f."humanId"
+                   UNION ALL
+                   SELECT x.id, x."humanId", x."nameBirthHumanId", x."createdAt", x."erasedAt", x."kycStatus"
+                     FROM people x WHERE x."orgId" = p."orgId" AND x."nameBirthHumanId" = f."humanId"
+                   OFFSET 0) y
+                WHERE y.id <> p.id AND y."erasedAt" IS NULL AND y."kycStatus" = 'approved') q) AS others
     FROM (SELECT 1) one
     LEFT JOIN people p ON p.id = ${personId}::uuid
     LEFT JOIN person_keys k ON k."personId" = p.id
@@ -265,7 +286,6 @@ async function readForReview(db: Db, eventId: string, review: KycReview, texts: 
        WHERE ks."personId" = p.id AND ks.provider = ${review.provider}
          AND (ks."providerSessionIdHash" = ${referenceHash} OR ks."providerSessionId" = ${review.applicantId})
        ORDER BY ks."createdAt" DESC LIMIT 1) s ON true`;
-  return row!;
 }
 
 /** The provider event's dedupe row alone (and the session's review, when given) in one statement; whether the event was new. */
