@@ -154,7 +154,7 @@ function noteBusyWindow(plan: RiskPlan, window: BusyWindow): void {
   const { orgId, now, db } = plan;
   const { span, cap, fullUntil } = BUSY_WINDOWS[window];
   const key = `${window}:${orgId}`;
-  if (!db || (fullUntil.get(orgId) ?? 0) > now.getTime() || busyReads.has(key)) return;
+  if (!db || knownFull(window, orgId, now.getTime()) || busyReads.has(key)) return;
   const read = db.$queryRaw<{ at: number | null }[]>`
       SELECT floor(extract(epoch FROM min("createdAt")) * 1000)::float8 AS at
       FROM (SELECT "createdAt" FROM risk_events WHERE "orgId" = ${orgId}::uuid AND "createdAt" >= ${utcTimestamp(new Date(now.getTime() - span))}

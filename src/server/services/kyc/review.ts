@@ -243,9 +243,9 @@ async function readForReview(db: Db, eventId: string, review: KycReview, texts: 
  * readForReview's statement. The approved people the stored hashes name are looked up from each
  * hash found, through the (orgId, humanId) and (orgId, nameBirthHumanId) indexes: written as a
  * filter of the organization's approved people, PostgreSQL read every approved person of the
- * organization whenever its statistics were older than them (7,166 rows at the end of a bench's
+ * organization whenever its statistics were older than them (7,937 rows at the end of a bench's
  * run, for none kept, a review's database CPU growing with them; docs/performance.md, "Product
- * paths side by side"). The lookup is a LATERAL subquery behind OFFSET 0, so the planner can
+ * paths side by side; PostgreSQL's ceiling"). The lookup is a LATERAL subquery behind OFFSET 0, so the planner can
  * neither start from the organization's people nor reach them through an index of approved people.
  */
 export function reviewReadSql(eventId: string, review: KycReview, texts: HumanTexts | null): Prisma.Sql {
