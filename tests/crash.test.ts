@@ -249,7 +249,11 @@ describe("SIGKILL under write load", () => {
       bound.length >= 5 &&
       confirmsInFlight > 0 &&
       reviewsInFlight > 0;
-    expect(await within(60_000, async () => enough())).not.toBeNull();
+    // Checked every millisecond: with the writes as fast as they are now, a confirm and a review
+    // are both in flight for a few milliseconds at a time, which a check every 25 ms could miss for a minute.
+    const counts = () =>
+      JSON.stringify({ acknowledged: acknowledged.length, approved: approved.length, cleared: cleared.length, bound: bound.length });
+    expect(await within(60_000, async () => enough(), 1), counts()).not.toBeNull();
     first.child.kill("SIGKILL");
     killed = true;
     await load;
