@@ -5,13 +5,17 @@ import { didOf, flaggedPerson } from "@/server/testing/aml";
 import { approvedPersonWithToken, walletKey, walletSign } from "@/server/testing/factories";
 import { call, client, createTestOrg } from "@/server/testing/harness";
 import { type Instance, startInstance, stopInstance, within } from "@/server/testing/instance";
+import { holdLock, untilStatementWaits } from "@/server/testing/interleave";
 import { type Receiver, startReceiver } from "@/server/testing/webhook-receiver";
 
 // An instance killed with SIGKILL in the middle of a mixed write load (free creates, policy
 // changes, KYC reviews arriving through the provider callback path, AML clears, bind challenges
 // and confirms), then a fresh instance on the same database: every write that was acknowledged is
 // there, nothing in flight at the kill is half written, the audit chain verifies, and every
-// acknowledged account's event reaches the receiver.
+// acknowledged account's event reaches the receiver. The kill lands while a bind confirm's and a
+// KYC review's statements are both waiting in the database (held there by a lock of the test's
+// own), so the moment is the same on every run: one of them is then ended by the database, the
+// other runs once the lock is gone with nobody left to answer.
 
 const JOBS = {
   BI_RUN_JOBS: "true",
@@ -184,17 +188,29 @@ describe("SIGKILL under write load", () => {
     };
     await Promise.all([makeFlagged(), makeReady(), makeReady(), makeReady()]);
     for (const f of flagged) fixtures.add(f.person.id);
+    // Kept for the confirm the kill lands on.
+    const heldBind = ready.pop()!;
 
     const acknowledged: string[] = [];
     const approved: string[] = [];
     const cleared: string[] = [];
     const bound: { accountDid: string; nonce: string; answer: { credential: unknown; bindingVcHash: string } }[] = [];
     let policyWrites = 0;
-    let reviewsInFlight = 0;
-    let confirmsInFlight = 0;
     let killed = false;
+    // The load pauses between two of its requests while the test puts its own confirm and review
+    // in place; `sent` counts the requests it sends after that.
+    let paused = false;
+    let idle = 0;
+    let sent = 0;
+    const WRITERS = 6;
     const writer = async (n: number) => {
       for (let i = 0; !killed; i++) {
+        if (paused) {
+          idle++;
+          while (paused && !killed) await new Promise((r) => setTimeout(r, 5));
+          idle--;
+        }
+        sent++;
         try {
           const kind = (i + n) % 5;
           if (kind === 0) {
@@ -207,10 +223,7 @@ describe("SIGKILL under write load", () => {
             const started = await starter.post("/v1/kyc/start", {});
             if (started.status !== 200) continue;
             const applicant = new URL(started.body.verificationUrl).pathname.split("/").pop()!;
-            reviewsInFlight++;
-            const r = await call(first.base, "POST", `/v1/sandbox/kyc/hosted/${applicant}`, { body: { outcome: "approved" } }).finally(
-              () => reviewsInFlight--,
-            );
+            const r = await call(first.base, "POST", `/v1/sandbox/kyc/hosted/${applicant}`, { body: { outcome: "approved" } });
             if (r.status === 200) approved.push(started.body.personDid as string);
           } else if (kind === 3) {
             const next = flagged.shift();
@@ -228,10 +241,12 @@ describe("SIGKILL under write load", () => {
             const challenge = await api.post("/v1/bind/challenge", { accountDid, personDid });
             if (challenge.status !== 200) continue;
             const { nonce, payloadToSign } = challenge.body;
-            confirmsInFlight++;
-            const r = await api
-              .post("/v1/bind/confirm", { accountDid, personDid, nonce, signature: walletSign(wallet.privateKey, payloadToSign) })
-              .finally(() => confirmsInFlight--);
+            const r = await api.post("/v1/bind/confirm", {
+              accountDid,
+              personDid,
+              nonce,
+              signature: walletSign(wallet.privateKey, payloadToSign),
+            });
             if (r.status === 200) bound.push({ accountDid, nonce, answer: r.body });
           }
         } catch {
@@ -239,25 +254,75 @@ describe("SIGKILL under write load", () => {
         }
       }
     };
-    const load = Promise.all(Array.from({ length: 6 }, (_, n) => writer(n)));
-    // Killed once each kind has been acknowledged several times, at a moment when a bind confirm
-    // and a KYC review are both on their way (sent, not yet answered).
-    const enough = () =>
-      acknowledged.length >= 10 &&
-      approved.length >= 5 &&
-      cleared.length >= 5 &&
-      bound.length >= 5 &&
-      confirmsInFlight > 0 &&
-      reviewsInFlight > 0;
-    // Checked every millisecond: with the writes as fast as they are now, a confirm and a review
-    // are both in flight for a few milliseconds at a time, which a check every 25 ms could miss for a minute.
+    const load = Promise.all(Array.from({ length: WRITERS }, (_, n) => writer(n)));
+    // Once each kind has been acknowledged several times (the counts only grow).
+    const enough = () => acknowledged.length >= 10 && approved.length >= 5 && cleared.length >= 5 && bound.length >= 5;
     const counts = () =>
       JSON.stringify({ acknowledged: acknowledged.length, approved: approved.length, cleared: cleared.length, bound: bound.length });
-    expect(await within(60_000, async () => enough(), 1), counts()).not.toBeNull();
+    expect(await within(60_000, async () => enough(), 50), counts()).not.toBeNull();
+
+    // The kill's moment. A second organization's KYC review, since an organization's grouped
+    // writes reach the database one statement at a time (services/audit/group-commit.ts) and the
+    // confirm's statement holds this organization's turn.
+    const other = await createTestOrg({ plan: "institutional" });
+    const otherStarted = await client(first.base, other.apiKey).post(
+      "/v1/kyc/start",
+      {},
+      { headers: { "x-forwarded-for": "10.255.255.1" } },
+    );
+    expect(otherStarted.status, otherStarted.text).toBe(200);
+    const otherPersonDid = otherStarted.body.personDid as string;
+    const otherApplicant = new URL(otherStarted.body.verificationUrl).pathname.split("/").pop()!;
+    const heldChallenge = await api.post("/v1/bind/challenge", { accountDid: heldBind.accountDid, personDid: heldBind.personDid });
+    expect(heldChallenge.status, heldChallenge.text).toBe(200);
+    const heldConfirm = {
+      accountDid: heldBind.accountDid,
+      personDid: heldBind.personDid,
+      nonce: heldChallenge.body.nonce as string,
+      signature: walletSign(heldBind.wallet.privateKey, heldChallenge.body.payloadToSign),
+    };
+    // The load between two requests, so nothing of this organization is ahead of the confirm.
+    paused = true;
+    expect(await within(30_000, async () => idle === WRITERS, 5)).not.toBeNull();
+    // Both organizations' chain heads held: the confirm's and the review's statements are sent and wait for them.
+    const heads = await holdLock(`SELECT "orgId" FROM audit_heads WHERE "orgId" = ANY($1::uuid[]) FOR UPDATE`, [[org.orgId, other.orgId]]);
+    const unanswered = (p: Promise<unknown>) =>
+      p.then(
+        (r) => ({ answered: r }),
+        () => ({ answered: null }),
+      );
+    const confirmAtKill = unanswered(api.post("/v1/bind/confirm", heldConfirm));
+    const reviewAtKill = unanswered(
+      call(first.base, "POST", `/v1/sandbox/kyc/hosted/${otherApplicant}`, { body: { outcome: "approved" } }),
+    );
+    const CONFIRM = ["audit_heads", "signature_nonces"];
+    const REVIEW = ["audit_heads", "UPDATE people SET"];
+    await untilStatementWaits(db, CONFIRM);
+    await untilStatementWaits(db, REVIEW);
+    // The load goes on, its writes queued behind the confirm's.
+    const sentBefore = sent;
+    paused = false;
+    expect(await within(30_000, async () => sent >= sentBefore + WRITERS, 5)).not.toBeNull();
     first.child.kill("SIGKILL");
     killed = true;
     await load;
     await first.exited;
+    expect(await confirmAtKill).toEqual({ answered: null });
+    expect(await reviewAtKill).toEqual({ answered: null });
+    // The confirm's statement is ended before it runs (as when the database drops the dead
+    // client's session); the review's runs once the heads are let go, its client gone.
+    const waiting = (fragments: string[], lockedOnly = false) =>
+      db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE ALL(${fragments.map((f) => `%${f}%`)}::text[]) AND pid <> pg_backend_pid()
+          AND (wait_event_type = 'Lock' OR NOT ${lockedOnly})`;
+    const [confirmSession, ...more] = await waiting(CONFIRM, true);
+    expect(more).toEqual([]);
+    expect(confirmSession).toBeDefined();
+    await db.$queryRaw`SELECT pg_terminate_backend(${confirmSession!.pid}::int)`;
+    await heads.release();
+    expect(
+      await within(30_000, async () => (await waiting(REVIEW)).length === 0 && (await waiting(CONFIRM)).length === 0, 20),
+    ).not.toBeNull();
     expect(first.child.signalCode).toBe("SIGKILL");
     expect([acknowledged.length, approved.length, cleared.length, bound.length].every((n) => n >= 5)).toBe(true);
 
@@ -318,6 +383,17 @@ describe("SIGKILL under write load", () => {
     }
     // Whatever was in flight at the kill: nothing half written anywhere in the organization.
     expect(halfWritten(rows, fixtures)).toEqual([]);
+    // The confirm ended at the kill left nothing behind: the account unbound, its nonce unspent.
+    const heldAccount = rows.accounts.find((a) => a.did === heldBind.accountDid)!;
+    expect(heldAccount.lifecycle).toBe("provisional");
+    expect(rows.bindings.filter((x) => x.accountId === heldAccount.id)).toEqual([]);
+    expect(rows.nonces.find((n) => n.nonce === heldConfirm.nonce)?.consumedAt).toBeNull();
+    // The review that ran after the kill is whole: approved, its session reviewed, one entry, one event, a valid chain.
+    const otherRows = await db.$transaction((tx) => rowsOf(tx, other.orgId), { isolationLevel: "RepeatableRead" });
+    expect(otherRows.people.find((p) => didOf(p.id) === otherPersonDid)?.kycStatus).toBe("approved");
+    expect(halfWritten(otherRows, new Set())).toEqual([]);
+    const otherVerified = await client(second.base, other.apiKey).post("/v1/compliance/audit/verify");
+    expect(otherVerified.body.valid).toBe(true);
 
     // Each rule catches the part of a write it stands for: take that part away from one binding
     // or one approval (in a transaction rolled back), and the rule must name it.
@@ -378,6 +454,11 @@ describe("SIGKILL under write load", () => {
         rule,
       ).toHaveLength(1);
     }
+
+    // The confirm ended at the kill can be sent again as it was, and binds.
+    const retried = await again.post("/v1/bind/confirm", heldConfirm);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.accountDid).toBe(heldBind.accountDid);
 
     const delivered = () => new Set(receiver!.received.map((r) => accountCreated(r.raw)).filter(Boolean));
     const took = await within(60_000, async () => acknowledged.every((did) => delivered().has(did)), 200);
