@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "@/env";
 import { Prisma, PrismaClient } from "@/generated/prisma/client.ts";
+import { logger } from "../log";
 import { applyMigrations, migrationsUpToDate, type SqlExecutor } from "./migrate";
 
 export type Db = PrismaClient;
@@ -18,6 +20,8 @@ type Connection = {
   kind: "postgres" | "embedded";
   /** PostgreSQL only: the pool, for streaming reads that need a session of their own. */
   pool?: pg.Pool;
+  /** PostgreSQL itself (no pooler between): `rawQuery` may send statements by name (`preparedName`). */
+  direct?: boolean;
   /** Embedded only: LISTEN on the one in-process database (PostgreSQL needs a dedicated client, see auth-cache-listener.ts). */
   listen?: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -84,10 +88,11 @@ class ListeningClient extends pg.Client {
  * itself: through a transaction pooler a LISTEN stays on a server connection that other clients
  * then get (PgBouncer drops it when a notification arrives while it is idle: "got packet 'A' from
  * server when not linked"), so with DATABASE_DIRECT_URL or BI_DATABASE_POOLED the dedicated
- * listener alone hears changes, this process's own within milliseconds too.
+ * listener alone hears changes, this process's own within milliseconds too. For the same reason
+ * `rawQuery` sends statements by name only on a direct session (`preparedName`).
  */
-async function openPostgres(url: string, listen: boolean): Promise<Connection> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, Client: listen ? ListeningClient : pg.Client });
+async function openPostgres(url: string, direct: boolean): Promise<Connection> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, Client: direct ? ListeningClient : pg.Client });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlExecutor = {
     async query(text, params) {
@@ -107,6 +112,7 @@ async function openPostgres(url: string, listen: boolean): Promise<Connection> {
     sql,
     kind: "postgres",
     pool,
+    direct,
     async close() {
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
@@ -216,16 +222,68 @@ export async function withPgSession<T>(fn: (client: pg.PoolClient) => Promise<T>
 }
 
 /**
+ * Statements `rawQuery` sends by name (docs/performance.md, "Prepared statements"): each session
+ * parses and plans such a text once and then only binds and runs it, as pgbench's prepared mode
+ * does; unnamed, PostgreSQL parses and plans every statement again. Only on a session to
+ * PostgreSQL itself: a transaction pooler hands a client's statements to whichever server
+ * connection is free, which may not hold the name (PgBouncer before 1.21, or without
+ * `max_prepared_statements`). The name is a hash of the text, so a session holding a name holds
+ * that text. At most PREPARED_TEXTS texts per process, so a session's plans stay bounded
+ * (the grouped statement's text changes with its group).
+ */
+const PREPARED_TEXTS = 128;
+const prepared = { on: true, names: new Map<string, string>() };
+
+/** The name `text` is sent by, or undefined: naming is off or the texts are all taken. */
+export function preparedName(text: string): string | undefined {
+  if (!prepared.on) return undefined;
+  let name = prepared.names.get(text);
+  if (name === undefined && prepared.names.size < PREPARED_TEXTS) {
+    name = `bi_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
+    prepared.names.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A session that does not hold a name the pool's client thinks it parsed (26000), or holds one it
+ * did not (42P05): a transaction pooler between us and PostgreSQL that no setting told us about.
+ * Either is refused before anything runs, so the statement is safe to send again unnamed.
+ */
+const isPoolerNameError = (err: unknown) => ["26000", "42P05"].includes((err as { code?: string })?.code ?? "");
+
+async function poolQuery(pool: pg.Pool, sql: Prisma.Sql, name: string | undefined) {
+  const values = sql.values as unknown[];
+  if (!name) return pool.query(sql.text, values);
+  try {
+    return await pool.query({ name, text: sql.text, values });
+  } catch (err) {
+    if (!isPoolerNameError(err)) throw err;
+    if (prepared.on) {
+      prepared.on = false;
+      logger().warn(
+        { code: (err as { code: string }).code },
+        'prepared statements off: DATABASE_URL goes through a transaction pooler; set BI_DATABASE_POOLED=true (docs/operations.md, "PgBouncer")',
+      );
+    }
+    return pool.query(sql.text, values);
+  }
+}
+
+/**
  * One statement outside the ORM: on PostgreSQL, outside a transaction, straight to the pool (one
  * round trip, autocommit); inside a transaction or on the embedded database, through Prisma. For
  * the few statements of the hottest write path (free create, grouped audit appends), where the
  * ORM's own work per query was most of the application's CPU per request (docs/performance.md).
+ * `prepare`: send it by name where the session is PostgreSQL's own (above); only for statements
+ * whose best plan does not depend on their values (writes and reads by key), since a named
+ * statement may be run with a plan made for any values.
  */
-export async function rawQuery<T>(db: DbOrTx, sql: Prisma.Sql): Promise<T[]> {
+export async function rawQuery<T>(db: DbOrTx, sql: Prisma.Sql, opts: { prepare?: boolean } = {}): Promise<T[]> {
   // A transaction client has no $connect (the test in tx.ts, which imports this module's types).
   if (typeof (db as Db).$connect === "function") {
-    const { pool } = await connectDb();
-    if (pool) return (await pool.query(sql.text, sql.values as unknown[])).rows as T[];
+    const { pool, direct } = await connectDb();
+    if (pool) return (await poolQuery(pool, sql, opts.prepare && direct ? preparedName(sql.text) : undefined)).rows as T[];
   }
   return db.$queryRaw<T[]>(sql);
 }

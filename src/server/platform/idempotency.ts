@@ -43,6 +43,7 @@ async function claimKey(db: DbOrTx, input: IdempotencyRequest, now: Date): Promi
                          ${utcTimestamp(now)}, ${utcTimestamp(new Date(now.getTime() + IDEMPOTENCY_TTL_MS))})
                  ON CONFLICT (scope, key) DO NOTHING
                  RETURNING id::text`,
+      { prepare: true },
     );
     if (row) return { kind: "claimed", id: row.id };
     const existing = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope: input.scope, key: input.key } } });
@@ -78,6 +79,7 @@ async function storeAnswer(db: DbOrTx, id: string, answer: StoredAnswer): Promis
     db,
     Prisma.sql`UPDATE idempotency_records SET state = 'completed', "responseStatus" = ${status}::int, "responseBody" = ${seal(body)}
                WHERE id = ${id}::uuid RETURNING 1`,
+    { prepare: true },
   );
 }
 

@@ -63,6 +63,7 @@ export function createSimulatedChain(db: DbOrTx, opts: { now?: () => Date } = {}
                 ${now().toISOString()}::timestamptz AT TIME ZONE 'UTC')
         ON CONFLICT (name) DO NOTHING
         RETURNING name`,
+        { prepare: true },
       );
       if (created.length === 0) throw nameTaken();
       return { transactionId: randomTransactionId() };

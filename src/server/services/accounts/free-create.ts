@@ -83,7 +83,7 @@ async function reserve(ctx: ServiceContext, input: FreeAccountInput, plan: Plan)
   // the risk event it wrote.
   const run = async (db: DbOrTx): Promise<Reserved | { refused: unknown }> => {
     if (plan.risk.deviceHash) await lockRiskDevice(db as Tx, plan.risk);
-    const [gates] = await rawQuery<GateRow>(db, gateRead(ctx, input, plan));
+    const [gates] = await rawQuery<GateRow>(db, gateRead(ctx, input, plan), { prepare: true });
     const { assessment, insert } = decideRisk(plan.risk, gates!);
     riskInsert = insert;
     let checked: ReturnType<typeof checkGates>;
@@ -97,7 +97,9 @@ async function reserve(ctx: ServiceContext, input: FreeAccountInput, plan: Plan)
     const reserved = pendingAccount(ctx, input, plan, checked, assessment);
     const spends = [checked.kycTokenId, checked.emailTokenId, checked.phoneTokenId];
     const clear = { email: checked.email, phone: checked.phone };
-    const [row] = await rawQuery<{ reserved: boolean }>(db, reserveStatement(insert, reserved.account, clear, spends, plan.risk.now));
+    const [row] = await rawQuery<{ reserved: boolean }>(db, reserveStatement(insert, reserved.account, clear, spends, plan.risk.now), {
+      prepare: true,
+    });
     if (!row!.reserved) return { refused: await takenConflict(db, ctx.org.id, reserved.account, clear, input.kycCreateToken) };
     return reserved;
   };

@@ -167,7 +167,7 @@ async function runGroup(db: Db, orgId: string, q: Queue, group: Waiter[]): Promi
     q.head ??= await readHead(db, orgId);
     const rows = chainRows(orgId, q.head, group);
     try {
-      await rawQuery(db, groupStatement(orgId, q.head, rows, group));
+      await rawQuery(db, groupStatement(orgId, q.head, rows, group), { prepare: true });
       q.head = headAfter(rows);
       return rows;
     } catch (err) {
