@@ -1,6 +1,7 @@
 import type { Account } from "@/generated/prisma/client.ts";
 import type { DbOrTx } from "../db/client";
 import { notFound } from "../errors";
+import { deploymentChain } from "../providers/chain";
 import { isUuid } from "./ids";
 
 const DID = /^did:antelope:([a-z0-9-]{1,32}):([a-z1-5.]{1,12})$/;
@@ -10,11 +11,25 @@ export const accountDid = (chain: string, name: string) => `did:antelope:${chain
 /**
  * Finds an account of the organization by DID (`did:antelope:<chain>:<name>`) or bare chain
  * name. Anything else, or another organization's account, is 404.
+ *
+ * Read through the unique (chain, name) index alone, the organization and the lifecycle checked
+ * here: with the organization in the statement the planner may prefer an index of the
+ * organization's accounts and filter every one of them, as it does when its statistics still
+ * think a fast-growing organization small (docs/performance.md, "Statistics that lag"). A bare
+ * name is looked for on this deployment's chain first; on another chain (a deployment whose chain
+ * changed) by the organization's accounts, as before.
  */
 export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promise<Account> {
   const named = accountRef(ref);
+  if (!named) throw notFound("Account");
+  const byKey = await db.account.findUnique({ where: { chain_name: { chain: named.chain ?? deploymentChain(), name: named.name } } });
   // A pending account is a create still waiting for the chain: it does not exist yet for anyone.
-  const account = named ? await db.account.findFirst({ where: { orgId, ...named, lifecycle: { not: "pending" } } }) : null;
+  const usable = (a: Account | null) => (a && a.orgId === orgId && a.lifecycle !== "pending" ? a : null);
+  const account =
+    usable(byKey) ??
+    (named.chain || byKey?.orgId === orgId
+      ? null
+      : await db.account.findFirst({ where: { orgId, name: named.name, lifecycle: { not: "pending" } } }));
   if (!account) throw notFound("Account");
   return account;
 }

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { Prisma } from "../db/client";
 
 type PlanNode = Record<string, unknown>;
@@ -18,3 +19,52 @@ export async function indexNodes(db: Queryable, query: Prisma.Sql, indexName: st
   walk((row!["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
   return { nodes: nodes.filter((n) => n["Index Name"] === indexName), plan: JSON.stringify(row) };
 }
+
+/**
+ * Runs `fn` and returns `EXPLAIN (ANALYZE, FORMAT JSON)` of every statement it sent through `pg`
+ * (the ORM's included), run again afterwards with the same values on a session of the test's own:
+ * for code whose SQL the ORM writes. Each plan's nodes are flattened, in plan order.
+ */
+export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: string; nodes: PlanNode[]; plan: string }[]> {
+  const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
+  const original = pg.Client.prototype.query;
+  const sent: { text: string; values: unknown[] }[] = [];
+  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0] as string | { text?: string; values?: unknown[] };
+    if (typeof q === "string") sent.push({ text: q, values: (args[1] as unknown[] | undefined) ?? [] });
+    else if (q?.text) sent.push({ text: q.text, values: q.values ?? [] });
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await fn();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const out: { text: string; nodes: PlanNode[]; plan: string }[] = [];
+    for (const s of sent.filter((x) => /^\s*(SELECT|WITH)\b/i.test(x.text))) {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
+      const nodes: PlanNode[] = [];
+      const walk = (n: PlanNode) => {
+        nodes.push(n);
+        for (const c of (n.Plans as PlanNode[] | undefined) ?? []) walk(c);
+      };
+      walk((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
+      out.push({ text: s.text, nodes, plan: JSON.stringify(rows[0]) });
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Rows a plan's nodes on `table` read: returned, and read then dropped by a filter. */
+export const rowsRead = (nodes: PlanNode[], table: string): number =>
+  nodes
+    .filter((n) => n["Relation Name"] === table)
+    .reduce(
+      (sum, n) => sum + (Number(n["Actual Rows"] ?? 0) + Number(n["Rows Removed by Filter"] ?? 0)) * Number(n["Actual Loops"] ?? 1),
+      0,
+    );

@@ -20,6 +20,13 @@ export function usesSimulatedChain(): boolean {
   return env().BI_ENV === "sandbox" && !process.env.CHAIN_API_URL;
 }
 
+/** The name of this deployment's chain as account DIDs carry it (`did:antelope:<chain>:<name>`). */
+export function deploymentChain(): string {
+  if (usesSimulatedChain()) return "sandbox";
+  realConfig ??= chainConfigFromEnv();
+  return realConfig.chain;
+}
+
 /**
  * The chain of this deployment. Pass the transaction client when the call must commit or roll
  * back with the caller's rows (the simulated chain lives in the same database); the real chain
