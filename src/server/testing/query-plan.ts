@@ -21,9 +21,9 @@ export async function indexNodes(db: Queryable, query: Prisma.Sql, indexName: st
 }
 
 /**
- * Runs `fn` and returns `EXPLAIN (ANALYZE, FORMAT JSON)` of every statement it sent through `pg`
- * (the ORM's included), run again afterwards with the same values on a session of the test's own:
- * for code whose SQL the ORM writes. Each plan's nodes are flattened, in plan order.
+ * Runs `fn` and returns `EXPLAIN (ANALYZE, FORMAT JSON)` of every read it sent through `pg` (the
+ * ORM's included; statements that write are left out), run again afterwards with the same values
+ * on a session of the test's own: for code whose SQL the ORM writes. Each plan's nodes are flattened, in plan order.
  */
 export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: string; nodes: PlanNode[]; plan: string }[]> {
   const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
@@ -44,8 +44,10 @@ export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: strin
   await client.connect();
   try {
     const out: { text: string; nodes: PlanNode[]; plan: string }[] = [];
-    for (const s of sent.filter((x) => /^\s*(SELECT|WITH)\b/i.test(x.text))) {
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
+    // Reads only, each run in a transaction rolled back.
+    for (const s of sent.filter((x) => /^\s*(SELECT|WITH)\b/i.test(x.text) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(x.text))) {
+      await client.query("BEGIN");
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values).finally(() => client.query("ROLLBACK"));
       const nodes: PlanNode[] = [];
       const walk = (n: PlanNode) => {
         nodes.push(n);

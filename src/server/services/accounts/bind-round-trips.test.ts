@@ -3,6 +3,7 @@ import { verifyChain } from "@/server/services/audit";
 import { walletSign } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { accountReadyToBind, boundAccount } from "@/server/testing/kyc-flow";
+import { plansOf, rowsRead } from "@/server/testing/query-plan";
 import { countRoundTrips } from "@/server/testing/round-trips";
 
 // POST /v1/bind/confirm's database cost (docs/performance.md, "Product paths"): ONE read of the
@@ -103,5 +104,37 @@ describe("POST /v1/bind/confirm round trips", () => {
     // Read, keys, write: a statement that failed on a taken position would be drawn and sent again.
     const sorted = [...counts].sort((a, b) => a - b);
     expect(sorted[3], counts.join(",")).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("POST /v1/bind/confirm by a bare account name", () => {
+  it("binds, reading the one account, however many the organization has and whatever its statistics say", async () => {
+    const { url, db } = await testServer();
+    const org = await createTestOrg({ plan: "institutional" });
+    const api = client(url, org.apiKey);
+    await db.$executeRawUnsafe("ANALYZE accounts");
+    await db.$executeRaw`
+      INSERT INTO accounts (id, "orgId", chain, name, did, "ownerPublicKey", "activePublicKey", "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'sandbox', 'bulk' || g, 'did:antelope:sandbox:bulk' || g, 'k', 'k', now(), now()
+      FROM generate_series(1, 3000) AS g`;
+    const { personDid, wallet, accountDid } = await accountReadyToBind(url, api);
+    const name = accountDid.split(":").pop()!;
+    const challenge = await api.post("/v1/bind/challenge", { accountDid: name, personDid });
+    expect(challenge.status, challenge.text).toBe(200);
+    let answer: Awaited<ReturnType<typeof api.post>> | undefined;
+    const plans = await plansOf(
+      async () =>
+        (answer = await api.post("/v1/bind/confirm", {
+          accountDid: name,
+          personDid,
+          nonce: challenge.body.nonce,
+          signature: walletSign(wallet.privateKey, challenge.body.payloadToSign),
+        })),
+    );
+    expect(answer!.status, answer!.text).toBe(200);
+    expect(answer!.body.accountDid).toBe(accountDid);
+    // findAccount's probe of the bare name and the confirm's read: one account row each.
+    const read = plans.reduce((n, p) => n + rowsRead(p.nodes, "accounts"), 0);
+    expect(read, plans.map((p) => p.plan).join("\n")).toBeLessThanOrEqual(2);
   });
 });

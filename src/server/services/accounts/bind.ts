@@ -10,6 +10,7 @@ import { accountRef, findAccount, personDidOf, personIdFromDid } from "../../pla
 import { attestationChangedSql } from "../../platform/attestation-sync";
 import { eventInsertSql } from "../../platform/outbox";
 import { createProofChallenge, verifyWalletProof, type WalletProof } from "../../platform/wallet-proof";
+import { deploymentChain } from "../../providers/chain";
 import { decideRisk, planRisk, type RiskCounts, type RiskPlan, riskCountColumns } from "../aml";
 import { appendAudit, appendAuditGrouped, failedGroupedWrite, type GroupedWrite, uniqueKeyTaken } from "../audit";
 import { payloadToSign } from "../contacts";
@@ -153,10 +154,16 @@ async function readConfirm(
   if (!named) return null;
   // With the chain, the name is unique: the organization is compared as text so that the planner
   // takes that unique index, never an index of the organization's accounts filtered row by row
-  // (which it chose for an organization newer than its statistics: 7,000 rows read for one).
-  const where = named.chain
-    ? Prisma.sql`chain = ${named.chain} AND name = ${named.name} AND "orgId"::text = ${org}`
-    : Prisma.sql`"orgId" = ${org}::uuid AND name = ${named.name}`;
+  // (which it chose for an organization newer than its statistics: 7,000 rows read for one). A
+  // bare name takes the chain of the account findAccount finds by it (one more round trip: this
+  // deployment's chain unless the account is on another), since a name alone has no index.
+  const chain =
+    named.chain ??
+    (await findAccount(ctx.db, org, named.name).then(
+      (a) => a.chain,
+      () => deploymentChain(),
+    ));
+  const where = Prisma.sql`chain = ${chain} AND name = ${named.name} AND "orgId"::text = ${org}`;
   const [row] = await rawQuery<ConfirmRow>(
     ctx.db,
     Prisma.sql`
