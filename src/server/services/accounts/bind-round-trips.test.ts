@@ -121,7 +121,7 @@ describe("POST /v1/bind/confirm by a bare account name", () => {
     const name = accountDid.split(":").pop()!;
     const challenge = await api.post("/v1/bind/challenge", { accountDid: name, personDid });
     expect(challenge.status, challenge.text).toBe(200);
-    let answer: Awaited<ReturnType<typeof api.post>> | undefined;
+    let answer: { status: number; text: string; body: { accountDid?: string } } | undefined;
     const plans = await plansOf(
       async () =>
         (answer = await api.post("/v1/bind/confirm", {
