@@ -185,7 +185,6 @@ async function readConfirm(
           AND 'key_changed' = ANY (b."suspendedFor") LIMIT 1) AS reinstating
       ${risk ? Prisma.sql`, ${riskCountColumns(risk)}` : Prisma.empty}
       ${takenStatusSql(candidates)}`,
-    { prepare: true },
   );
   return row!;
 }

@@ -3,7 +3,7 @@ import type { AmlCase } from "@/generated/prisma/client.ts";
 import { actorId, type ServiceContext } from "../../context";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { openKey, personKeyInsertSql } from "../../crypto/person-box";
-import { type Db, Prisma, rawQuery, type Tx } from "../../db/client";
+import { type Db, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { forbidden, notFound } from "../../errors";
 import { personDidOf, personIdFromDid } from "../../platform/account-ref";
@@ -149,10 +149,7 @@ async function clearRead(db: Db, orgId: string, personId: string, seenId: string
     Prisma.raw(
       `json_build_object('id', ${c}.id, 'status', ${c}.status, 'closedAt', ${c}."closedAt", 'closer', coalesce(${c}."confirmedBy", ${c}."approvedBy", ${c}."proposedBy"))`,
     );
-  // By name (db/client.ts, preparedName): every part is read by key.
-  const rows = await rawQuery<ClearRead>(
-    db,
-    Prisma.sql`
+  const rows = await db.$queryRaw<ClearRead[]>`
     SELECT p."pepFlag", p."sanctionsFlag", p."riskScore", p.xmin::text AS "personVersion",
            k."personId" IS NOT NULL AS "hasKey", k."keySealed",
            (SELECT o."requireSecondApprovalToClearAml" FROM organizations o WHERE o.id = ${orgId}::uuid) AS "fourEyes",
@@ -167,9 +164,7 @@ async function clearRead(db: Db, orgId: string, personId: string, seenId: string
            ${liftableBindingsSql(orgId, personId)} AS bindings
     FROM people p LEFT JOIN person_keys k ON k."personId" = p.id
     WHERE p.id = ${personId}::uuid AND p."orgId" = ${orgId}::uuid
-    FOR SHARE OF p`,
-    { prepare: true },
-  );
+    FOR SHARE OF p`;
   return rows[0] ?? null;
 }
 

@@ -6,7 +6,7 @@ import { jcs } from "../../crypto/jcs";
 import { openKey, personKeyInsertSql, sealForPerson, sealWithKey } from "../../crypto/person-box";
 import { providerReferenceHash, sessionsWithReference } from "../../crypto/provider-reference";
 import { deriveKey } from "../../crypto/secret-box";
-import { type Db, Prisma, rawQuery, type Tx } from "../../db/client";
+import { type Db, Prisma, type Tx } from "../../db/client";
 import { utcTimestamp } from "../../db/sql";
 import { AppError, notFound, unauthorized } from "../../errors";
 import { logger } from "../../log";
@@ -235,8 +235,7 @@ type ReviewRead = {
  * the organization those name.
  */
 async function readForReview(db: Db, eventId: string, review: KycReview, texts: HumanTexts | null): Promise<ReviewRead> {
-  // By name (db/client.ts, preparedName): a read by keys whose plan its shape fixes (below).
-  const [row] = await rawQuery<ReviewRead>(db, reviewReadSql(eventId, review, texts), { prepare: true });
+  const [row] = await db.$queryRaw<ReviewRead[]>(reviewReadSql(eventId, review, texts));
   return row!;
 }
 
