@@ -83,7 +83,8 @@ async function statusOf(db: Db, session: BindSession, now: Date): Promise<Status
 
 async function bindingOf(db: Db, session: BindSession) {
   return db.accountBinding.findFirst({
-    where: { accountId: session.accountId, personId: session.personId },
+    // By the organization too: the bindings' indexes all start with it.
+    where: { orgId: session.orgId, accountId: session.accountId, personId: session.personId },
     orderBy: { createdAt: "desc" },
   });
 }

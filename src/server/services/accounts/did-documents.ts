@@ -40,14 +40,15 @@ const subjectDocument = (kind: "people" | "orgs", id: string, status: Record<str
  */
 export async function personDidDocument(db: Db, personId: string) {
   const person = isUuid(personId)
-    ? await db.person.findUnique({ where: { id: personId }, select: { id: true, kycStatus: true, erasedAt: true } })
+    ? await db.person.findUnique({ where: { id: personId }, select: { id: true, orgId: true, kycStatus: true, erasedAt: true } })
     : null;
   if (!person) throw notFound("Person");
   // An erased person's document says nothing about them: no status, no credentials (their
   // credentials still read revoked in the status lists, which they carry).
   if (person.erasedAt) return { ...subjectDocument("people", person.id, { kycStatus: "erased" }), bindings: [] };
+  // By the person's organization too: the bindings' indexes all start with it.
   const bindings = await db.accountBinding.findMany({
-    where: { personId: person.id },
+    where: { orgId: person.orgId, personId: person.id },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     select: { id: true, status: true },
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { issuerDid } from "../../crypto/issuer-keys";
 import { personDidOf } from "../../platform/account-ref";
 import { client, createTestOrg, type TestOrg, testServer } from "../../testing/harness";
+import { plansOf, rowsRead } from "../../testing/query-plan";
 import { insertApiKey } from "../org/api-keys";
 import { screenPerson } from "./screen";
 
@@ -187,5 +188,27 @@ describe("applicant denylist", () => {
       orderBy: { seq: "asc" },
     });
     expect(actions.map((a) => a.action)).toEqual(["aml.denylist_added", "aml.denylist_removed"]);
+  });
+});
+
+describe("POST /v1/aml/screen-applicant as the organization grows", () => {
+  it("reads the people of that applicant id only, with statistics taken before the organization grew", async () => {
+    const org = await createTestOrg();
+    const h = hash();
+    const person = await approvedPerson(org, h);
+    await org.db.$executeRawUnsafe("ANALYZE people");
+    await org.db.$executeRaw`
+      INSERT INTO people (id, "orgId", "kycStatus", "applicantIdHash", "updatedAt")
+      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'approved'::"KycStatus", md5(g::text), now() FROM generate_series(1, 3000) AS g`;
+    const a = await api(org);
+    let body: { personDid?: string } = {};
+    const plans = await plansOf(async () => {
+      const res = await a.post("/v1/aml/screen-applicant", { applicantIdHash: h });
+      expect(res.status, res.text).toBe(200);
+      body = res.body;
+    });
+    expect(body.personDid).toBe(person.did);
+    const read = plans.reduce((n, p) => n + rowsRead(p.nodes, "people"), 0);
+    expect(read, plans.map((p) => p.plan).join("\n")).toBeLessThanOrEqual(2);
   });
 });
