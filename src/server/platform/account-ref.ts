@@ -16,21 +16,15 @@ export const accountDid = (chain: string, name: string) => `did:antelope:${chain
  * here: with the organization in the statement the planner may prefer an index of the
  * organization's accounts and filter every one of them, as it does when its statistics still
  * think a fast-growing organization small (docs/performance.md, "Statistics that lag"). A bare
- * name is looked for on this deployment's chain first; on another chain (a deployment whose chain
- * changed) by the organization's accounts, as before.
+ * name is a name on this deployment's chain (an account of another chain is named by its DID).
  */
 export async function findAccount(db: DbOrTx, orgId: string, ref: string): Promise<Account> {
   const named = accountRef(ref);
-  if (!named) throw notFound("Account");
-  const byKey = await db.account.findUnique({ where: { chain_name: { chain: named.chain ?? deploymentChain(), name: named.name } } });
+  const account = named
+    ? await db.account.findUnique({ where: { chain_name: { chain: named.chain ?? deploymentChain(), name: named.name } } })
+    : null;
   // A pending account is a create still waiting for the chain: it does not exist yet for anyone.
-  const usable = (a: Account | null) => (a && a.orgId === orgId && a.lifecycle !== "pending" ? a : null);
-  const account =
-    usable(byKey) ??
-    (named.chain || byKey?.orgId === orgId
-      ? null
-      : await db.account.findFirst({ where: { orgId, name: named.name, lifecycle: { not: "pending" } } }));
-  if (!account) throw notFound("Account");
+  if (!account || account.orgId !== orgId || account.lifecycle === "pending") throw notFound("Account");
   return account;
 }
 

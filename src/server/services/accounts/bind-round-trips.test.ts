@@ -133,8 +133,8 @@ describe("POST /v1/bind/confirm by a bare account name", () => {
     );
     expect(answer!.status, answer!.text).toBe(200);
     expect(answer!.body.accountDid).toBe(accountDid);
-    // findAccount's probe of the bare name and the confirm's read: one account row each.
+    // The confirm's read: the one account row.
     const read = plans.reduce((n, p) => n + rowsRead(p.nodes, "accounts"), 0);
-    expect(read, plans.map((p) => p.plan).join("\n")).toBeLessThanOrEqual(2);
+    expect(read, plans.map((p) => p.plan).join("\n")).toBeLessThanOrEqual(1);
   });
 });

@@ -155,14 +155,8 @@ async function readConfirm(
   // With the chain, the name is unique: the organization is compared as text so that the planner
   // takes that unique index, never an index of the organization's accounts filtered row by row
   // (which it chose for an organization newer than its statistics: 7,000 rows read for one). A
-  // bare name takes the chain of the account findAccount finds by it (one more round trip: this
-  // deployment's chain unless the account is on another), since a name alone has no index.
-  const chain =
-    named.chain ??
-    (await findAccount(ctx.db, org, named.name).then(
-      (a) => a.chain,
-      () => deploymentChain(),
-    ));
+  // bare name is a name on this deployment's chain, as for findAccount.
+  const chain = named.chain ?? deploymentChain();
   const where = Prisma.sql`chain = ${chain} AND name = ${named.name} AND "orgId"::text = ${org}`;
   const [row] = await rawQuery<ConfirmRow>(
     ctx.db,
