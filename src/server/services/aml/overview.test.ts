@@ -4,6 +4,7 @@ import { keyedDeviceHash } from "@/server/crypto/risk-hash";
 import { flaggedPerson, person } from "@/server/testing/aml";
 import { walletKey } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
+import { plansOf, rowsRead } from "@/server/testing/query-plan";
 
 async function setup() {
   const { url, db } = await testServer();
@@ -86,5 +87,37 @@ describe("GET /v1/admin/risk", () => {
     // An event written before with the address in clear is shown as its network too.
     await db.riskEvent.create({ data: { orgId: org.orgId, kind: "manual", decision: "allow", clientIp: "198.51.100.200" } });
     expect((await api.get("/v1/admin/risk")).body.recentEvents[0].clientIp).toBe("198.51.100.0/24");
+  });
+});
+
+describe("GET /v1/admin/aml as the organization grows", () => {
+  it("reads the flagged people and the AML entries, not every person and the whole audit log", async () => {
+    const { db, org, api } = await setup();
+    const flagged = await flaggedPerson(db, org.orgId, { pep: true });
+    await db.$executeRawUnsafe("ANALYZE people");
+    await db.$executeRawUnsafe("ANALYZE audit_entries");
+    // 3,000 people nobody flagged, and 3,000 later audit entries of other kinds (their bytes as an append writes them; the chain is not checked here).
+    await db.$executeRaw`
+      INSERT INTO people (id, "orgId", "kycStatus", "updatedAt")
+      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'approved'::"KycStatus", now() FROM generate_series(1, 3000)`;
+    await db.$executeRaw`
+      INSERT INTO audit_entries (id, canonical, hash)
+      SELECT gen_random_uuid(),
+             '{"action":"account.created","actor":"system:test","createdAt":"2026-11-29T08:00:00.000Z","data":{},"orgId":"' || ${org.orgId} ||
+             '","prevHash":"x","seq":' || (1000000 + g) || ',"subject":null,"subjectType":null}', md5(g::text)
+      FROM generate_series(1, 3000) AS g`;
+    let body: { counts?: { flaggedPeople: number }; recentAudit?: unknown[] } = {};
+    const plans = await plansOf(async () => {
+      const res = await api.get("/v1/admin/aml");
+      expect(res.status, res.text).toBe(200);
+      body = res.body;
+    });
+    expect(body.counts?.flaggedPeople).toBe(1);
+    expect(flagged.person.id).toBeTruthy();
+    const people = plans.reduce((n, p) => n + rowsRead(p.nodes, "people"), 0);
+    const audit = plans.reduce((n, p) => n + rowsRead(p.nodes, "audit_entries"), 0);
+    const all = plans.map((p) => p.plan).join("\n");
+    expect(people, all).toBeLessThanOrEqual(10);
+    expect(audit, all).toBeLessThanOrEqual(50);
   });
 });
