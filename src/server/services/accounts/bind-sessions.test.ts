@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
+import { bulkBindings } from "../../testing/bulk";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { accountReadyToBind, approvedPerson } from "../../testing/kyc-flow";
+import { plansOf, rowsRead } from "../../testing/query-plan";
 import { keySigner, signedProofTransaction } from "../../testing/wallet-proofs";
 import { HOSTED_CHALLENGES_PER_SESSION } from "./bind-sessions";
 
@@ -182,5 +184,21 @@ describe("hosted bind sessions", () => {
     const s = await setup();
     const stranger = await createTestOrg({ plan: "institutional" });
     expect((await client(s.url, stranger.apiKey).get(`/v1/bind/sessions/${s.created.sessionId}`)).status).toBe(404);
+  });
+});
+
+describe("hosted bind sessions as organizations grow", () => {
+  it("reads the session's binding among the organization's, not every binding of every organization", async () => {
+    const s = await setup();
+    expect((await s.confirm(await s.challenge())).status).toBe(200);
+    await s.db.$executeRawUnsafe("ANALYZE account_bindings");
+    await bulkBindings(s.db, (await createTestOrg()).orgId, 3000);
+    let status = "";
+    const plans = await plansOf(async () => {
+      status = (await s.api.get(`/v1/bind/sessions/${s.created.sessionId}`)).body.status;
+    });
+    expect(status).toBe("bound");
+    const read = plans.reduce((n, p) => n + rowsRead(p.nodes, "account_bindings"), 0);
+    expect(read, plans.map((p) => p.plan).join("\n")).toBeLessThanOrEqual(2);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { bulkBindings } from "../../testing/bulk";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
@@ -36,15 +37,7 @@ describe("account reads as the organization grows", () => {
     await db.$executeRawUnsafe("ANALYZE account_bindings");
     // 3,000 bindings of other people of another organization.
     const other = await createTestOrg();
-    await db.$executeRaw`
-      WITH p AS (INSERT INTO people (id, "orgId", "kycStatus", "updatedAt")
-                 SELECT gen_random_uuid(), ${other.orgId}::uuid, 'approved'::"KycStatus", now() FROM generate_series(1, 3000) RETURNING id),
-      a AS (INSERT INTO accounts (id, "orgId", chain, name, did, "ownerPublicKey", "activePublicKey", "createdAt", "updatedAt")
-            SELECT gen_random_uuid(), ${other.orgId}::uuid, 'sandbox', 'b' || row_number() OVER (), 'did:antelope:sandbox:b' || row_number() OVER (), 'k', 'k', now(), now()
-            FROM p RETURNING id),
-      pa AS (SELECT p.id AS pid, a.id AS aid FROM (SELECT id, row_number() OVER () n FROM p) p JOIN (SELECT id, row_number() OVER () n FROM a) a USING (n))
-      INSERT INTO account_bindings (id, "orgId", "accountId", "personId", "bindingVcHash", credential, "issuerKeyId", "createdAt")
-      SELECT gen_random_uuid(), ${other.orgId}::uuid, aid, pid, md5(aid::text), '{}'::jsonb, 'k', now() FROM pa`;
+    await bulkBindings(db, other.orgId, 3000);
     let bindings: unknown[] = [];
     const plans = await plansOf(async () => {
       const doc = await client(url).get(`/people/${personId}/did.json`);
