@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "../db/client";
+import { bulkAccounts } from "../testing/bulk";
 import { accountRow } from "../testing/factories";
 import { createTestOrg } from "../testing/harness";
 import { plansOf, rowsRead } from "../testing/query-plan";
@@ -17,10 +18,7 @@ describe("findAccount", () => {
     const other = await createTestOrg();
     // Statistics taken while the organization had no accounts, as autovacuum's lag leaves them for a busy new one.
     await db.$executeRawUnsafe("ANALYZE accounts");
-    await db.$executeRaw`
-      INSERT INTO accounts (id, "orgId", chain, name, did, "ownerPublicKey", "activePublicKey", "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'sandbox', 'bulk' || g, 'did:antelope:sandbox:bulk' || g, 'k', 'k', now(), now()
-      FROM generate_series(1, 3000) AS g`;
+    await bulkAccounts(db, org.orgId, 3000);
     const mine = await accountRow(db, org.orgId);
     const theirs = await accountRow(db, other.orgId);
     const pending = await accountRow(db, org.orgId, { lifecycle: "pending" });

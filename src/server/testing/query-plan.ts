@@ -4,6 +4,17 @@ import { Prisma } from "../db/client";
 type PlanNode = Record<string, unknown>;
 type Queryable = { $queryRaw<T = unknown>(query: Prisma.Sql): Promise<T> };
 
+/** Every node of an `EXPLAIN (FORMAT JSON)` answer's plan, in plan order. */
+function planNodes(explained: unknown): PlanNode[] {
+  const nodes: PlanNode[] = [];
+  const walk = (n: PlanNode) => {
+    nodes.push(n);
+    for (const c of (n.Plans as PlanNode[] | undefined) ?? []) walk(c);
+  };
+  walk((explained as { Plan: PlanNode }[])[0]!.Plan);
+  return nodes;
+}
+
 /**
  * Runs `EXPLAIN (ANALYZE, FORMAT JSON)` of `query` and returns every node of its plan that reads
  * through the index `indexName` ("Actual Rows", "Rows Removed by Filter" and the rest as
@@ -11,13 +22,7 @@ type Queryable = { $queryRaw<T = unknown>(query: Prisma.Sql): Promise<T> };
  */
 export async function indexNodes(db: Queryable, query: Prisma.Sql, indexName: string): Promise<{ nodes: PlanNode[]; plan: string }> {
   const [row] = await db.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${query}`);
-  const nodes: PlanNode[] = [];
-  const walk = (n: PlanNode) => {
-    nodes.push(n);
-    for (const c of (n.Plans as PlanNode[] | undefined) ?? []) walk(c);
-  };
-  walk((row!["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
-  return { nodes: nodes.filter((n) => n["Index Name"] === indexName), plan: JSON.stringify(row) };
+  return { nodes: planNodes(row!["QUERY PLAN"]).filter((n) => n["Index Name"] === indexName), plan: JSON.stringify(row) };
 }
 
 /**
@@ -48,13 +53,7 @@ export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: strin
     for (const s of sent.filter((x) => /^\s*(SELECT|WITH)\b/i.test(x.text) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(x.text))) {
       await client.query("BEGIN");
       const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values).finally(() => client.query("ROLLBACK"));
-      const nodes: PlanNode[] = [];
-      const walk = (n: PlanNode) => {
-        nodes.push(n);
-        for (const c of (n.Plans as PlanNode[] | undefined) ?? []) walk(c);
-      };
-      walk((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
-      out.push({ text: s.text, nodes, plan: JSON.stringify(rows[0]) });
+      out.push({ text: s.text, nodes: planNodes(rows[0]["QUERY PLAN"]), plan: JSON.stringify(rows[0]) });
     }
     return out;
   } finally {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { verifyChain } from "@/server/services/audit";
+import { bulkAccounts } from "@/server/testing/bulk";
 import { walletSign } from "@/server/testing/factories";
 import { client, createTestOrg, testServer } from "@/server/testing/harness";
 import { accountReadyToBind, boundAccount } from "@/server/testing/kyc-flow";
@@ -113,10 +114,7 @@ describe("POST /v1/bind/confirm by a bare account name", () => {
     const org = await createTestOrg({ plan: "institutional" });
     const api = client(url, org.apiKey);
     await db.$executeRawUnsafe("ANALYZE accounts");
-    await db.$executeRaw`
-      INSERT INTO accounts (id, "orgId", chain, name, did, "ownerPublicKey", "activePublicKey", "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'sandbox', 'bulk' || g, 'did:antelope:sandbox:bulk' || g, 'k', 'k', now(), now()
-      FROM generate_series(1, 3000) AS g`;
+    await bulkAccounts(db, org.orgId, 3000);
     const { personDid, wallet, accountDid } = await accountReadyToBind(url, api);
     const name = accountDid.split(":").pop()!;
     const challenge = await api.post("/v1/bind/challenge", { accountDid: name, personDid });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bulkBindings } from "../../testing/bulk";
+import { bulkAccounts, bulkBindings } from "../../testing/bulk";
 import { walletKey } from "../../testing/factories";
 import { client, createTestOrg, testServer } from "../../testing/harness";
 import { boundAccount } from "../../testing/kyc-flow";
@@ -14,10 +14,7 @@ describe("account reads as the organization grows", () => {
     const { url, db } = await testServer();
     const org = await createTestOrg({ plan: "institutional" });
     await db.$executeRawUnsafe("ANALYZE accounts");
-    await db.$executeRaw`
-      INSERT INTO accounts (id, "orgId", chain, name, did, "ownerPublicKey", "activePublicKey", "deviceFingerprintHash", "createdAt", "updatedAt")
-      SELECT gen_random_uuid(), ${org.orgId}::uuid, 'sandbox', 'dev' || g, 'did:antelope:sandbox:dev' || g, 'k', 'k', md5(g::text), now(), now()
-      FROM generate_series(1, 3000) AS g`;
+    await bulkAccounts(db, org.orgId, 3000, { prefix: "dev", devices: true });
     const api = client(url, org.apiKey);
     let status = 0;
     const plans = await plansOf(async () => {
