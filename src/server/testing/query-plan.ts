@@ -27,7 +27,7 @@ export async function indexNodes(db: Queryable, query: Prisma.Sql, indexName: st
 
 /**
  * Runs `fn` and returns `EXPLAIN (ANALYZE, FORMAT JSON)` of every read it sent through `pg` (the
- * ORM's included; statements that write are left out), run again afterwards with the same values
+ * ORM's included; statements that write, and reads FOR UPDATE, are left out), run again afterwards with the same values
  * on a session of the test's own: for code whose SQL the ORM writes. Each plan's nodes are flattened, in plan order.
  */
 export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: string; nodes: PlanNode[]; plan: string }[]> {
