@@ -114,18 +114,25 @@ export const tokenWeight = weight;
 
 /**
  * The highest name score an entry can reach when only query words of total weight `covered` may
- * agree with one of its words (or be set against an initial of theirs), and the words of weight
- * `uncovered` can at best be set against a different word (half their similarity, at most 1) or
+ * agree with one of its words (or be set against an initial of theirs), and the spelled-out words
+ * (two letters or more) of weight `uncovered` can at best be set against a different word or
  * nothing. It follows nameScore: every pair adds at most its weight to the similarity sum and the
- * query's weight of it, a different word at most half, an agreeing pair at most its weight to the
- * phonetic share, and the entry's coverage is at most 1. Retrieval uses it to skip entries that
- * could not reach the threshold (retrieval.ts); it changes no score.
+ * query's weight of it, an agreeing pair at most its weight to the phonetic share, and the entry's
+ * coverage is at most 1. An uncovered word set against a word of the entry is a different word:
+ * it adds at most half its weight to the similarity sum and costs CONTRADICTION times its weight;
+ * left unpaired (or set against an initial of another letter) it adds nothing, so it adds the
+ * better of the two. A heavier entry word against it only lowers the score while the similarity
+ * share is at least half; below half the share adds at most W_STRING × QUERY_COVERAGE ×
+ * UNALIKE_FACTOR, which is the floor taken. Retrieval uses it to skip entries that could not reach
+ * the threshold (retrieval.ts); it changes no score.
  */
 export function nameScoreCeiling(covered: number, uncovered: number): number {
   const total = covered + uncovered;
   if (total <= 0) return 1;
-  const similarity = (covered + UNALIKE_FACTOR * uncovered) / total;
-  return W_STRING * (QUERY_COVERAGE * similarity + (1 - QUERY_COVERAGE)) + W_PHONETIC * (covered / total);
+  const share = W_STRING * QUERY_COVERAGE;
+  const unalike = uncovered * Math.max(0, (share * UNALIKE_FACTOR) / total - CONTRADICTION);
+  const similarity = Math.max((share * covered) / total + unalike, share * UNALIKE_FACTOR);
+  return similarity + W_STRING * (1 - QUERY_COVERAGE) + W_PHONETIC * (covered / total);
 }
 
 /** The most birth date and country can add to a name score (birthDateAdjustment, countryAdjustment) for this query. */
