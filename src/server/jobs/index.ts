@@ -3,6 +3,7 @@ import { logger } from "../log";
 import { purgeExpiredIdempotencyKeys } from "../platform/idempotency";
 import { purgeExpiredWindows } from "../platform/rate-limit";
 import { personDataMigrationJob, runDueErasures, runRetentionPolicies } from "../services/people";
+import { syncKeyIndexes } from "../services/screening";
 import { amlOverdueJob } from "./aml-overdue";
 import { attestationPublishJob, attestationReconcileJob } from "./attestations";
 import { bindingKeyWatchJob } from "./binding-key-watch";
@@ -37,6 +38,9 @@ export const jobs: Job[] = [
   bindingKeyWatchJob,
   attestationPublishJob,
   attestationReconcileJob,
+  // The key arrays' indexes of large active screening lists, after every import and here for lists
+  // imported before them or an import that stopped between its commit and its index (docs/screening.md).
+  { name: "screening-key-indexes", everyMs: 10 * 60_000, run: () => syncKeyIndexes() },
   // Scheduled erasures whose hold has ended (docs/data-protection.md, "Holds").
   { name: "person-erasures", everyMs: 10 * 60_000, run: (db) => runDueErasures(db) },
   // The organizations' retention policies (docs/data-protection.md, "Retention").

@@ -2,6 +2,7 @@ import { sha256Hex } from "../../crypto/hash";
 import { type Db, type DbOrTx, Prisma, type Tx } from "../../db/client";
 import { isTransaction } from "../../db/tx";
 import { logger } from "../../log";
+import { syncKeyIndexes } from "./key-index";
 import type { ListFormat, ParsedEntry, ParsedLabel } from "./list-types";
 import { enqueueListChangeRuns } from "./monitoring-enqueue";
 import { initialKey, nameTokens, normalizeName, retrievalKeys, weakAliasVariant } from "./normalize";
@@ -259,13 +260,18 @@ export async function refreshedAfter(db: DbOrTx, importing: Promise<ImportResult
   return res;
 }
 
-/** ANALYZE of the tables retrieval reads (sampled: well under a second at a million entries); a failure is logged, never the import's. */
+/**
+ * ANALYZE of the tables retrieval reads (sampled: well under a second at a million entries), then
+ * the key arrays' indexes brought in line with the active versions (key-index.ts); a failure is
+ * logged, never the import's.
+ */
 export async function refreshScreeningStatistics(db: Db): Promise<void> {
   try {
     await db.$executeRawUnsafe("ANALYZE screening_entries, screening_entry_keys, screening_key_counts, screening_word_deletions");
   } catch (err) {
     logger().warn({ err: (err as Error).message }, "screening statistics not refreshed after an import; autovacuum will");
   }
+  await syncKeyIndexes();
 }
 
 async function importListIn(db: DbOrTx, opts: ImportOptions): Promise<ImportResult> {

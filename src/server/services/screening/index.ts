@@ -2,6 +2,7 @@
 
 export { ListFormatError } from "./import";
 export { importListFiles } from "./import-files";
+export { syncKeyIndexes } from "./key-index";
 export { diffListVersions, listListVersions } from "./list-versions";
 export {
   ListDiffQuery,

@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import { nameMaker, rng } from "../../../../bench/lib/names";
 import { getDb } from "../../db/client";
 import { loadOfacSample, OFAC_SAMPLE_FILES, readStoredPairs } from "../../testing/ofac-quality";
+import { plansOf } from "../../testing/query-plan";
 import { testListName } from "../../testing/screening-lists";
 import { entryRow, importList } from "./import";
 import { importListFiles } from "./import-files";
+import { createKeyIndexSql, keyIndexName } from "./key-index";
 import { consonantShape, isVowelless, nameTokens, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
 import { type CandidateRow, deletionsOf, everySharingAKey, reachTest, retrieveCandidates, sameShapeAs, shapeOf } from "./retrieval";
 import { MATCH_THRESHOLD, scoreCandidate } from "./score";
@@ -215,6 +217,51 @@ describe("screening retrieval", () => {
     // A single word can require nothing else: every entry sharing its keys is read.
     expect(sizes[5]![1]).toBe(sizes[5]![0]);
   });
+});
+
+describe("screening retrieval through the key arrays' index", () => {
+  it("answers as scoring every entry sharing a key, one version through its index and one through the key table", async () => {
+    const db = await getDb();
+    const ofac = await importListFiles(db, {
+      format: "ofac",
+      list: testListName("retrieval-gin"),
+      paths: OFAC_SAMPLE_FILES,
+      importedBy: "test",
+    });
+    const common = await importList(db, {
+      format: "ftm",
+      list: testListName("retrieval-gin-common"),
+      files: [{ name: "common.json", text: commonFirstNames() }],
+      importedBy: "test",
+    });
+    // Too small for an index of their own at import (key-index.ts); the OFAC sample is given one here.
+    await db.$executeRawUnsafe(createKeyIndexSql(ofac.listVersionId));
+    const versionIds = [ofac.listVersionId, common.listVersionId];
+    const queries: Query[] = [
+      ...readStoredPairs()
+        .filter((_, i) => i % 16 === 3)
+        .map((p) => p.query),
+      { name: "Mohammed Karbelev" },
+      { name: "Mohammed Karkarev", birthDate: "1970-03-04" },
+      { name: "Olga Maria Semloazi" },
+    ];
+    let found = 0;
+    let fromIndex = 0;
+    for (const q of queries) {
+      let got: Awaited<ReturnType<typeof compare>> | undefined;
+      const plans = await plansOf(async () => {
+        got = await compare(versionIds, q);
+      });
+      const { read, reaching, allMatches, readMatches } = got!;
+      expect(readMatches, q.name).toEqual(allMatches);
+      expect(read.map((r) => r.id).sort(), q.name).toEqual(reaching);
+      found += readMatches.length;
+      if (plans.some((p) => p.nodes.some((n) => n["Index Name"] === keyIndexName(ofac.listVersionId)))) fromIndex++;
+    }
+    expect(found).toBeGreaterThan(60);
+    // The narrow reads of the OFAC version went through its index (a query few entries share a key with reads them all).
+    expect(fromIndex).toBeGreaterThan(queries.length / 2);
+  }, 300_000);
 });
 
 describe("the in-memory reach test of re-screens", () => {

@@ -1,4 +1,5 @@
 import { type DbOrTx, Prisma, rawQuery } from "../../db/client";
+import { KEY_INDEX_PREFIX } from "./key-index";
 import { consonantShape, initialKey, isVowelless, oneEditApart, retrievalKeys, skeleton, variantTokens } from "./normalize";
 import { maxAdjustment, nameScoreCeiling, tokenWeight } from "./score";
 
@@ -171,6 +172,9 @@ const READ_ALL_UP_TO = 40;
  * entries (docs/performance.md, "Screening at list sizes").
  */
 const INTERSECT_FACTOR = 30;
+
+/** Above this many minimal sets a narrow read reads the key table for every version (one index condition a set). */
+const MAX_INDEXED_SETS = 24;
 const INTERSECT_ABOVE = 200;
 
 type Source = {
@@ -216,12 +220,15 @@ async function candidatesFrom<X extends object>(
   // A statement simple to plan (planning the read of the entries along with it cost more than
   // running it): the counts of the query's keys, of its words' cover keys and of the "w:" keys of
   // the words filed under a form of a query word's own (which names those words).
-  const [first] = await rawQuery<X & { versionIds: string[]; counts: Record<string, number> }>(
+  const [first] = await rawQuery<X & { versionIds: string[]; indexed: string[]; counts: Record<string, number> }>(
     db,
     Prisma.sql`
     WITH ${source.ctes ? Prisma.sql`${source.ctes},` : Prisma.empty}
     vs AS MATERIALIZED (SELECT ${source.ids} AS ids)
     SELECT (SELECT ids FROM vs)::text[] AS "versionIds",
+      (SELECT coalesce(array_agg(v::text), '{}') FROM unnest((SELECT ids FROM vs)::uuid[]) v
+         JOIN pg_index i ON i.indexrelid = to_regclass(${KEY_INDEX_PREFIX}::text || replace(v::text, '-', ''))
+         WHERE i.indisvalid) AS indexed,
       (SELECT coalesce(json_object_agg(key, n), '{}') FROM (
         SELECT key, sum(entries)::int AS n FROM screening_key_counts
         WHERE ${inVersions} AND key = ANY(${[...new Set([...keys, ...base])]}::text[] || ARRAY(
@@ -238,7 +245,7 @@ async function candidatesFrom<X extends object>(
   let rows: CandidateRow[];
   if (versionIds.length === 0 || keys.length === 0 || held === 0) rows = [];
   else if (!narrow || held <= readAll) rows = keepReaching(reach, await everySharingAKeyKeyed(db, versionIds, keys));
-  else rows = await narrowRead(db, versionIds, keys, reach, out.counts, found);
+  else rows = await narrowRead(db, versionIds, keys, reach, out.counts, found, out.indexed ?? []);
   return { rows, first: out };
 }
 
@@ -270,14 +277,37 @@ function narrowRead(
   reach: Reach,
   counts: Record<string, number>,
   found: string[],
+  indexed: string[],
 ): Promise<CandidateRow[]> {
   const cover = reach.words.map((w) => [
     ...new Set([...w.own, initialKey(w.token[0]!), ...found.filter((x) => coversWord(w, x)).map(wordKey)]),
   ]);
+  // Versions with a valid index of their key arrays (key-index.ts) are asked for the entries
+  // covering a whole set, one SELECT each (the index is partial on its version); the others read
+  // the key table as below. A name with very many minimal sets reads the key table everywhere.
+  const nk = Prisma.sql`e."nameKeys"`;
+  const viaIndex = reach.sets.length <= MAX_INDEXED_SETS ? versionIds.filter((v) => indexed.includes(v)) : [];
+  const rest = versionIds.filter((v) => !viaIndex.includes(v));
+  const anySet = Prisma.join(
+    reach.sets.map(
+      (set) =>
+        Prisma.sql`(${Prisma.join(
+          set.map((i) => Prisma.sql`${nk} && ${cover[i]!}::text[]`),
+          " AND ",
+        )})`,
+    ),
+    " OR ",
+  );
+  const indexedReads = viaIndex.map(
+    (v) => Prisma.sql`
+    SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics, e.programme
+    FROM screening_entries e WHERE e."listVersionId" = ${v}::uuid AND ${nk} && ${keys}::text[] AND (${anySet})`,
+  );
+  if (rest.length === 0) return rawQuery<CandidateRow>(db, Prisma.join(indexedReads, " UNION ALL "));
   const held = cover.map((c) => c.reduce((s, k) => s + (counts[k] ?? 0), 0));
   const byHeld = (a: number, b: number) => held[a]! - held[b]! || a - b;
   const holding = (i: number) =>
-    Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${versionIds}::uuid[]) AND key = ANY(${cover[i]!}::text[])`;
+    Prisma.sql`SELECT "entryId" FROM screening_entry_keys WHERE "listVersionId" = ANY(${rest}::uuid[]) AND key = ANY(${cover[i]!}::text[])`;
   // Words read from, rarest first, until every set holds one (a name of nine words whose sets are
   // any four of five heavy words needs two). An entry that can reach the threshold covers every
   // word of some set, so it is among the holders of the first word read from in that set.
@@ -320,7 +350,8 @@ function narrowRead(
       SELECT e.id::text, e."listVersionId"::text, e."externalId", e.name, e."normalizedNames", e."birthDates", e.countries, e.topics,
         e.programme, ${covered} AS covered
       FROM screening_entries e WHERE e.id = k."entryId" AND e."nameKeys" && ${keys}::text[] OFFSET 0) x
-    WHERE EXISTS (SELECT 1 FROM unnest(${setMasks}::int[]) s(m) WHERE x.covered & s.m = s.m)`,
+    WHERE EXISTS (SELECT 1 FROM unnest(${setMasks}::int[]) s(m) WHERE x.covered & s.m = s.m)
+    ${indexedReads.length ? Prisma.sql`UNION ALL ${Prisma.join(indexedReads, " UNION ALL ")}` : Prisma.empty}`,
   );
 }
 
