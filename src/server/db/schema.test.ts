@@ -71,3 +71,30 @@ describe("the Prisma schema and the migrations", () => {
     DRAFT_BUDGET_MS,
   );
 });
+
+describe("foreign keys", () => {
+  // Deleting a parent row makes PostgreSQL find its children by the key's columns: without an index
+  // leading with them, each deleted row reads the whole child table (a failed create's pending
+  // account read every binding; an organization's deletion, every case event once per case).
+  it("each has an index leading with its columns (a partial index does not serve the delete)", async () => {
+    const c = new pg.Client({ connectionString: dbUrl });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ fk: string }>(`
+        SELECT format('%s(%s) -> %s', con.conrelid::regclass, string_agg(a.attname, ', ' ORDER BY k.n), con.confrelid::regclass) AS fk
+        FROM pg_constraint con
+        CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+        WHERE con.contype = 'f' AND con.conrelid::regclass::text NOT LIKE 'screening\\_entry\\_keys\\_%'
+          AND NOT EXISTS (
+            SELECT 1 FROM pg_index i
+            WHERE i.indrelid = con.conrelid AND i.indpred IS NULL
+              AND (i.indkey::int2[])[0:cardinality(con.conkey) - 1] @> con.conkey
+              AND (i.indkey::int2[])[0:cardinality(con.conkey) - 1] <@ con.conkey)
+        GROUP BY con.oid, con.conrelid, con.confrelid ORDER BY 1`);
+      expect(rows.map((r) => r.fk)).toEqual([]);
+    } finally {
+      await c.end();
+    }
+  });
+});
