@@ -29,8 +29,12 @@ export async function indexNodes(db: Queryable, query: Prisma.Sql, indexName: st
  * Runs `fn` and returns `EXPLAIN (ANALYZE, FORMAT JSON)` of every read it sent through `pg` (the
  * ORM's included; statements that write, and reads FOR UPDATE, are left out), run again afterwards with the same values
  * on a session of the test's own: for code whose SQL the ORM writes. Each plan's nodes are flattened, in plan order.
+ * `writes`: UPDATE and DELETE statements are explained too (run again, then rolled back).
  */
-export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: string; nodes: PlanNode[]; plan: string }[]> {
+export async function plansOf(
+  fn: () => Promise<unknown>,
+  opts: { writes?: boolean } = {},
+): Promise<{ text: string; nodes: PlanNode[]; plan: string }[]> {
   const pg = createRequire(import.meta.url)("pg") as typeof import("pg");
   const original = pg.Client.prototype.query;
   const sent: { text: string; values: unknown[] }[] = [];
@@ -49,8 +53,11 @@ export async function plansOf(fn: () => Promise<unknown>): Promise<{ text: strin
   await client.connect();
   try {
     const out: { text: string; nodes: PlanNode[]; plan: string }[] = [];
-    // Reads only, each run in a transaction rolled back.
-    for (const s of sent.filter((x) => /^\s*(SELECT|WITH)\b/i.test(x.text) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(x.text))) {
+    // Reads only (`writes`: UPDATE and DELETE statements too), each run in a transaction rolled back.
+    const wanted = (text: string) =>
+      (/^\s*(SELECT|WITH)\b/i.test(text) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(text)) ||
+      (opts.writes === true && /^\s*(UPDATE|DELETE)\b/i.test(text));
+    for (const s of sent.filter((x) => wanted(x.text))) {
       await client.query("BEGIN");
       const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values).finally(() => client.query("ROLLBACK"));
       out.push({ text: s.text, nodes: planNodes(rows[0]["QUERY PLAN"]), plan: JSON.stringify(rows[0]) });
