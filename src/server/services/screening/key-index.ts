@@ -54,6 +54,9 @@ export async function syncKeyIndexes(): Promise<void> {
       for (const id of want.values()) await client.query(createKeyIndexSql(id));
     });
   } catch (err) {
-    logger().warn({ err: (err as Error).message }, "screening key indexes not brought in line after an import; the next import will");
+    logger().warn(
+      { err: (err as Error).message },
+      "screening key indexes not brought in line; the next import or the ten-minute job will try again",
+    );
   }
 }

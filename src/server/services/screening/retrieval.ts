@@ -172,10 +172,10 @@ const READ_ALL_UP_TO = 40;
  * entries (docs/performance.md, "Screening at list sizes").
  */
 const INTERSECT_FACTOR = 30;
+const INTERSECT_ABOVE = 200;
 
 /** Above this many minimal sets a narrow read reads the key table for every version (one index condition a set). */
 const MAX_INDEXED_SETS = 24;
-const INTERSECT_ABOVE = 200;
 
 type Source = {
   /** An SQL expression of the versions' ids (uuid[]). */
@@ -199,7 +199,8 @@ type Source = {
  * until every minimal set of words enough to reach the threshold holds one of them (intersected
  * with each set's least held other word when that one is not much more common), keeps those sharing a
  * key with the query, and reads them through the primary key, keeping those whose keys cover a
- * whole set (narrowRead). An entry that can reach the threshold covers every word of some set, so
+ * whole set (narrowRead); a version with an index of its key arrays is asked for those entries
+ * directly (key-index.ts). An entry that can reach the threshold covers every word of some set, so
  * it is among them: the answer is that of scoring every entry sharing a key. Both statements go
  * through rawQuery (outside a transaction, straight to the pool): timed on a 50,000-entry list,
  * the ORM's mapping of their rows of arrays was about a fifth of a median screen.
@@ -268,7 +269,9 @@ function keepReaching(reach: Reach, rows: KeyedRow[]): CandidateRow[] {
  * entry covers query word i when its stored keys meet the word's cover keys (its own keys, its
  * initial, the "w:" keys of the words one typing error away or of its shape: what `covers` asks of
  * the entry's words), and it is kept when the words it covers hold one of the minimal sets. So the
- * entries that cannot reach the threshold never leave PostgreSQL, nor do the stored keys.
+ * entries that cannot reach the threshold never leave PostgreSQL, nor do the stored keys. For a
+ * version in `indexed` (a valid index of its key arrays) the same condition is the read's WHERE,
+ * which the index answers (docs/screening.md, "The key arrays' index").
  */
 function narrowRead(
   db: DbOrTx,
