@@ -263,15 +263,18 @@ export async function refreshedAfter(db: DbOrTx, importing: Promise<ImportResult
 /**
  * ANALYZE of the tables retrieval reads (sampled: well under a second at a million entries), then
  * the key arrays' indexes brought in line with the active versions (key-index.ts); a failure is
- * logged, never the import's.
+ * logged, never the import's. `indexesInBackground`: returns once the statistics are taken and
+ * leaves the indexes building (an upload answers its request then: a build waits for every
+ * transaction older than it, another list's import of minutes included).
  */
-export async function refreshScreeningStatistics(db: Db): Promise<void> {
+export async function refreshScreeningStatistics(db: Db, opts: { indexesInBackground?: boolean } = {}): Promise<void> {
   try {
     await db.$executeRawUnsafe("ANALYZE screening_entries, screening_entry_keys, screening_key_counts, screening_word_deletions");
   } catch (err) {
     logger().warn({ err: (err as Error).message }, "screening statistics not refreshed after an import; autovacuum will");
   }
-  await syncKeyIndexes();
+  const indexing = syncKeyIndexes(); // never rejects: a failure is logged
+  if (!opts.indexesInBackground) await indexing;
 }
 
 async function importListIn(db: DbOrTx, opts: ImportOptions): Promise<ImportResult> {

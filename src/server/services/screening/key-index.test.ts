@@ -1,9 +1,13 @@
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { nameMaker, rng } from "../../../../bench/lib/names";
 import { getDb } from "../../db/client";
+import { serviceCtx } from "../../testing/aml";
+import { createTestOrg } from "../../testing/harness";
 import { testListName } from "../../testing/screening-lists";
 import { importList } from "./import";
 import { keyIndexName, syncKeyIndexes } from "./key-index";
+import { uploadOrgList } from "./upload";
 
 // The key arrays' index of each large active version (key-index.ts): built after the import that
 // activates the version, dropped once another version replaces it, built again when missing.
@@ -53,5 +57,36 @@ describe("the key arrays' index of large versions", () => {
     await db.$executeRawUnsafe(`DROP INDEX "${keyIndexName(second.listVersionId)}"`);
     await syncKeyIndexes();
     expect((await indexes()).get(keyIndexName(second.listVersionId))).toMatchObject({ valid: true });
+  }, 120_000);
+});
+
+describe("an organization's upload of a large list", () => {
+  it("answers before its index is built: the build waits for an import in progress, the request does not", async () => {
+    const org = await createTestOrg();
+    const ctx = await serviceCtx(org.db, org.orgId, { type: "member", email: "officer@example.test", role: "compliance_officer" });
+    // A transaction open from before the upload that writes entries, as another list's import does:
+    // a concurrent build waits for it to end.
+    const older = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await older.connect();
+    try {
+      await older.query("BEGIN");
+      await older.query("LOCK TABLE screening_entries IN ROW EXCLUSIVE MODE");
+      const text = people(7_000, 5);
+      const uploaded = await uploadOrgList(ctx, {
+        format: "ftm",
+        list: `own-${Date.now().toString(36)}`,
+        files: [{ name: "own.json", contentBase64: Buffer.from(text).toString("base64") }],
+      });
+      expect(uploaded).toMatchObject({ entryCount: 7_000, unchanged: false });
+      const name = keyIndexName(uploaded.listVersionId);
+      expect((await indexes()).get(name)?.valid ?? false).toBe(false);
+      await older.query("COMMIT");
+      // Then the build goes on to the end.
+      const until = Date.now() + 60_000;
+      while (!(await indexes()).get(name)?.valid && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      expect((await indexes()).get(name)).toMatchObject({ valid: true });
+    } finally {
+      await older.end();
+    }
   }, 120_000);
 });

@@ -63,7 +63,7 @@ export async function uploadOrgList(ctx: ServiceContext, input: ListUploadInput)
       },
       { timeout: 5 * 60_000, maxWait: 30_000 },
     );
-    if (!uploaded.unchanged) await refreshScreeningStatistics(ctx.db);
+    if (!uploaded.unchanged) await refreshScreeningStatistics(ctx.db, { indexesInBackground: true });
     return uploaded;
   } catch (err) {
     // File and line only (the message never quotes the line: it may hold personal data).
