@@ -32,7 +32,15 @@ const VERSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * screens read the key table as before. On the embedded database nothing is done (its lists are
  * small). A failure is logged, never the import's.
  */
-export async function syncKeyIndexes(): Promise<void> {
+export function syncKeyIndexes(): Promise<void> {
+  // One at a time in a process (an import's and the job's): two builds on one table wait for each other.
+  syncing = syncing.then(syncOnce);
+  return syncing;
+}
+
+let syncing: Promise<void> = Promise.resolve();
+
+async function syncOnce(): Promise<void> {
   try {
     await withPgSession(async (client) => {
       const { rows: wanted } = await client.query<{ id: string }>(
