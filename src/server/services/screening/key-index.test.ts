@@ -6,7 +6,7 @@ import { serviceCtx } from "../../testing/aml";
 import { createTestOrg } from "../../testing/harness";
 import { testListName } from "../../testing/screening-lists";
 import { importList } from "./import";
-import { keyIndexName, syncKeyIndexes } from "./key-index";
+import { KEY_INDEX_PREFIX, keyIndexName, syncKeyIndexes } from "./key-index";
 import { uploadOrgList } from "./upload";
 
 // The key arrays' index of each large active version (key-index.ts): built after the import that
@@ -25,7 +25,7 @@ async function indexes() {
   const rows = await db.$queryRaw<{ name: string; valid: boolean; def: string }[]>`
     SELECT c.relname AS name, i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS def
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-    WHERE i.indrelid = 'screening_entries'::regclass AND c.relname LIKE 'screening\\_entries\\_gin\\_%'`;
+    WHERE i.indrelid = 'screening_entries'::regclass AND starts_with(c.relname, ${KEY_INDEX_PREFIX})`;
   return new Map(rows.map((r) => [r.name, r]));
 }
 

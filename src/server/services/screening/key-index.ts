@@ -52,7 +52,8 @@ async function syncOnce(): Promise<void> {
         `SELECT c.relname AS name, i.indisvalid AS valid,
                 EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid) AS building
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-         WHERE i.indrelid = 'screening_entries'::regclass AND c.relname LIKE 'screening\\_entries\\_gin\\_%'`,
+         WHERE i.indrelid = 'screening_entries'::regclass AND starts_with(c.relname, $1)`,
+        [KEY_INDEX_PREFIX],
       );
       const want = new Map(wanted.filter((v) => VERSION_ID.test(v.id)).map((v) => [keyIndexName(v.id), v.id]));
       for (const p of present) {
