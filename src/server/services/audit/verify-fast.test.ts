@@ -5,8 +5,9 @@ import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
+import { hashThread } from "./hash-thread";
 import { rewriteEntry, type StoredFields } from "./tampering";
-import { ChainChecker, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
+import { ChainChecker, chunksReadAgain, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
 
 // verifyChain hashes each entry's stored bytes (every readable column generated from them) and
 // reads a long chain as two halves on two sessions. Its answer must be the column-by-column walk's
@@ -180,11 +181,14 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
           if (kind === "none" || kind === "legacy data text") expect(exact.valid).toBe(true);
           else expect(exact.valid).toBe(false);
           const checked = columnByColumnChecks();
+          const readAgain = chunksReadAgain();
           expect(await verifyChain(org.db, org.orgId)).toEqual(exact);
           // An intact chain of entries as appendAudit writes them hashes from the database's text alone.
-          if (kind === "none") expect(columnByColumnChecks()).toBe(checked);
-          // splitAt 1 and beyond the last seq read on one session; 2..n on two.
-          expect(await verifyOnPostgres(org.orgId, { splitAt: 1 + (split % (entries.length + 1)) })).toEqual(exact);
+          if (kind === "none") expect([columnByColumnChecks(), chunksReadAgain()]).toEqual([checked, readAgain]);
+          // splitAt 1 and beyond the last seq read on one session; 2..n on two; hashed on the thread or here.
+          const splitAt = 1 + (split % (entries.length + 1));
+          expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "thread" })).toEqual(exact);
+          expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "here" })).toEqual(exact);
         },
       ),
       { numRuns: 120 },
@@ -235,8 +239,13 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     }));
     await writeChainFast(org.db, org.orgId, specs);
     const checked = columnByColumnChecks();
+    const readAgain = chunksReadAgain();
+    const answered = hashThread.answered;
     const result = await verifyChain(org.db, org.orgId);
     expect(columnByColumnChecks()).toBe(checked);
+    // An intact chain: every chunk held, and the hash thread hashed chunks of it.
+    expect(chunksReadAgain()).toBe(readAgain);
+    expect(hashThread.answered).toBeGreaterThan(answered);
     expect(result).toEqual(await exactVerify(org.db, org.orgId));
     expect(result).toMatchObject({ valid: true, entries: n });
     // The second half starts at seq n/2 + 1.
@@ -251,6 +260,11 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     const relinked = await verifyChain(org.db, org.orgId);
     expect(relinked).toEqual(await exactVerify(org.db, org.orgId));
     expect(relinked).toMatchObject({ valid: false, entries: 512, reason: "hash does not match the entry's contents" });
+    // A tail hashed again from entry 513 on: only its link to the chunk before is broken.
+    await writeChainFast(org.db, org.orgId, specs, 513);
+    const rewritten = await verifyChain(org.db, org.orgId);
+    expect(rewritten).toEqual(await exactVerify(org.db, org.orgId));
+    expect(rewritten).toMatchObject({ valid: false, entries: 512, reason: "prevHash does not match the previous entry's hash" });
     await writeChainFast(org.db, org.orgId, specs);
     await org.db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${org.orgId}::uuid AND seq BETWEEN 1025 AND 1536`;
     const gap = await verifyChain(org.db, org.orgId);
@@ -259,14 +273,18 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
   });
 });
 
-/** writeChain in a few statements, for long chains. */
-async function writeChainFast(db: Db, orgId: string, specs: Spec[]) {
+/**
+ * writeChain in a few statements, for long chains. From `relinkAt` on, the chain is hashed again
+ * from another prevHash (as by someone who rewrote its tail): only that entry's link is broken.
+ */
+async function writeChainFast(db: Db, orgId: string, specs: Spec[], relinkAt?: number) {
   await db.$executeRaw`DELETE FROM audit_entries WHERE "orgId" = ${orgId}::uuid`;
   let prevHash = GENESIS_HASH;
   for (let start = 0; start < specs.length; start += 5_000) {
     const canonical: string[] = [];
     const hashes: string[] = [];
     for (const [j, s] of specs.slice(start, start + 5_000).entries()) {
+      if (start + j + 1 === relinkAt) prevHash = "f".repeat(64);
       const text = entryCanonical({ ...s, orgId, seq: start + j + 1, prevHash });
       prevHash = sha256Hex(text);
       canonical.push(text);

@@ -4,6 +4,7 @@ import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { connectDb, type Db, Prisma, type Tx, withPgSession } from "../../db/client";
 import { canonicalText, entryHash, GENESIS_HASH, type HashFields } from "./chain";
+import { hashMismatches, hashThread } from "./hash-thread";
 
 export type VerifyResult = {
   valid: boolean;
@@ -82,12 +83,25 @@ async function derivedColumnsIntact(client: pg.PoolClient): Promise<string | nul
   return null;
 }
 
+/**
+ * The chunked read's plan is costed far above PostgreSQL's JIT thresholds (the planner guesses
+ * thousands of rows per chunk), so by default each session would spend about 0.25 s compiling it
+ * with LLVM for a statement that evaluates a handful of expressions per entry: off for this
+ * transaction only.
+ */
+const NO_JIT = "SET LOCAL jit = off";
+
 /** Below this many entries one session reads the whole chain. */
 const SPLIT_FROM = 20_000;
 
 export type VerifyOptions = {
   /** The first seq of the second session's half (default: half of the highest seq, from SPLIT_FROM entries on). */
   splitAt?: number;
+  /**
+   * Where entries are hashed: on the hash thread, or on the thread that reads them (default: the
+   * hash thread when the chain is read on two sessions, else here).
+   */
+  hashOn?: "thread" | "here";
 };
 
 /** verifyChain on PostgreSQL, with the split point chosen (tests); null on the embedded database. */
@@ -97,6 +111,7 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
   return withPgSession(async (client) => {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     try {
+      await client.query(NO_JIT);
       const head = (await client.query<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_heads WHERE "orgId" = $1`, [orgId]))
         .rows[0];
       const { rows } = await client.query<{ top: number | null; stray: string | null }>(
@@ -114,16 +129,17 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
         try {
           // When the first half fails the second's answer is not needed; when the second fails, the first still decides.
           const abort = { stop: false };
-          const firstHalf = readSegment(client, orgId, 1, splitAt!).then((s) => {
+          const threaded = options.hashOn !== "here";
+          const firstHalf = readSegment(client, orgId, 1, splitAt!, { threaded }).then((s) => {
             if (s.failure) abort.stop = true;
             return s;
           });
-          segments = await Promise.all([firstHalf, readSegment(second.client, orgId, splitAt!, top + 1, abort)]);
+          segments = await Promise.all([firstHalf, readSegment(second.client, orgId, splitAt!, top + 1, { abort, threaded })]);
         } finally {
           await second.end();
         }
       } else {
-        segments = [await readSegment(client, orgId, 1, top + 1)];
+        segments = [await readSegment(client, orgId, 1, top + 1, { threaded: options.hashOn === "thread" })];
       }
       return join(segments, head ?? null, rows[0]?.stray ?? undefined);
     } finally {
@@ -155,6 +171,7 @@ async function sharedSnapshotSession(pool: pg.Pool, first: pg.PoolClient): Promi
     if (!/^[0-9A-F-]+$/i.test(id)) throw new Error(`unexpected snapshot id ${id}`);
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     await client.query(`SET TRANSACTION SNAPSHOT '${id}'`);
+    await client.query(NO_JIT);
   } catch (err) {
     client.release(err as Error);
     return null;
@@ -193,19 +210,39 @@ let suspectsChecked = 0;
 /** Entries this process has checked column by column because their stored bytes did not hash to their hash (tests). */
 export const columnByColumnChecks = () => suspectsChecked;
 
+let chunksRechecked = 0;
+/** Chunks this process has read again entry by entry because something in them did not hold (tests). */
+export const chunksReadAgain = () => chunksRechecked;
+
 /** Entries per row of the COPY (one protocol message each). */
 const CHUNK = 512;
 
 /**
- * One row per CHUNK entries, in seq order: the arrays of their seq, stored bytes, hash and prevHash
- * (array_agg over the (orgId, seq) index's order), so that a protocol message carries 512 entries and
- * PostgreSQL builds no text of its own.
+ * The chunks of from <= seq < to, CHUNK entries each, one row per chunk in seq order (array_agg over
+ * the (orgId, seq) index's order): the chunk's first seq `g`; the first, count and last of its seqs;
+ * its entries' stored bytes and prevHash; its last entry's stored hash; and whether each of its
+ * stored hashes but the last equals the next entry's prevHash. So a protocol message carries 512
+ * entries, PostgreSQL builds no text of its own, and an entry's hash is sent once (as the next
+ * entry's prevHash) instead of twice. Functions and operators are named with their schema, so
+ * that no function a database role creates can stand in for them.
  */
 const chunkSql = (org: string, from: number, to: number) =>
-  `COPY (SELECT y.* FROM generate_series(${int(from)}, ${int(to - 1)}, ${CHUNK}) AS g, LATERAL (
-     SELECT array_agg(seq) AS s, array_agg(canonical) AS c, array_agg(hash) AS h, array_agg("prevHash") AS p FROM (
+  `COPY (SELECT g, z.s, z.n, z.m, z.c, z.p, z.h[z.n] AS last, z.h[1:z.n - 1] OPERATOR(pg_catalog.=) z.p[2:z.n] AS linked
+   FROM pg_catalog.generate_series(${int(from)}, ${int(to - 1)}, ${CHUNK}) AS g, LATERAL (
+     SELECT pg_catalog.min(seq) AS s, pg_catalog.count(*)::int AS n, pg_catalog.max(seq) AS m,
+       pg_catalog.array_agg(canonical) AS c, pg_catalog.array_agg("prevHash") AS p, pg_catalog.array_agg(hash) AS h FROM (
        SELECT seq, canonical, hash, "prevHash" FROM audit_entries
-       WHERE "orgId" = ${org} AND seq >= g AND seq < least(g + ${CHUNK}, ${int(to)}) ORDER BY seq) x) y) TO STDOUT (FORMAT binary)`;
+       WHERE "orgId" = ${org}::uuid AND seq >= g AND seq < least(g + ${CHUNK}, ${int(to)}) ORDER BY seq) x) z) TO STDOUT (FORMAT binary)`;
+
+/**
+ * The entries of from <= seq < to, entry by entry (the same rows as chunkSql, for a chunk read
+ * again): the arrays of their seq, stored bytes, hash and prevHash.
+ */
+const entriesSql = (org: string, from: number, to: number) =>
+  `COPY (SELECT pg_catalog.array_agg(seq) AS s, pg_catalog.array_agg(canonical) AS c, pg_catalog.array_agg(hash) AS h,
+     pg_catalog.array_agg("prevHash") AS p FROM (
+       SELECT seq, canonical, hash, "prevHash" FROM audit_entries
+       WHERE "orgId" = ${org}::uuid AND seq >= ${int(from)} AND seq < ${int(to)} ORDER BY seq) x) TO STDOUT (FORMAT binary)`;
 
 /** The number of elements of the one-dimensional array whose field (length first) starts at `at`. */
 function arraySize(buf: Buffer, at: number): number {
@@ -213,32 +250,162 @@ function arraySize(buf: Buffer, at: number): number {
   return buf.readInt32BE(at + 16);
 }
 
+/** A walk's state before an entry: the seq it expects, the entries walked, and the hash the entry must link to. */
+type WalkState = { started: boolean; expectedSeq: number; count: number; prevHash: string };
+
 /**
- * Walks the entries with from <= seq < to. The database only reads each entry's seq, stored bytes,
- * hash and prevHash, in seq order from the (orgId, seq) index, and sends them as one binary COPY
- * (chunkSql: one protocol message per CHUNK entries; the bytes are hashed as PostgreSQL sent them,
- * with no decoding into JavaScript values). An entry whose bytes do not hash to its hash is set
- * aside and checked column by column once the COPY has ended, in the same snapshot; ids are read
- * then, for the entries the answer names.
+ * Walks the entries with from <= seq < to. The database reads each entry's stored bytes, hash and
+ * prevHash in seq order from the (orgId, seq) index and sends them as one binary COPY (chunkSql);
+ * the bytes are hashed as PostgreSQL sent them, with no decoding into JavaScript values, on the
+ * hash thread when `threaded` (hash-thread.ts), the rest here. A chunk holds when its seqs follow
+ * each other and the one before's, its first prevHash is the walk's last hash, the database found
+ * each stored hash equal to the next entry's prevHash, and each entry's bytes hash to the next
+ * entry's prevHash (the last's to its own stored hash): every entry then hashes to its stored hash
+ * and links to the one before. A chunk that does not hold is read again entry by entry once the
+ * COPY has ended, in the same snapshot (readEntries), which names the first bad entry as the walk
+ * does; ids are read last, for the entries the answer names.
  */
-async function readSegment(client: pg.PoolClient, orgId: string, from: number, to: number, abort?: { stop: boolean }): Promise<Segment> {
-  const seg: Segment = { count: 0, expectedSeq: from, prevHash: "" };
-  let firstSeq: number | undefined;
-  let firstPrevHash = "";
-  let failure: { seq: number; reason: string; count: number; prevHash: string } | undefined;
-  /** Entries to check column by column, with the walk's state before each. */
-  const suspects: { seq: number; count: number; prevHash: string }[] = [];
-  /** Where the hash (hex) of the entry before is, for the next one's link: in place within a message, else copied to `last`. */
+async function readSegment(
+  client: pg.PoolClient,
+  orgId: string,
+  from: number,
+  to: number,
+  options: { abort?: { stop: boolean }; threaded: boolean },
+): Promise<Segment> {
+  const { abort } = options;
+  const state: WalkState = { started: false, expectedSeq: from, count: 0, prevHash: "" };
+  let first: { seq: number; prevHash: string } | undefined;
+  /** Each chunk's range and the walk's state before it, and whether it holds (a promise while its hashes are on the thread). */
+  const chunks: { from: number; to: number; before: WalkState; holds: boolean | Promise<boolean> }[] = [];
+  /** Where the walk's last hash is: in place in a message, copied to `last` between messages (state.prevHash is made only per chunk). */
   const last = Buffer.alloc(64);
   let lastBuf: Buffer = last;
   let lastAt = 0;
-  const lastHash = () => lastBuf.toString("latin1", lastAt, lastAt + 64);
-  let haveLast = false;
-  // No closures per entry in this loop: each costs far more than the entry's checks (tsx names every function it creates).
-  const copy = new CopyOut(chunkSql(client.escapeLiteral(orgId), from, to), 4, (buf, at) => {
-    // Four arrays of one length (seq, canonical, hash, prevHash), each: its length, then ndim,
-    // has-nulls, element type, size and lower bound (int32 each), then each element's length and
-    // bytes. A chunk with no entries is four NULLs.
+  const copy = new CopyOut(chunkSql(client.escapeLiteral(orgId), from, to), 8, (buf, at) => {
+    // Eight fields: g, s, n, m (int4 each, NULL but n for an empty chunk), the arrays c and p
+    // (length, then ndim, has-nulls, element type, size and lower bound, then each element's
+    // length and bytes), last (text) and linked (bool).
+    if (abort?.stop || buf.readInt32BE(at + 8) < 0) return;
+    const g = buf.readInt32BE(at + 4);
+    const n = buf.readInt32BE(at + 20);
+    if (buf.readInt32BE(at + 24) !== 4 || n < 1) throw new Error("malformed chunk of audit entries");
+    const s = buf.readInt32BE(at + 12);
+    const m = buf.readInt32BE(at + 28);
+    let ca = at + 32;
+    if (arraySize(buf, ca) !== n) throw new Error("malformed chunk of audit entries");
+    let pa = ca + 4 + buf.readInt32BE(ca);
+    if (arraySize(buf, pa) !== n) throw new Error("malformed chunk of audit entries");
+    const la = pa + 4 + buf.readInt32BE(pa);
+    const lastLen = buf.readInt32BE(la);
+    const linkedAt = la + 4 + Math.max(lastLen, 0);
+    const linked = buf.readInt32BE(linkedAt) === 1 && buf[linkedAt + 4] === 1;
+    ca += 24;
+    pa += 24;
+    const before: WalkState = { ...state, prevHash: state.started ? lastBuf.toString("latin1", lastAt, lastAt + 64) : state.prevHash };
+    const firstPrevLen = buf.readInt32BE(pa);
+    if (!state.started) {
+      first = { seq: s, prevHash: buf.toString("utf8", pa + 4, pa + 4 + Math.max(firstPrevLen, 0)) };
+      before.expectedSeq = s;
+      before.prevHash = first.prevHash;
+    }
+    const holds =
+      linked &&
+      m - s + 1 === n &&
+      lastLen === 64 &&
+      (!state.started || (s === state.expectedSeq && firstPrevLen === 64 && sameBytes(buf, pa + 4, lastBuf, lastAt)));
+    // Each entry's bytes against the next entry's prevHash (the last's against `last`).
+    const ranges = new Int32Array(3 * n);
+    pa += 4 + Math.max(firstPrevLen, 0);
+    for (let k = 0; k < n; k++) {
+      const cLen = buf.readInt32BE(ca);
+      if (cLen < 0) throw new Error("NULL in a chunk of audit entries");
+      ranges[3 * k] = ca + 4 - at;
+      ca += 4 + cLen;
+      ranges[3 * k + 1] = ca - at;
+      if (k < n - 1) {
+        const pLen = buf.readInt32BE(pa);
+        ranges[3 * k + 2] = pLen === 64 ? pa + 4 - at : -1;
+        pa += 4 + Math.max(pLen, 0);
+      } else {
+        ranges[3 * k + 2] = la + 4 - at;
+      }
+    }
+    const row = buf.subarray(at);
+    // A chunk that does not hold is read again entry by entry: its hashes need not be taken here.
+    // Everything hashed or compared lies before the `linked` field.
+    const hashed = !holds
+      ? false
+      : options.threaded && hashThread.takes()
+        ? hashThread.check(row, linkedAt - at, ranges, (bad) => bad.length === 0)
+        : hashMismatches(hash, row, ranges).length === 0;
+    chunks.push({ from: g, to: Math.min(g + CHUNK, to), before, holds: hashed });
+    // The walk goes on from the chunk's last entry whether or not it holds: a chunk that does not is read again before anything after it counts.
+    state.started = true;
+    state.expectedSeq = m + 1;
+    state.count += n;
+    if (lastLen === 64) {
+      lastBuf = buf;
+      lastAt = la + 4;
+    } else {
+      last.fill(0);
+      lastBuf = last;
+      lastAt = 0;
+    }
+    // The row's bytes are not kept past this call.
+    if (lastBuf !== last) {
+      lastBuf.copy(last, 0, lastAt, lastAt + 64);
+      lastBuf = last;
+      lastAt = 0;
+    }
+  });
+  await client.query(copy);
+  await copy.done;
+  const seg: Segment = { count: state.count, expectedSeq: state.expectedSeq, prevHash: state.started ? last.toString("latin1") : "" };
+  let failure: Failure | undefined;
+  for (const chunk of chunks) {
+    if (await chunk.holds) continue;
+    if (failure || abort?.stop) continue;
+    chunksRechecked++;
+    failure = await readEntries(client, orgId, chunk.from, chunk.to, chunk.before);
+  }
+  // The ids of the entries the answer may name (the range's first, and the failure), by seq (unique in an organization).
+  const named = [first?.seq, failure?.seq].filter((s): s is number => s !== undefined);
+  if (named.length > 0) {
+    const { rows } = await client.query<{ seq: number; id: string }>(
+      `SELECT seq, id::text AS id FROM audit_entries WHERE "orgId" = $1 AND seq = ANY($2::int[])`,
+      [orgId, named],
+    );
+    const idOf = new Map(rows.map((r) => [r.seq, r.id]));
+    if (first) seg.first = { id: idOf.get(first.seq)!, ...first };
+    if (failure) seg.failure = { id: idOf.get(failure.seq)!, reason: failure.reason, count: failure.count, prevHash: failure.prevHash };
+  }
+  return seg;
+}
+
+type Failure = { seq: number; reason: string; count: number; prevHash: string };
+
+/**
+ * The first bad entry of from <= seq < to, walked entry by entry from the walk's state before them
+ * (entriesSql): a missing seq, a prevHash that is not the last hash, or bytes that do not hash to
+ * their stored hash and do not pass the column-by-column check either (in the same snapshot). Null
+ * when there is none.
+ */
+async function readEntries(
+  client: pg.PoolClient,
+  orgId: string,
+  from: number,
+  to: number,
+  before: WalkState,
+): Promise<Failure | undefined> {
+  let started = before.started;
+  let expectedSeq = before.expectedSeq;
+  let count = before.count;
+  let prevHash = before.prevHash;
+  let failure: Failure | undefined;
+  /** Entries to check column by column, with the walk's state before each. */
+  const suspects: { seq: number; count: number; prevHash: string }[] = [];
+  const copy = new CopyOut(entriesSql(client.escapeLiteral(orgId), from, to), 4, (buf, at) => {
+    // Four arrays of one length (seq, canonical, hash, prevHash). No entries: four NULLs.
     if (buf.readInt32BE(at) < 0) return;
     const n = arraySize(buf, at);
     let s = at + 24;
@@ -251,7 +418,7 @@ async function readSegment(client: pg.PoolClient, orgId: string, from: number, t
     ca += 24;
     ha += 24;
     pa += 24;
-    for (let k = 0; k < n && !failure && !abort?.stop; k++) {
+    for (let k = 0; k < n && !failure; k++) {
       const seq = buf.readInt32BE(s + 4);
       s += 8;
       const cLen = buf.readInt32BE(ca);
@@ -261,58 +428,41 @@ async function readSegment(client: pg.PoolClient, orgId: string, from: number, t
       const h = ha + 4;
       ha = h + hLen;
       const pLen = buf.readInt32BE(pa);
-      const prevAt = pa + 4;
-      pa = prevAt + pLen;
+      const p = pa + 4;
+      pa = p + pLen;
       if (cLen < 0 || hLen < 0 || pLen < 0) throw new Error("NULL in a chunk of audit entries");
-      if (!haveLast) {
-        firstSeq = seq;
-        firstPrevHash = buf.toString("utf8", prevAt, prevAt + pLen);
-        seg.expectedSeq = seq;
-        seg.prevHash = firstPrevHash;
-      } else if (seq !== seg.expectedSeq) {
-        failure = { seq, reason: `entry ${seg.expectedSeq} is missing before this entry`, count: seg.count, prevHash: lastHash() };
+      if (!started) {
+        expectedSeq = seq;
+        prevHash = buf.toString("utf8", p, p + pLen);
+      } else if (seq !== expectedSeq) {
+        failure = { seq, reason: `entry ${expectedSeq} is missing before this entry`, count, prevHash };
         break;
-      } else if (pLen !== 64 || !sameBytes(buf, prevAt, lastBuf, lastAt)) {
-        failure = { seq, reason: "prevHash does not match the previous entry's hash", count: seg.count, prevHash: lastHash() };
+      } else if (pLen !== 64 || buf.toString("latin1", p, p + 64) !== prevHash) {
+        failure = { seq, reason: "prevHash does not match the previous entry's hash", count, prevHash };
         break;
       }
-      if (hLen !== 64 || !hexEquals(hash("sha256", buf.subarray(c, ca), "hex"), buf, h)) {
-        suspects.push({ seq, count: seg.count, prevHash: haveLast ? lastHash() : seg.prevHash });
+      if (hashMismatches(hash, buf, Int32Array.of(c, ca, hLen === 64 ? h : -1)).length > 0) {
+        suspects.push({ seq, count, prevHash });
       }
-      // The next link is checked against this entry's stored hash (as the walk does); one not 64 long matches no prevHash.
-      if (hLen === 64) {
-        lastBuf = buf;
-        lastAt = h;
-      } else {
-        last.fill(0);
-        lastBuf = last;
-        lastAt = 0;
-      }
-      haveLast = true;
-      seg.expectedSeq++;
-      seg.count++;
-    }
-    // The row's bytes are not kept past this call.
-    if (lastBuf !== last) {
-      lastBuf.copy(last, 0, lastAt, lastAt + 64);
-      lastBuf = last;
-      lastAt = 0;
+      // The next link is checked against this entry's stored hash; one not 64 long matches no prevHash.
+      prevHash = hLen === 64 ? buf.toString("latin1", h, h + 64) : "\0".repeat(64);
+      started = true;
+      expectedSeq++;
+      count++;
     }
   });
   await client.query(copy);
   await copy.done;
-  if (haveLast && !failure) seg.prevHash = lastHash();
   // The first suspect that fails the column-by-column check comes before any failure found above.
   suspectsChecked += suspects.length;
-  checking: for (let i = 0; i < suspects.length; i += 5_000) {
-    const batch = suspects.slice(i, i + 5_000);
+  if (suspects.length > 0) {
     const { rows } = await client.query<EntryRow>({
       text: `SELECT ${ENTRY_COLUMNS} FROM audit_entries WHERE "orgId" = $1 AND seq = ANY($2::int[])`,
-      values: [orgId, batch.map((s) => s.seq)],
+      values: [orgId, suspects.map((s) => s.seq)],
       rowMode: "array",
     });
     const bySeq = new Map(rows.map((r) => [r[1], r]));
-    for (const s of batch) {
+    for (const s of suspects) {
       const r = bySeq.get(s.seq)!;
       const fine = hashes(
         { orgId, seq: r[1], actor: r[4], action: r[5], subjectType: r[6], subject: r[7], prevHash: r[2] },
@@ -320,35 +470,15 @@ async function readSegment(client: pg.PoolClient, orgId: string, from: number, t
         r[9],
         r[3],
       );
-      if (!fine) {
-        failure = { seq: s.seq, reason: HASH_MISMATCH, count: s.count, prevHash: s.prevHash };
-        break checking;
-      }
+      if (!fine) return { seq: s.seq, reason: HASH_MISMATCH, count: s.count, prevHash: s.prevHash };
     }
   }
-  // The ids of the entries the answer may name (the range's first, and the failure), by seq (unique in an organization).
-  const named = [firstSeq, failure?.seq].filter((s): s is number => s !== undefined);
-  if (named.length > 0) {
-    const { rows } = await client.query<{ seq: number; id: string }>(
-      `SELECT seq, id::text AS id FROM audit_entries WHERE "orgId" = $1 AND seq = ANY($2::int[])`,
-      [orgId, named],
-    );
-    const idOf = new Map(rows.map((r) => [r.seq, r.id]));
-    if (firstSeq !== undefined) seg.first = { id: idOf.get(firstSeq)!, seq: firstSeq, prevHash: firstPrevHash };
-    if (failure) seg.failure = { id: idOf.get(failure.seq)!, reason: failure.reason, count: failure.count, prevHash: failure.prevHash };
-  }
-  return seg;
+  return failure;
 }
 
 /** Whether a[i, i + 64) and b[j, j + 64) hold the same bytes. */
 function sameBytes(a: Buffer, i: number, b: Buffer, j: number): boolean {
   for (let k = 0; k < 64; k++) if (a[i + k] !== b[j + k]) return false;
-  return true;
-}
-
-/** Whether buf[at, at + 64) holds the 64 characters of `hex` (compared in place: no string made of the stored hash). */
-function hexEquals(hex: string, buf: Buffer, at: number): boolean {
-  for (let i = 0; i < 64; i++) if (buf[at + i] !== hex.charCodeAt(i)) return false;
   return true;
 }
 
