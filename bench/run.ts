@@ -7,7 +7,8 @@
  *   --no-others        do not run bench:webhooks / bench:screening afterwards
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
  *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
- *                      side by side, at 8 and 32 writers
+ *                      side by side, at 8 and 32 writers; audit-verify also times its verification
+ *                      in the same rounds (it reads the same database, so its schema must be this one's)
  *   --only <parts>     only these parts, comma-separated:
  *                        audit-verify  build the audit chains and time their verification (old and new, against raw SHA-256)
  *                        paths         KYC start, KYC review, bind confirm and AML clear at 8 writers, before (--before) and
@@ -20,7 +21,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type AppendResult, appendsVersusInserts, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
+import { type AppendResult, appendsVersusInserts, type BeforeVerify, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
 import { type BeforeDb, beforeDatabase } from "./lib/before-db";
 import { seedAccounts, throwawayDatabase } from "./lib/db";
 import { type CpuProbe, type LoadResult, type LoadSpec, load, settle } from "./lib/load";
@@ -362,6 +363,14 @@ async function main() {
       logAppends("appends (empty chain)", report.audit.appends);
     }
     report.audit.verify = {};
+    // The earlier checkout's verification, reading the same database (its schema must be this one's).
+    let beforeVerify: BeforeVerify | undefined;
+    if (beforeDir) {
+      const { getDb: beforeGetDb } = await import(path.join(beforeDir, "src/server/db/client.ts"));
+      const { verifyChain: beforeChain } = await import(path.join(beforeDir, "src/server/services/audit/verify.ts"));
+      const beforeDb = await beforeGetDb();
+      beforeVerify = { dir: beforeDir, verify: (orgId) => beforeChain(beforeDb, orgId) };
+    }
     for (const [scale, n] of [
       ["1x", AUDIT_1X],
       ["10x", AUDIT_1X * 10],
@@ -374,7 +383,7 @@ async function main() {
       );
       const t0 = Date.now();
       await buildChain(bench.admin, o.organizationId, n);
-      const v = await verifyVersusRawSha(db, o.organizationId, n);
+      const v = await verifyVersusRawSha(db, o.organizationId, n, beforeVerify);
       report.audit.verify[scale] = v;
       logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
       if (scale === "100x" && !verifyOnly) {
@@ -426,7 +435,7 @@ const logAppends = (what: string, r: AppendResult) =>
   );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}${v.before ? `  --before ${v.before.sec}s ratio ${v.before.ratio} (same answer ${v.before.agrees})` : ""}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 /** What was measured: the commit of the checkout served, what it changes beside it, and the --before folder. */

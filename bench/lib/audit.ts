@@ -191,7 +191,12 @@ function rawSha(orgId: string, n: number): { shaSec: number; createHashSec: numb
   return { shaSec, createHashSec, jcsShaSec };
 }
 
+/** verifyChain of an earlier checkout (`npm run bench -- --before <dir>`), reading the same database. */
+export type BeforeVerify = { dir: string; verify(orgId: string): Promise<VerifyResult> };
+
 export type VerifyBench = {
+  /** The earlier checkout's verification in the same rounds as the repeated runs (median of three), and whether its answers equal this one's. */
+  before?: { dir: string; sec: number; ratio: number; agrees: boolean };
   entries: number;
   verifySec: number;
   /** The median of three more runs, each after a raw SHA-256 pass (the pool's sessions then warm). */
@@ -219,7 +224,7 @@ export type VerifyBench = {
  * rounds each time raw SHA-256 and then a verification: the machine's drift over the minute they
  * take hits both alike, and each is the median of its three.
  */
-export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Promise<VerifyBench> {
+export async function verifyVersusRawSha(db: Db, orgId: string, n: number, before?: BeforeVerify): Promise<VerifyBench> {
   const b0 = now();
   const baseline = await verifyChainBaseline(orgId);
   const baselineSec = (now() - b0) / 1000;
@@ -228,20 +233,38 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number): Prom
   const verifySec = (now() - t0) / 1000;
   const repeats: number[] = [];
   const raws: number[] = [];
+  const befores: number[] = [];
+  let beforeAgrees = true;
   let other: { createHashSec: number; jcsShaSec: number } | undefined;
+  const timeNow = async () => {
+    const r0 = now();
+    await verifyChain(db, orgId);
+    repeats.push((now() - r0) / 1000);
+  };
+  const timeBefore = async () => {
+    const r0 = now();
+    const answer = await before!.verify(orgId);
+    befores.push((now() - r0) / 1000);
+    beforeAgrees &&= JSON.stringify(answer) === JSON.stringify(result);
+  };
   for (let i = 0; i < 3; i++) {
     const raw = rawSha(orgId, n);
     raws.push(raw.shaSec);
     other ??= raw;
-    const r0 = now();
-    await verifyChain(db, orgId);
-    repeats.push((now() - r0) / 1000);
+    // With --before, its verification runs in the same round, first in every other one.
+    if (before && i % 2 === 0) await timeBefore();
+    await timeNow();
+    if (before && i % 2 === 1) await timeBefore();
   }
   const median = (v: number[]) => [...v].sort((x, y) => x - y)[1]!;
   const verifyRepeatSec = median(repeats);
   const rawShaSec = median(raws);
   const { createHashSec: rawCreateHashSec, jcsShaSec } = other!;
+  const beforeSec = before ? median(befores) : undefined;
   return {
+    ...(before && beforeSec !== undefined
+      ? { before: { dir: before.dir, sec: round(beforeSec), ratio: round(rawShaSec / beforeSec), agrees: beforeAgrees } }
+      : {}),
     entries: result.entries,
     verifySec: round(verifySec),
     verifyRepeatSec: round(verifyRepeatSec),
