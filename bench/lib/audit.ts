@@ -22,6 +22,19 @@ async function workers(n: number, concurrency: number, task: (i: number) => Prom
   return (now() - t0) / 1000;
 }
 
+/** Entry `seq` of a bench chain (buildChain's, and the same bytes for raw SHA-256), created a millisecond apart from 2026-01-01. */
+const benchEntry = (orgId: string, seq: number, prevHash: string): HashFields => ({
+  orgId,
+  seq,
+  actor: "system:bench",
+  action: "bench.appended",
+  subjectType: "account",
+  subject: `bench${seq}`,
+  data: entryData(seq),
+  createdAt: new Date(Date.UTC(2026, 0, 1) + seq),
+  prevHash,
+});
+
 const entryData = (i: number) => ({ accountDid: `did:antelope:sandbox:bench${i}`, lifecycle: "provisional", riskDecision: "allow", n: i });
 
 export type AppendResult = {
@@ -102,22 +115,10 @@ export async function buildChain(admin: pg.Client, orgId: string, n: number): Pr
   await admin.query(`DELETE FROM audit_entries WHERE "orgId" = $1`, [orgId]);
   await admin.query(`DELETE FROM audit_heads WHERE "orgId" = $1`, [orgId]);
   let prevHash = GENESIS_HASH;
-  const t0 = Date.UTC(2026, 0, 1);
   for (let start = 1; start <= n; start += 5000) {
     const cols = { id: [] as string[], canonical: [] as string[], hash: [] as string[] };
     for (let seq = start; seq < Math.min(n + 1, start + 5000); seq++) {
-      const f: HashFields = {
-        orgId,
-        seq,
-        actor: "system:bench",
-        action: "bench.appended",
-        subjectType: "account",
-        subject: `bench${seq}`,
-        data: entryData(seq),
-        createdAt: new Date(t0 + seq),
-        prevHash,
-      };
-      const canonical = entryCanonical(f);
+      const canonical = entryCanonical(benchEntry(orgId, seq, prevHash));
       const hash = sha256Hex(canonical);
       cols.id.push(randomUUID());
       cols.canonical.push(canonical);
@@ -134,7 +135,7 @@ export async function buildChain(admin: pg.Client, orgId: string, n: number): Pr
   await admin.query(
     `INSERT INTO audit_heads ("orgId", seq, hash, "updatedAt") VALUES ($1::uuid, $2, $3, $4::timestamp)
      ON CONFLICT ("orgId") DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, "updatedAt" = EXCLUDED."updatedAt"`,
-    [orgId, n, prevHash, new Date(t0 + n).toISOString()],
+    [orgId, n, prevHash, benchEntry(orgId, n, prevHash).createdAt.toISOString()],
   );
   await settle(admin);
 }
@@ -161,22 +162,9 @@ function rawSha(orgId: string, n: number): { shaSec: number; createHashSec: numb
   let shaSec = 0;
   let createHashSec = 0;
   let jcsShaSec = 0;
-  const t = Date.UTC(2026, 0, 1);
   for (let start = 1; start <= n; start += 10_000) {
     const fields: HashFields[] = [];
-    for (let seq = start; seq < Math.min(n + 1, start + 10_000); seq++) {
-      fields.push({
-        orgId,
-        seq,
-        actor: "system:bench",
-        action: "bench.appended",
-        subjectType: "account",
-        subject: `bench${seq}`,
-        data: entryData(seq),
-        createdAt: new Date(t + seq),
-        prevHash: "x".repeat(64),
-      });
-    }
+    for (let seq = start; seq < Math.min(n + 1, start + 10_000); seq++) fields.push(benchEntry(orgId, seq, "x".repeat(64)));
     const j0 = now();
     const texts = fields.map((f) => entryCanonical(f, jcs(f.data)));
     for (const text of texts) sha256Hex(text);
