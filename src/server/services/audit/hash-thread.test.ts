@@ -1,51 +1,100 @@
 import { createHash, hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { HashThread, hashMismatches } from "./hash-thread";
+import { type ChunkLayout, chunkHolds, HashThread } from "./hash-thread";
 
-/** `n` entries laid out as a COPY row holds them (all bytes first, then the hashes), `wrong` of them with a hash of other bytes. */
-function job(n: number, wrong: Set<number>) {
-  const texts = Array.from({ length: n }, (_, i) => Buffer.from(`{"seq":${i},"é":"${"x".repeat(i % 50)}"}`));
-  const bytes = Buffer.concat([
-    ...texts,
-    ...texts.map((t, i) =>
-      Buffer.from(
-        createHash("sha256")
-          .update(wrong.has(i) ? "other" : t)
-          .digest("hex"),
-      ),
-    ),
-  ]);
-  const ranges = new Int32Array(3 * n);
-  let at = 0;
-  let hashAt = texts.reduce((sum, t) => sum + t.length, 0);
-  for (let i = 0; i < n; i++) {
-    ranges.set([at, at + texts[i]!.length, i === 7 ? -1 : hashAt], 3 * i);
-    at += texts[i]!.length;
-    hashAt += 64;
-  }
-  return { bytes, ranges, expected: [...new Set([...wrong, ...(n > 7 ? [7] : [])])].sort((a, b) => a - b) };
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * A chunk as a COPY row holds it, after `pad` other bytes: its entries' bytes joined by newlines,
+ * their hashes joined by commas, and the prevHash before the first followed by every hash but the
+ * last. `change` alters the texts (c, h or p) before they are laid out.
+ */
+function chunk(n: number, change: (t: { c: string; h: string; p: string }) => void = () => {}, pad = 11) {
+  const texts = Array.from({ length: n }, (_, i) => `{"seq":${i},"é":"${"x".repeat(i % 50)}"}`);
+  const hashes = texts.map(sha);
+  const t = { c: texts.join("\n"), h: hashes.join(","), p: ["a".repeat(64), ...hashes.slice(0, -1)].join(",") };
+  change(t);
+  const [c, h, p] = [Buffer.from(t.c), Buffer.from(t.h), Buffer.from(t.p)];
+  const bytes = Buffer.concat([Buffer.alloc(pad, 7), c, Buffer.alloc(4), h, Buffer.alloc(4), p]);
+  const layout: ChunkLayout = {
+    entries: n,
+    c: pad,
+    cEnd: pad + c.length,
+    h: pad + c.length + 4,
+    hEnd: pad + c.length + 4 + h.length,
+    p: pad + c.length + 8 + h.length,
+    pEnd: bytes.length,
+  };
+  return { bytes, layout };
 }
 
-describe("the hash thread of audit verification", () => {
-  it("names the entries whose bytes do not hash to their stored hash, on the thread as here", async () => {
+/** Replaces the `k`-th of the values joined by `sep` in `text`. */
+const replaceAt = (text: string, sep: string, k: number, value: string) =>
+  text
+    .split(sep)
+    .map((v, i) => (i === k ? value : v))
+    .join(sep);
+
+describe("a chunk's check on the hash thread", () => {
+  it("holds for intact chunks and for nothing else, however a value was changed", () => {
+    const changes: [string, number, (t: { c: string; h: string; p: string }) => void][] = [
+      ["intact", 1, () => {}],
+      ["intact", 40, () => {}],
+      ["intact", 512, () => {}],
+      ["bytes changed", 40, (t) => void (t.c = t.c.replace('"seq":3,', '"seq":4,'))],
+      ["a hash changed", 40, (t) => void (t.h = replaceAt(t.h, ",", 39, sha("other")))],
+      ["a prevHash changed", 40, (t) => void (t.p = replaceAt(t.p, ",", 7, sha("other")))],
+      ["the only prevHash cut short", 1, (t) => void (t.p = t.p.slice(0, 63))],
+      // A separator inside a value: the values shift, and the count of separators is off by one.
+      ["a newline in the bytes", 40, (t) => void (t.c = t.c.replace('"seq":5,', '"seq":5,\n'))],
+      ["two entries' bytes as one", 40, (t) => void (t.c = t.c.replace("\n", " "))],
+      // Hashes and links that hold for the pieces the newlines make, not for the entries.
+      [
+        "hashes of the pieces, not of the entries",
+        2,
+        (t) => {
+          t.c = 'X\nY\n"Z"';
+          t.h = `${sha("X")},${sha('Y\n"Z"')}`;
+          t.p = `${"a".repeat(64)},${sha("X")}`;
+        },
+      ],
+      ["a comma in a hash", 40, (t) => void (t.h = replaceAt(t.h, ",", 3, `${sha("a").slice(0, 31)},${sha("b").slice(0, 32)}`))],
+      ["a comma in the first prevHash", 40, (t) => void (t.p = `${"a".repeat(30)},${t.p.slice(31)}`)],
+      [
+        "hash and prevHash one longer, one shorter",
+        40,
+        (t) => void (t.h = replaceAt(replaceAt(t.h, ",", 2, `${t.h.split(",")[2]}0`), ",", 3, t.h.split(",")[3]!.slice(1))),
+      ],
+      ["one hash missing", 40, (t) => void (t.h = t.h.split(",").slice(1).join(","))],
+    ];
+    const scratch = Buffer.alloc(65 * 512);
+    for (const [name, n, change] of changes) {
+      const { bytes, layout } = chunk(n, change);
+      expect([name, chunkHolds(hash, bytes, layout, scratch)]).toEqual([name, name === "intact"]);
+      // A scratch too short for the chunk's digests is not written past.
+      expect([name, chunkHolds(hash, bytes, layout, Buffer.alloc(64))]).toEqual([name, name === "intact"]);
+    }
+  });
+
+  it("answers on the thread as here, from a copy of the part of the row it is given", async () => {
     const thread = new HashThread();
-    const jobs = [job(1, new Set()), job(40, new Set([0, 3, 39])), job(512, new Set([511])), job(9, new Set())];
-    for (const j of jobs) expect(hashMismatches(hash, j.bytes, j.ranges)).toEqual(j.expected);
-    const answers = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.bytes.length, j.ranges, (bad) => bad)));
-    expect(answers).toEqual(jobs.map((j) => j.expected));
+    const jobs = [chunk(1), chunk(40, (t) => void (t.h = replaceAt(t.h, ",", 0, sha("x")))), chunk(512, () => {}, 300), chunk(9)];
+    const answers = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.layout.c - 5, j.layout.pEnd, j.layout)));
+    expect(answers).toEqual([true, false, true, true]);
     expect(thread.answered).toBe(jobs.length);
   });
 
-  it("hashes here what a thread that failed had waiting, and every job after it", async () => {
+  it("answers null for what a thread that failed had waiting, and checks every job after it here", async () => {
     // A thread that dies on its first job, as one that runs out of memory would.
     const thread = new HashThread(`require("node:worker_threads").parentPort.on("message", () => process.exit(3));`);
-    const jobs = [job(30, new Set([2])), job(30, new Set()), job(30, new Set([29]))];
     expect(thread.takes()).toBe(true);
-    const answers = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.bytes.length, j.ranges, (bad) => bad)));
-    expect(answers).toEqual(jobs.map((j) => j.expected));
+    const jobs = [chunk(30), chunk(30), chunk(30)];
+    const answers = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.layout.c, j.layout.pEnd, j.layout)));
+    expect(answers).toEqual([null, null, null]);
     expect(thread.answered).toBe(0);
     expect(thread.takes()).toBe(false);
-    const after = job(10, new Set([1]));
-    expect(await thread.check(after.bytes, after.bytes.length, after.ranges, (bad) => bad)).toEqual(after.expected);
+    const after = chunk(10, (t) => void (t.c = t.c.replace('"seq":1,', '"seq":2,')));
+    expect(await thread.check(after.bytes, after.layout.c, after.layout.pEnd, after.layout)).toBe(false);
+    expect(await thread.check(jobs[0]!.bytes, jobs[0]!.layout.c, jobs[0]!.layout.pEnd, jobs[0]!.layout)).toBe(true);
   });
 });
