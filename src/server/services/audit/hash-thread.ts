@@ -98,6 +98,11 @@ export class HashThread {
   /** Jobs the thread answered (tests). */
   answered = 0;
 
+  /** Starts the thread if none runs, so that it is ready when the first job comes. */
+  warm(): void {
+    this.start();
+  }
+
   /** Whether a job given now would go to the thread. */
   takes(): boolean {
     return !this.failed && this.given - Atomics.load(this.done, 0) < MAX_AHEAD && this.start() !== null;

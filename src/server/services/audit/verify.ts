@@ -123,10 +123,21 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
         [orgId],
       );
       const top = rows[0]?.top ?? 0;
-      if ((await derivedColumnsIntact(client)) !== null)
-        return await verifyColumns(client, orgId, head ?? null, rows[0]?.stray ?? undefined);
       const splitAt = options.splitAt ?? (top >= SPLIT_FROM ? Math.floor(top / 2) + 1 : undefined);
-      const second = splitAt !== undefined && splitAt > 1 && splitAt <= top ? await sharedSnapshotSession(pool, client) : null;
+      const split = splitAt !== undefined && splitAt > 1 && splitAt <= top;
+      // After a quiet spell the hash thread has stopped and the pool has closed its idle
+      // connections: both start now, while this session checks the columns.
+      if (split && options.hashOn !== "here") hashThread.warm();
+      const spare = split ? spareConnection(pool) : null;
+      const changedColumn = await derivedColumnsIntact(client).catch((err: Error) => {
+        void spare?.then((c) => c?.release());
+        throw err;
+      });
+      if (changedColumn !== null) {
+        (await spare)?.release();
+        return await verifyColumns(client, orgId, head ?? null, rows[0]?.stray ?? undefined);
+      }
+      const second = await sharedSnapshotSession(client, await spare);
       let segments: Segment[];
       if (second) {
         try {
@@ -152,15 +163,17 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
 }
 
 /**
- * A second pooled session in the first one's snapshot (pg_export_snapshot), or null when the pool
- * has none to spare within a second: verification then reads on one session rather than wait for
- * a connection that other verifications, each holding one, might be waiting for too.
+ * A pooled connection for a second session, or null when the pool has none to spare within a
+ * second: verification then reads on one session rather than wait for a connection that other
+ * verifications, each holding one, might be waiting for too.
  */
-async function sharedSnapshotSession(pool: pg.Pool, first: pg.PoolClient): Promise<{ client: pg.PoolClient; end(): Promise<void> } | null> {
+async function spareConnection(pool: pg.Pool): Promise<pg.PoolClient | null> {
   if (pool.waitingCount > 0 || (pool.idleCount === 0 && pool.totalCount >= pool.options.max)) return null;
   const connecting = pool.connect();
   let timer: NodeJS.Timeout | undefined;
-  const client = await Promise.race([connecting, new Promise<null>((resolve) => (timer = setTimeout(resolve, 1_000, null)))]);
+  const client = await Promise.race([connecting, new Promise<null>((resolve) => (timer = setTimeout(resolve, 1_000, null)))]).catch(
+    () => null,
+  );
   clearTimeout(timer);
   if (!client) {
     connecting.then(
@@ -169,6 +182,19 @@ async function sharedSnapshotSession(pool: pg.Pool, first: pg.PoolClient): Promi
     );
     return null;
   }
+  return client;
+}
+
+/**
+ * `client` (spareConnection's) as a second session in the first one's snapshot
+ * (pg_export_snapshot), or null when there is no client or it cannot join: verification then
+ * reads on one session.
+ */
+async function sharedSnapshotSession(
+  first: pg.PoolClient,
+  client: pg.PoolClient | null,
+): Promise<{ client: pg.PoolClient; end(): Promise<void> } | null> {
+  if (!client) return null;
   try {
     const id = (await first.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
     if (!/^[0-9A-F-]+$/i.test(id)) throw new Error(`unexpected snapshot id ${id}`);
