@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { connectDb } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
 import { appendMany, READABLE_COLUMN_CHANGES } from "./tampering";
-import { columnByColumnChecks, columnByColumnWalks, verifyChain } from "./verify";
+import { columnByColumnChecks, columnByColumnWalks, verifyChain, verifyOnPostgres } from "./verify";
 
 // verifyChain hashes each entry's stored bytes and trusts every readable column to be generated
 // from them. Someone who can alter the table can stop a column being generated (or generate it
@@ -26,8 +27,15 @@ describe("verifyChain when a readable column is no longer generated from the has
       `ALTER TABLE audit_entries ADD COLUMN "subject" text
          GENERATED ALWAYS AS (CASE WHEN id = '${target.id}'::uuid THEN 'x' ELSE canonical::json ->> 'subject' END) STORED`,
     );
-    expect(await verifyChain(org.db, org.orgId)).toMatchObject({ valid: false, firstInvalidEntryId: target.id });
+    const exact = await verifyChain(org.db, org.orgId);
+    expect(exact).toMatchObject({ valid: false, firstInvalidEntryId: target.id });
     expect(columnByColumnWalks()).toBe(walks + 1);
+    // A chain that would be read on two sessions: the second connection, taken while the columns
+    // were checked, goes back to the pool unused.
+    const { pool } = await connectDb();
+    expect(await verifyOnPostgres(org.orgId, { splitAt: 2 })).toEqual(exact);
+    expect(columnByColumnWalks()).toBe(walks + 2);
+    expect(pool!.totalCount - pool!.idleCount).toBe(0);
   });
 
   it("names the entry whose column was changed after its expression was dropped, for every readable column", async () => {
