@@ -73,7 +73,7 @@ const MIN_BUFFER = 512 * 1024;
 
 /**
  * One thread that checks chunks of audit entries for verification (docs/performance.md, "Chunks
- * checked whole, a hashing thread, no JIT"), so that the thread reading the chain mostly reads
+ * checked whole, a hashing thread, no JIT" and "Joined texts, buffers handed over"), so that the thread reading the chain mostly reads
  * it: the two cores a verification has then share the reading, the database's work and the
  * hashing. A job's bytes are copied into a buffer that is handed to the thread and back (a copy
  * into shared memory costs several times as much). The caller checks a chunk itself while the

@@ -5,7 +5,7 @@ import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
-import { hashThread } from "./hash-thread";
+import { HashThread, hashThread } from "./hash-thread";
 import { rewriteEntry, type StoredFields } from "./tampering";
 import { ChainChecker, chunksReadAgain, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
 
@@ -240,6 +240,31 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 3, specs[3]!, specs[0]!);
       expect(await verifyOnPostgres(org.orgId, { splitAt: 5 })).toEqual(await exactVerify(org.db, org.orgId));
+    }
+  });
+
+  it("answers as the walk does when its hash thread dies, reading again the chunks it did not answer", async () => {
+    const org = await createTestOrg();
+    const specs: Spec[] = Array.from({ length: 8 }, (_, i) => ({
+      actor: "system:test",
+      action: "test.step",
+      subjectType: "step",
+      subject: String(i),
+      data: { i },
+      createdAt: new Date(Date.UTC(2026, 0, 1) + i),
+    }));
+    for (const kind of ["none", "data", "prevHash"] as const) {
+      const entries = await writeChain(org.db, org.orgId, specs);
+      await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
+      // A thread that exits on its first job, as one that runs out of memory would.
+      const dying = new HashThread(`require("node:worker_threads").parentPort.on("message", () => process.exit(3));`);
+      const readAgain = chunksReadAgain();
+      const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, hashOn: "thread", thread: dying });
+      expect(answer).toEqual(await exactVerify(org.db, org.orgId));
+      expect(answer?.valid).toBe(kind === "none");
+      // Both halves went to the thread, which answered neither: both were read again entry by entry.
+      expect(dying.answered).toBe(0);
+      expect(chunksReadAgain() - readAgain).toBe(2);
     }
   });
 

@@ -4,7 +4,7 @@ import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { connectDb, type Db, Prisma, type Tx, withPgSession } from "../../db/client";
 import { canonicalText, entryHash, GENESIS_HASH, type HashFields } from "./chain";
-import { chunkHolds, hashThread, scratchHere } from "./hash-thread";
+import { chunkHolds, type HashThread, hashThread, scratchHere } from "./hash-thread";
 
 export type VerifyResult = {
   valid: boolean;
@@ -105,6 +105,8 @@ export type VerifyOptions = {
    * hash thread when the chain is read on two sessions, else here).
    */
   hashOn?: "thread" | "here";
+  /** The hash thread (default: this process's; tests give one that fails). */
+  thread?: HashThread;
 };
 
 /** verifyChain on PostgreSQL, with the split point chosen (tests); null on the embedded database. */
@@ -127,7 +129,8 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
       const split = splitAt !== undefined && splitAt > 1 && splitAt <= top;
       // After a quiet spell the hash thread has stopped and the pool has closed its idle
       // connections: both start now, while this session checks the columns.
-      if (split && options.hashOn !== "here") hashThread.warm();
+      const thread = options.thread ?? hashThread;
+      if (split && options.hashOn !== "here") thread.warm();
       const spare = split ? spareConnection(pool) : null;
       const changedColumn = await derivedColumnsIntact(client).catch((err: Error) => {
         void spare?.then((c) => c?.release());
@@ -143,17 +146,17 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
         try {
           // When the first half fails the second's answer is not needed; when the second fails, the first still decides.
           const abort = { stop: false };
-          const threaded = options.hashOn !== "here";
-          const firstHalf = readSegment(client, orgId, 1, splitAt!, { threaded }).then((s) => {
+          const threaded = options.hashOn !== "here" ? thread : null;
+          const firstHalf = readSegment(client, orgId, 1, splitAt!, { thread: threaded }).then((s) => {
             if (s.failure) abort.stop = true;
             return s;
           });
-          segments = await Promise.all([firstHalf, readSegment(second.client, orgId, splitAt!, top + 1, { abort, threaded })]);
+          segments = await Promise.all([firstHalf, readSegment(second.client, orgId, splitAt!, top + 1, { abort, thread: threaded })]);
         } finally {
           await second.end();
         }
       } else {
-        segments = [await readSegment(client, orgId, 1, top + 1, { threaded: options.hashOn === "thread" })];
+        segments = [await readSegment(client, orgId, 1, top + 1, { thread: options.hashOn === "thread" ? thread : null })];
       }
       return join(segments, head ?? null, rows[0]?.stray ?? undefined);
     } finally {
@@ -287,7 +290,7 @@ type WalkState = { started: boolean; expectedSeq: number; count: number; prevHas
  * Walks the entries with from <= seq < to. The database reads each entry's stored bytes, hash and
  * prevHash in seq order from the (orgId, seq) index and sends them as one binary COPY (chunkSql);
  * the bytes are hashed as PostgreSQL sent them, with no decoding into JavaScript values, on the
- * hash thread when `threaded` (hash-thread.ts), the rest here. A chunk holds when its seqs follow
+ * hash thread when given one (`thread`, hash-thread.ts), the rest here. A chunk holds when its seqs follow
  * each other and the one before's, its first prevHash is the walk's last hash, and chunkHolds
  * finds each entry's bytes hashing to its stored hash and each stored hash but the last equal to
  * the next entry's prevHash: every entry then hashes to its stored hash and links to the one
@@ -300,7 +303,7 @@ async function readSegment(
   orgId: string,
   from: number,
   to: number,
-  options: { abort?: { stop: boolean }; threaded: boolean },
+  options: { abort?: { stop: boolean }; thread: HashThread | null },
 ): Promise<Segment> {
   const { abort } = options;
   const state: WalkState = { started: false, expectedSeq: from, count: 0, prevHash: "" };
@@ -341,8 +344,8 @@ async function readSegment(
     // A chunk that does not hold is read again entry by entry: its hashes need not be taken here.
     const hashed = !holds
       ? false
-      : options.threaded && hashThread.takes()
-        ? hashThread.check(buf, layout.c, pEnd, layout)
+      : options.thread?.takes()
+        ? options.thread.check(buf, layout.c, pEnd, layout)
         : chunkHolds(hash, buf, layout, scratchHere);
     chunks.push({ from: g, to: Math.min(g + CHUNK, to), before, holds: hashed });
     // The walk goes on from the chunk's last entry whether or not it holds: a chunk that does not is read again before anything after it counts.
