@@ -23,7 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { type AppendResult, appendsVersusInserts, type BeforeVerify, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
 import { type BeforeDb, beforeDatabase } from "./lib/before-db";
-import { seedAccounts, throwawayDatabase } from "./lib/db";
+import { seedAccounts, serverSettings, throwawayDatabase } from "./lib/db";
 import { type CpuProbe, type LoadResult, type LoadSpec, load, settle } from "./lib/load";
 import { productPaths, type Side } from "./lib/paths";
 import { type PgbenchResult, pgbench, pgbenchScript } from "./lib/pgbench";
@@ -96,6 +96,13 @@ async function main() {
         .then(() => bench.drop())
         .finally(() => process.exit(130));
     });
+  const server = await serverSettings(bench.admin);
+  report.machine.postgres = server;
+  console.log(
+    `database: ${Object.entries(server)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   try {
     if (verifyOnly) {
       await auditPart();

@@ -35,3 +35,16 @@ export async function seedAccounts(admin: pg.Client, orgId: string, n: number, o
   }
   await admin.query("ANALYZE accounts");
 }
+
+/**
+ * The database server's settings that the audit verification's figures depend on: a session
+ * new to a server without huge pages maps its buffer pool page by page as it reads through it
+ * (docs/performance.md, "Where a first verification's time goes").
+ */
+export async function serverSettings(admin: pg.Client): Promise<Record<string, string>> {
+  const { rows } = await admin.query<{ name: string; value: string }>(
+    `SELECT name, current_setting(name) AS value FROM pg_settings
+     WHERE name IN ('server_version', 'shared_buffers', 'huge_pages', 'huge_pages_status') ORDER BY name`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+}
