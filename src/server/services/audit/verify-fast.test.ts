@@ -16,6 +16,17 @@ import { ChainChecker, chunksReadAgain, columnByColumnChecks, ENTRY_COLUMNS, typ
 
 type Spec = Omit<HashFields, "orgId" | "seq" | "prevHash"> & { data: Record<string, unknown> };
 
+/** `n` plain entries a millisecond apart, each naming its step. */
+const steps = (n: number): Spec[] =>
+  Array.from({ length: n }, (_, i) => ({
+    actor: "system:test",
+    action: "test.step",
+    subjectType: "step",
+    subject: String(i),
+    data: { i },
+    createdAt: new Date(Date.UTC(2026, 0, 1) + i),
+  }));
+
 /**
  * Text PostgreSQL stores and JSON.stringify can write: no NUL (text columns refuse it; jsonb refuses
  * \u0000). Often the characters JSON escapes or that differ between encoders.
@@ -214,14 +225,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
 
   it("finds a break at the seam of the two sessions' halves, and none in an intact chain split anywhere", async () => {
     const org = await createTestOrg();
-    const specs: Spec[] = Array.from({ length: 8 }, (_, i) => ({
-      actor: "system:test",
-      action: "test.step",
-      subjectType: "step",
-      subject: String(i),
-      data: { i },
-      createdAt: new Date(Date.UTC(2026, 0, 1) + i),
-    }));
+    const specs = steps(8);
     let entries = await writeChain(org.db, org.orgId, specs);
     for (let splitAt = 1; splitAt <= 9; splitAt++) {
       expect(await verifyOnPostgres(org.orgId, { splitAt })).toEqual({ valid: true, entries: 8, headHash: entries[7]!.hash });
@@ -245,14 +249,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
 
   it("answers as the walk does when its hash thread dies, reading again the chunks it did not answer", async () => {
     const org = await createTestOrg();
-    const specs: Spec[] = Array.from({ length: 8 }, (_, i) => ({
-      actor: "system:test",
-      action: "test.step",
-      subjectType: "step",
-      subject: String(i),
-      data: { i },
-      createdAt: new Date(Date.UTC(2026, 0, 1) + i),
-    }));
+    const specs = steps(8);
     for (const kind of ["none", "data", "prevHash"] as const) {
       const entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
