@@ -236,3 +236,28 @@ test("the sign-in form waits for its script: disabled until then, so what is typ
   // With ?organization= the next step is the organization's console password, its ID filled in.
   await expect(page.getByLabel("Organization ID")).toHaveValue("held-org");
 });
+
+test("the console's menu buttons wait for the script: disabled until then, so a click is never lost", async ({ page }) => {
+  const owner = uniq("held-owner");
+  await signIn(page, await createOrg(), owner);
+  // The same interleaving as the sign-in form's: the server's HTML on screen, React not yet running.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/console/accounts", { waitUntil: "commit" });
+  const account = page.getByRole("button", { name: `${owner}, account menu` });
+  const nav = page.getByRole("button", { name: "Menu", exact: true });
+  await expect(account).toBeDisabled();
+  await expect(nav).toBeDisabled();
+  release();
+  // click waits for the buttons to be enabled, that is for Radix's handlers to be attached.
+  await nav.click();
+  await expect(page.getByRole("dialog", { name: "Bind Identity console" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await account.click();
+  await expect(page.getByRole("menuitem", { name: "Sign out" })).toBeVisible();
+});

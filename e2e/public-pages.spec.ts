@@ -83,8 +83,17 @@ test("on a phone the header folds its links into a menu and nothing scrolls side
     await page.waitForLoadState("networkidle");
     await expectNoSideScroll(page);
   }
-  await page.goto("/");
+  // The menu button is disabled until the page's script runs, so a tap before then is not lost.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/", { waitUntil: "commit" });
   const header = page.getByRole("banner");
+  await expect(header.getByRole("button", { name: "Open menu" })).toBeDisabled();
+  release();
   await expect(header.getByRole("link", { name: "Sign up", exact: true })).toBeVisible();
   await expect(header.getByRole("link", { name: "Pricing" })).toBeHidden();
   await header.getByRole("button", { name: "Open menu" }).click();

@@ -8,6 +8,7 @@ import { Dialog, DropdownMenu } from "radix-ui";
 import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ToastProvider } from "@/components/ui/toast";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { atLeast, type Role, roleLabel } from "@/lib/roles";
 import type { RouterOutputs } from "@/trpc/outputs";
 import { TRPCReactProvider, useTRPC } from "@/trpc/react";
@@ -114,11 +115,13 @@ function SessionCheck({ path }: { path: string }) {
 function NavMenu({ items, active, me, path }: { items: typeof NAV; active: (href: string) => boolean; me: Me; path: string }) {
   const [open, setOpen] = useState(false);
   const content = useRef<HTMLDivElement>(null);
+  const hydrated = useHydrated();
   // biome-ignore lint/correctness/useExhaustiveDependencies: closes on every navigation (path), on purpose
   useEffect(() => setOpen(false), [path]);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger className="btn-secondary shrink-0 lg:hidden">
+      {/* Disabled in the server's HTML: a tap before the script runs would open nothing and be lost. */}
+      <Dialog.Trigger disabled={!hydrated} className="btn-secondary shrink-0 lg:hidden">
         <svg aria-hidden viewBox="0 0 20 20" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round">
           <path d="M3 5h14M3 10h14M3 15h14" />
         </svg>
@@ -167,10 +170,11 @@ function NavMenu({ items, active, me, path }: { items: typeof NAV; active: (href
 }
 
 function UserMenu({ me }: { me: Me }) {
+  const hydrated = useHydrated();
   return (
     <DropdownMenu.Root>
       {/* The accessible name starts with the visible text (the address), then says what the button opens. */}
-      <DropdownMenu.Trigger className="btn-secondary max-w-full" aria-label={`${me.email}, account menu`}>
+      <DropdownMenu.Trigger disabled={!hydrated} className="btn-secondary max-w-full" aria-label={`${me.email}, account menu`}>
         <span className="min-w-0 truncate">{me.email}</span>
         <span aria-hidden>▾</span>
       </DropdownMenu.Trigger>

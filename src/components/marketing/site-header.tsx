@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { Wordmark } from "./wordmark";
 
 const LINKS = [
@@ -21,6 +22,8 @@ export function SiteHeader() {
   const [open, setOpen] = useState(false);
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
+  // Disabled in the server's HTML: a tap before the script runs would open nothing and be lost.
+  const hydrated = useHydrated();
   const current = (href: string) => (path === href || path.startsWith(`${href}/`) ? "page" : undefined);
 
   // A navigation closes the phone menu.
@@ -74,6 +77,7 @@ export function SiteHeader() {
           <button
             ref={buttonRef}
             type="button"
+            disabled={!hydrated}
             className="inline-flex h-9 w-9 items-center justify-center rounded-md border border-slate-300 bg-white text-slate-700 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:hidden"
             aria-expanded={open}
             aria-controls={menuId}
