@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { callProcedure, createOrg, memberPage, shoot, signIn, startSignIn, uniq } from "./console-helpers";
+import { holdScripts } from "./hold-scripts";
 
 // The admin console in Chromium against the service as `npm run serve` runs it. Emailed sign-in
 // codes are read from the sandbox's dev outbox over the operator socket.
@@ -220,12 +221,7 @@ test("security headers on every page; the home page, /docs and the console run u
 test("the sign-in form waits for its script: disabled until then, so what is typed is never lost", async ({ page }) => {
   // Hold the page's scripts, so the server's HTML is on screen without React: the interleaving a
   // slow connection makes, and a test that types right after loading the page can meet.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdScripts(page);
   await page.goto("/console/sign-in?organization=held-org", { waitUntil: "commit" });
   await expect(page.getByLabel("Work email")).toBeDisabled();
   await expect(page.getByRole("button", { name: "Continue" })).toBeDisabled();
@@ -237,23 +233,23 @@ test("the sign-in form waits for its script: disabled until then, so what is typ
   await expect(page.getByLabel("Organization ID")).toHaveValue("held-org");
 });
 
-test("the console's menu buttons wait for the script: disabled until then, so a click is never lost", async ({ page }) => {
+test("the console's buttons wait for the script: disabled until then, so a click is never lost", async ({ page }) => {
   const owner = uniq("held-owner");
   await signIn(page, await createOrg(), owner);
   // The same interleaving as the sign-in form's: the server's HTML on screen, React not yet running.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdScripts(page);
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.goto("/console/accounts", { waitUntil: "commit" });
+  await page.goto("/console/api-keys", { waitUntil: "commit" });
   const account = page.getByRole("button", { name: `${owner}, account menu` });
   const nav = page.getByRole("button", { name: "Menu", exact: true });
+  const mint = page.getByRole("button", { name: "Mint key" });
   await expect(account).toBeDisabled();
   await expect(nav).toBeDisabled();
+  await expect(mint).toBeDisabled();
   release();
+  await mint.click();
+  await expect(page.getByRole("dialog", { name: "Mint an API key" })).toBeVisible();
+  await page.keyboard.press("Escape");
   // click waits for the buttons to be enabled, that is for Radix's handlers to be attached.
   await nav.click();
   await expect(page.getByRole("dialog", { name: "Bind Identity console" })).toBeVisible();

@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { signIn, uniq } from "./console-helpers";
 import { seededOrg } from "./console-seed";
+import { holdScripts } from "./hold-scripts";
 import { expectNoSideScroll, shoot } from "./shoot";
 
 /** A still of the phone view only (SCREENSHOTS=1): what `shoot` would show at laptop width does not exist there. */
@@ -69,7 +70,12 @@ test("/identity opened directly explains itself; the DPA terms are linked from s
   const org = await seededOrg(request);
   // The hosted sandbox page: after a final decision, a reload shows the decision, not the form again.
   const kyc = await (await request.post("/v1/kyc/start", { headers: { authorization: `Bearer ${org.apiKey}` }, data: {} })).json();
-  await page.goto(kyc.verificationUrl);
+  // Before the page's script runs, the form is disabled: a click would otherwise submit it natively.
+  const release = await holdScripts(page);
+  await page.goto(kyc.verificationUrl, { waitUntil: "commit" });
+  await expect(page.getByRole("button", { name: "Submit document" })).toBeDisabled();
+  await expect(page.getByLabel(/Valid passport/)).toBeDisabled();
+  release();
   await page.getByLabel(/Valid passport/).check();
   await page.getByRole("button", { name: "Submit document" }).dblclick();
   await expect(page.getByTestId("verification-status")).toHaveText("Your identity is verified.");

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { createOrg } from "./console-helpers";
+import { holdScripts } from "./hold-scripts";
 import { expectNoSideScroll, shoot } from "./shoot";
 
 // The public front door: the landing page and /pricing with its plan advisor, at laptop and phone width.
@@ -84,12 +85,7 @@ test("on a phone the header folds its links into a menu and nothing scrolls side
     await expectNoSideScroll(page);
   }
   // The menu button is disabled until the page's script runs, so a tap before then is not lost.
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdScripts(page);
   await page.goto("/", { waitUntil: "commit" });
   const header = page.getByRole("banner");
   await expect(header.getByRole("button", { name: "Open menu" })).toBeDisabled();

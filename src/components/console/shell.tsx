@@ -81,7 +81,7 @@ export function ConsoleShell({ me, children }: { me: Me; children: React.ReactNo
                 </div>
               </header>
               <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6">
-                {children}
+                <LiveAfterScript>{children}</LiveAfterScript>
               </main>
             </div>
           </div>
@@ -166,6 +166,20 @@ function NavMenu({ items, active, me, path }: { items: typeof NAV; active: (href
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
+  );
+}
+
+/**
+ * The pages' buttons and fields are disabled in the server's HTML and until the script has run: a
+ * click before then would reach no handler and be lost, and typed text would be replaced. Links
+ * keep working, and a fieldset without a legend names no group (role "none").
+ */
+function LiveAfterScript({ children }: { children: React.ReactNode }) {
+  const hydrated = useHydrated();
+  return (
+    <fieldset disabled={!hydrated} role="none" className="min-w-0">
+      {children}
+    </fieldset>
   );
 }
 

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 const DOCUMENTS = [
   { outcome: "approved", title: "Valid passport", detail: "A genuine document; the review approves the applicant." },
@@ -45,6 +46,8 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
   const sending = useRef(false);
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The form is disabled in the server's HTML: before the script runs, a click would submit it natively.
+  const hydrated = useHydrated();
 
   useEffect(() => {
     const saved = rememberedResult(applicantId);
@@ -117,7 +120,7 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
           {STATUS_TEXT[result.status] ?? `Status: ${result.status}`}
         </p>
       )}
-      <fieldset className="space-y-3">
+      <fieldset disabled={!hydrated} className="space-y-3">
         <legend className="text-sm font-medium text-slate-700">Test document</legend>
         {DOCUMENTS.map((d) => (
           <label
@@ -148,7 +151,7 @@ export function SandboxVerification({ applicantId }: { applicantId: string }) {
       ) : null}
       <button
         type="submit"
-        disabled={busy}
+        disabled={busy || !hydrated}
         className="w-full rounded-md bg-indigo-600 px-4 py-3 font-medium text-white hover:bg-indigo-500 disabled:opacity-60 sm:w-auto"
       >
         {busy ? "Submitting…" : "Submit document"}
