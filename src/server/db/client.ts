@@ -92,7 +92,11 @@ class ListeningClient extends pg.Client {
  * `rawQuery` sends statements by name only on a direct session (`preparedName`).
  */
 async function openPostgres(url: string, direct: boolean): Promise<Connection> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, Client: direct ? ListeningClient : pg.Client });
+  // Two sessions outlive the 10 s idle timeout, so that a request after a quiet spell (an audit
+  // verification reads on two) neither connects nor pays a new backend's first touches of the
+  // buffer pool (docs/performance.md, "Where a first verification's time goes"). Idle sessions do
+  // not keep the process alive: what must stay up holds a server or a timer of its own.
+  const pool = new pg.Pool({ connectionString: url, max: 10, min: 2, allowExitOnIdle: true, Client: direct ? ListeningClient : pg.Client });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlExecutor = {
     async query(text, params) {
