@@ -6,6 +6,8 @@
  *   --label <name>     names the JSON file under bench/results/ (default "run")
  *   --no-others        do not run bench:webhooks / bench:screening afterwards
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
+ *   --build-apart      build the audit chains in a child process (bench/build-chain.ts), so that the
+ *                      bench process idles meanwhile and times its first verification after a quiet spell
  *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
  *                      side by side, at 8 and 32 writers; audit-verify also times its verification
  *                      in the same rounds (it reads the same database, so its schema must be this one's)
@@ -21,7 +23,15 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type AppendResult, appendsVersusInserts, type BeforeVerify, buildChain, type VerifyBench, verifyVersusRawSha } from "./lib/audit";
+import {
+  type AppendResult,
+  appendsVersusInserts,
+  type BeforeVerify,
+  buildChain,
+  buildChainApart,
+  type VerifyBench,
+  verifyVersusRawSha,
+} from "./lib/audit";
 import { type BeforeDb, beforeDatabase } from "./lib/before-db";
 import { seedAccounts, serverSettings, throwawayDatabase } from "./lib/db";
 import { type CpuProbe, type LoadResult, type LoadSpec, load, settle } from "./lib/load";
@@ -389,7 +399,10 @@ async function main() {
         { type: "system", label: "bench" },
       );
       const t0 = Date.now();
-      await buildChain(bench.admin, o.organizationId, n);
+      // --build-apart: in a process of its own, so that this one has idled while it was built, as a
+      // service between requests (docs/performance.md, "Slow processes").
+      if (flag("build-apart")) await buildChainApart(bench.url, o.organizationId, n);
+      else await buildChain(bench.admin, o.organizationId, n);
       const v = await verifyVersusRawSha(db, o.organizationId, n, beforeVerify);
       report.audit.verify[scale] = v;
       logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
@@ -442,7 +455,7 @@ const logAppends = (what: string, r: AppendResult) =>
   );
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}${v.before ? `  --before ${v.before.sec}s ratio ${v.before.ratio} (same answer ${v.before.agrees})` : ""}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}  full GCs ${v.fullGcs.first} first, ${v.fullGcs.repeated.join("/")} repeated${v.before ? `  --before ${v.before.sec}s ratio ${v.before.ratio} (same answer ${v.before.agrees})` : ""}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 /** What was measured: the commit of the checkout served, what it changes beside it, and the --before folder. */

@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
+import path from "node:path";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import type pg from "pg";
 import Cursor from "pg-cursor";
 import { sha256Hex } from "../../src/server/crypto/hash";
@@ -9,6 +12,27 @@ import { appendAuditGrouped } from "../../src/server/services/audit/group-commit
 import { ChainChecker, ENTRY_COLUMNS, type EntryRow, type VerifyResult, verifyChain } from "../../src/server/services/audit/verify";
 
 const now = () => performance.now();
+
+/** V8's full collections (mark-compact) on this thread so far. */
+let fullGcs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+}).observe({ entryTypes: ["gc"] });
+
+/**
+ * Seconds `run` takes, and V8's full collections on this thread meanwhile: a run with dozens is
+ * one V8 held at a tight heap limit (docs/performance.md, "Slow processes"), not the code.
+ */
+async function timed(run: () => Promise<unknown>): Promise<{ sec: number; fullGcs: number }> {
+  const gcs = fullGcs;
+  const t0 = now();
+  await run();
+  const sec = (now() - t0) / 1000;
+  // GC entries reach the observer on a later turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return { sec, fullGcs: fullGcs - gcs };
+}
 
 /** Runs `n` tasks with `concurrency` workers; returns the seconds it took. */
 async function workers(n: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
@@ -141,6 +165,22 @@ export async function buildChain(admin: pg.Client, orgId: string, n: number): Pr
 }
 
 /**
+ * buildChain in a process of its own (bench/build-chain.ts; `--build-apart`): the bench process
+ * then idles while the chain is built, as a service does between requests, and its first
+ * verification is one after a quiet spell (docs/performance.md, "Slow processes").
+ */
+export function buildChainApart(url: string, orgId: string, n: number): Promise<void> {
+  const script = path.resolve(import.meta.dirname, "../build-chain.ts");
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", script, url, orgId, String(n)], { stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", reject);
+    child.on("exit", (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`bench/build-chain.ts ended with ${signal ?? `exit ${code}`}`)),
+    );
+  });
+}
+
+/**
  * Leaves the audit table as a running service's is between bursts of appends, so that a
  * verification timed next does not also pay for the build: its tuples' hint bits set (VACUUM,
  * which autovacuum would run on a table that only grows, and is off on some machines), and its
@@ -186,6 +226,8 @@ export type VerifyBench = {
   /** The earlier checkout's verification in the same rounds as the repeated runs (median of three), and whether its answers equal this one's. */
   before?: { dir: string; sec: number; ratio: number; agrees: boolean };
   entries: number;
+  /** V8's full collections on the verifying thread during the first run and each repeated one. */
+  fullGcs: { first: number; repeated: number[] };
   verifySec: number;
   /** The median of three more runs, each after a raw SHA-256 pass (the pool's sessions then warm). */
   verifyRepeatSec: number;
@@ -214,18 +256,19 @@ export type VerifyBench = {
  * leaves this process a heap of garbage that the runs after it would collect.
  */
 export async function verifyVersusRawSha(db: Db, orgId: string, n: number, before?: BeforeVerify): Promise<VerifyBench> {
-  const t0 = now();
-  const result = await verifyChain(db, orgId);
-  const verifySec = (now() - t0) / 1000;
+  let result!: VerifyResult;
+  const first = await timed(async () => (result = await verifyChain(db, orgId)));
+  const verifySec = first.sec;
   const repeats: number[] = [];
+  const repeatGcs: number[] = [];
   const raws: number[] = [];
   const befores: number[] = [];
   let beforeAgrees = true;
   let other: { createHashSec: number; jcsShaSec: number } | undefined;
   const timeNow = async () => {
-    const r0 = now();
-    await verifyChain(db, orgId);
-    repeats.push((now() - r0) / 1000);
+    const run = await timed(() => verifyChain(db, orgId));
+    repeats.push(run.sec);
+    repeatGcs.push(run.fullGcs);
   };
   const timeBefore = async () => {
     const r0 = now();
@@ -255,6 +298,7 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number, befor
       ? { before: { dir: before.dir, sec: round(beforeSec), ratio: round(rawShaSec / beforeSec), agrees: beforeAgrees } }
       : {}),
     entries: result.entries,
+    fullGcs: { first: first.fullGcs, repeated: repeatGcs },
     verifySec: round(verifySec),
     verifyRepeatSec: round(verifyRepeatSec),
     valid: result.valid,
