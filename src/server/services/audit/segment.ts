@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import type pg from "pg";
-import { chunkHolds, type HashThread, scratchHere } from "./hash-thread";
+import { chunkHolds, scratchHere } from "./chunk-holds";
+import type { HashThread } from "./hash-thread";
 
 // The chunked read of an organization's audit entries (docs/performance.md, "Joined texts,
 // buffers handed over"), apart from verify.ts so that a thread can load it without the database

@@ -5,7 +5,8 @@ import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
-import { HashThread, hashThread } from "./hash-thread";
+import { HashThread } from "./hash-thread";
+import { SegmentThreads, segmentThreads } from "./segment-threads";
 import { rewriteEntry, type StoredFields } from "./tampering";
 import { ChainChecker, chunksReadAgain, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
 
@@ -217,6 +218,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
           const splitAt = 1 + (split % (entries.length + 1));
           expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "thread" })).toEqual(exact);
           expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "here" })).toEqual(exact);
+          expect(await verifyOnPostgres(org.orgId, { splitAt, readOn: "threads" })).toEqual(exact);
         },
       ),
       { numRuns: 120 },
@@ -244,6 +246,22 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 3, specs[3]!, specs[0]!);
       expect(await verifyOnPostgres(org.orgId, { splitAt: 5 })).toEqual(await exactVerify(org.db, org.orgId));
+    }
+  });
+
+  it("answers as the walk does when its segment threads cannot start, walking both halves on the first session", async () => {
+    const org = await createTestOrg();
+    const specs = steps(8);
+    for (const kind of ["none", "data", "prevHash"] as const) {
+      const entries = await writeChain(org.db, org.orgId, specs);
+      await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
+      // Threads whose module does not load fail at start, as a thread that cannot run would.
+      const missing = new SegmentThreads(new URL("./no-such-segment-thread.ts", import.meta.url).href);
+      const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing });
+      expect(answer).toEqual(await exactVerify(org.db, org.orgId));
+      expect(answer?.valid).toBe(kind === "none");
+      expect(missing.answered).toBe(0);
+      expect(missing.available()).toBe(false);
     }
   });
 
@@ -279,12 +297,12 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     await writeChainFast(org.db, org.orgId, specs);
     const checked = columnByColumnChecks();
     const readAgain = chunksReadAgain();
-    const answered = hashThread.answered;
+    const walked = segmentThreads.answered;
     const result = await verifyChain(org.db, org.orgId);
     expect(columnByColumnChecks()).toBe(checked);
-    // An intact chain: every chunk held, and the hash thread hashed chunks of it.
+    // An intact chain: every chunk held, and each half was walked on a segment thread.
     expect(chunksReadAgain()).toBe(readAgain);
-    expect(hashThread.answered).toBeGreaterThan(answered);
+    expect(segmentThreads.answered).toBe(walked + 2);
     expect(result).toEqual(await exactVerify(org.db, org.orgId));
     expect(result).toMatchObject({ valid: true, entries: n });
     // The second half starts at seq n/2 + 1.

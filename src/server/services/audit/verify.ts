@@ -6,6 +6,7 @@ import { connectDb, type Db, Prisma, type Tx, withPgSession } from "../../db/cli
 import { canonicalText, entryHash, GENESIS_HASH, type HashFields } from "./chain";
 import { type HashThread, hashThread } from "./hash-thread";
 import { type ChunkWalk, CopyOut, int, type WalkState, walkChunks } from "./segment";
+import { type SegmentThreads, segmentThreads } from "./segment-threads";
 
 export type VerifyResult = {
   valid: boolean;
@@ -108,6 +109,14 @@ export type VerifyOptions = {
   hashOn?: "thread" | "here";
   /** The hash thread (default: this process's; tests give one that fails). */
   thread?: HashThread;
+  /**
+   * Where a chain read in two halves is read: each half on a segment thread with a session of its
+   * own (segment-threads.ts), or both on this thread's two pooled sessions (default: the threads,
+   * unless `hashOn` is given).
+   */
+  readOn?: "threads" | "sessions";
+  /** The segment threads (default: this process's; tests give ones that fail). */
+  segments?: SegmentThreads;
 };
 
 /** verifyChain on PostgreSQL, with the split point chosen (tests); null on the embedded database. */
@@ -131,8 +140,16 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
       // After a quiet spell the hash thread has stopped and the pool has closed its idle
       // connections: both start now, while this session checks the columns.
       const thread = options.thread ?? hashThread;
-      if (split && options.hashOn !== "here") thread.warm();
-      const spare = split ? spareConnection(pool) : null;
+      const segmentThreadsHere = options.segments ?? segmentThreads;
+      const url = pool.options.connectionString;
+      const onThreads =
+        split &&
+        url !== undefined &&
+        (options.readOn ?? (options.hashOn === undefined ? "threads" : "sessions")) === "threads" &&
+        segmentThreadsHere.available();
+      if (onThreads) segmentThreadsHere.warm();
+      else if (split && options.hashOn !== "here") thread.warm();
+      const spare = split && !onThreads ? spareConnection(pool) : null;
       const changedColumn = await derivedColumnsIntact(client).catch((err: Error) => {
         void spare?.then((c) => c?.release());
         throw err;
@@ -140,6 +157,13 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
       if (changedColumn !== null) {
         (await spare)?.release();
         return await verifyColumns(client, orgId, head ?? null, rows[0]?.stray ?? undefined);
+      }
+      if (onThreads) {
+        const halves: [number, number][] = [
+          [1, splitAt!],
+          [splitAt!, top + 1],
+        ];
+        return join(await walkOnThreads(client, segmentThreadsHere, url!, orgId, halves), head ?? null, rows[0]?.stray ?? undefined);
       }
       const second = await sharedSnapshotSession(client, await spare);
       let segments: Segment[];
@@ -164,6 +188,32 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
       await client.query("COMMIT");
     }
   });
+}
+
+/**
+ * The segments of `halves` (in seq order), each walked on a segment thread in `client`'s snapshot
+ * (pg_export_snapshot; `client`'s transaction stays open until the walks are in), then finished
+ * on `client`. A half a thread could not walk is walked on `client`, in the same snapshot.
+ */
+async function walkOnThreads(
+  client: pg.PoolClient,
+  threads: SegmentThreads,
+  url: string,
+  orgId: string,
+  halves: [number, number][],
+): Promise<Segment[]> {
+  const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+  const walks = await Promise.all(halves.map(([from, to], slot) => threads.walk(slot === 0 ? 0 : 1, { url, snapshot, orgId, from, to })));
+  const segments: Segment[] = [];
+  // When a half fails, the halves after it need not be read again.
+  const abort = { stop: false };
+  for (const [i, [from, to]] of halves.entries()) {
+    const walk = walks[i] ?? (await walkChunks(client, orgId, from, to, { thread: null }));
+    const segment = await finishSegment(client, orgId, walk, abort);
+    if (segment.failure) abort.stop = true;
+    segments.push(segment);
+  }
+  return segments;
 }
 
 /**
