@@ -504,8 +504,16 @@ describe("Kubernetes: releases, database addresses, probes, metrics and connecti
     const appMax = workload("HorizontalPodAutoscaler", "bind-identity-app").spec.maxReplicas as number;
     const workers = workload("Deployment", "bind-identity-worker").spec.replicas as number;
     const poolers = workload("Deployment", "bind-identity-pgbouncer").spec.replicas as number;
-    // Client side: every process's pool on one PgBouncer pod (the other one drained).
-    const clients = (appMax + workers) * poolSize;
+    // Client side: every process's pool, and the two sessions of its audit verification's threads
+    // (services/audit/segment-threads.ts), on one PgBouncer pod (the other one drained).
+    const threadSessions = (
+      /workers: \(Worker \| null\)\[\] = \[([^\]]*)\]/.exec(read("src/server/services/audit/segment-threads.ts"))?.[1] ?? ""
+    )
+      .split(",")
+      .filter((w) => w.trim() === "null").length;
+    expect(threadSessions).toBe(2);
+    const perProcess = poolSize + threadSessions;
+    const clients = (appMax + workers) * perProcess;
     expect(clients).toBeLessThanOrEqual(Number(ini("max_client_conn")));
     // Server side: what the PgBouncer pods open, plus the direct sessions (one LISTEN per process,
     // the migration), plus PostgreSQL's reserved ones, within max_connections.
@@ -519,7 +527,7 @@ describe("Kubernetes: releases, database addresses, probes, metrics and connecti
     const total = poolers * perPooler + direct + reserved;
     expect(total).toBeLessThanOrEqual(maxConnections);
     // The guide shows the same sums as the manifests.
-    expect(doc).toContain(`(${appMax} + ${workers}) × ${poolSize} = ${clients}`);
+    expect(doc).toContain(`(${appMax} + ${workers}) × ${perProcess} = ${clients}`);
     expect(doc).toContain(`${poolers} × ${perPooler} + ${direct} + ${reserved} = ${total}`);
   });
 });

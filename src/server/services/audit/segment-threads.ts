@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { logger } from "../../log";
 import type { ChunkWalk } from "./segment";
@@ -27,10 +29,16 @@ export class SegmentThreads {
   /** Walks the threads answered (tests). */
   answered = 0;
 
-  /** Whether walks can be given to the threads. */
+  /**
+   * Whether walks can be given to the threads: not after a failure, nor where the module is not
+   * beside this one (a bundled copy of this code, as the console's routes are built), where the
+   * caller then reads on its two pooled sessions as before.
+   */
   available(): boolean {
-    return !this.failed;
+    if (!this.failed && this.present === undefined) this.present = this.file.startsWith("file:") && fs.existsSync(fileURLToPath(this.file));
+    return !this.failed && this.present === true;
   }
+  private present: boolean | undefined;
 
   /** Starts both threads if they are not running, so that they load while the caller gets ready. */
   warm(): void {

@@ -1,3 +1,7 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
@@ -249,20 +253,31 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     }
   });
 
-  it("answers as the walk does when its segment threads cannot start, walking both halves on the first session", async () => {
+  it("answers as the walk does when its segment threads die or are missing, reading on its own sessions", async () => {
     const org = await createTestOrg();
     const specs = steps(8);
+    // Threads that exit on their first walk, as ones that run out of memory would.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bi-segment-"));
+    const dyingFile = path.join(dir, "dying-thread.mjs");
+    fs.writeFileSync(dyingFile, `import { parentPort } from "node:worker_threads";\nparentPort.on("message", () => process.exit(3));\n`);
     for (const kind of ["none", "data", "prevHash"] as const) {
       const entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
-      // Threads whose module does not load fail at start, as a thread that cannot run would.
-      const missing = new SegmentThreads(new URL("./no-such-segment-thread.ts", import.meta.url).href);
-      const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing });
-      expect(answer).toEqual(await exactVerify(org.db, org.orgId));
+      const exact = await exactVerify(org.db, org.orgId);
+      const dying = new SegmentThreads(pathToFileURL(dyingFile).href);
+      expect(dying.available()).toBe(true);
+      const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: dying });
+      expect(answer).toEqual(exact);
       expect(answer?.valid).toBe(kind === "none");
-      expect(missing.answered).toBe(0);
+      // Neither half was answered; both were walked on the first session, and no thread starts again.
+      expect(dying.answered).toBe(0);
+      expect(dying.available()).toBe(false);
+      // A module that is not there (a bundled copy of this code): the two pooled sessions read the halves.
+      const missing = new SegmentThreads(pathToFileURL(path.join(dir, "no-such-thread.ts")).href);
       expect(missing.available()).toBe(false);
+      expect(await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing })).toEqual(exact);
     }
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("answers as the walk does when its hash thread dies, reading again the chunks it did not answer", async () => {
