@@ -3,11 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
 import { createTestOrg } from "../../testing/harness";
+import { startPgbouncer } from "../../testing/pgbouncer";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
 import { HashThread } from "./hash-thread";
 import { SegmentThreads, segmentThreads } from "./segment-threads";
@@ -278,6 +280,37 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       expect(await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing })).toEqual(exact);
     }
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("walks a half on a segment thread through PgBouncer in transaction mode, in the snapshot of a session on PostgreSQL itself", async () => {
+    const org = await createTestOrg();
+    const n = 1_100;
+    await writeChainFast(org.db, org.orgId, steps(n));
+    const [head] = await org.db.$queryRaw<{ hash: string }[]>`SELECT hash FROM audit_heads WHERE "orgId" = ${org.orgId}::uuid`;
+    const bouncer = await startPgbouncer(inject("adminDatabaseUrl"), { poolSize: 2 });
+    const first = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await first.connect();
+    try {
+      await first.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const snapshot = (await first.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+      // Written after the snapshot: one entry more, every row new. The thread must see the chain as it was.
+      await writeChainFast(org.db, org.orgId, steps(n + 1));
+      const threads = new SegmentThreads();
+      const url = bouncer.url(new URL(process.env.DATABASE_URL!).pathname.slice(1));
+      const walk = await threads.walk(0, { url, snapshot, orgId: org.orgId, from: 1, to: n + 2 });
+      expect(walk).toMatchObject({
+        first: { seq: 1, prevHash: GENESIS_HASH },
+        count: n,
+        expectedSeq: n + 1,
+        prevHash: head!.hash,
+        unsure: [],
+      });
+      expect(threads.answered).toBe(1);
+      await first.query("COMMIT");
+    } finally {
+      await first.end();
+      await bouncer.stop();
+    }
   });
 
   it("answers as the walk does when its hash thread dies, reading again the chunks it did not answer", async () => {
