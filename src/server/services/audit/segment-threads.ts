@@ -9,7 +9,8 @@ const THREAD_FILE = "./segment-thread.ts";
 
 /**
  * Two threads that each walk one half of a long chain on a session of their own
- * (segment-thread.ts), for verification (docs/performance.md, "Slow processes"): a thread's heap
+ * (segment-thread.ts), for verification (docs/performance.md, "Slow processes" and "Halves walked
+ * on threads of their own"): a thread's heap
  * is its own, so the walk does not run on a process heap that V8 holds tight after a quiet spell,
  * where it collected the whole heap every few dozen milliseconds. Once started they run for the
  * life of the process, each with its session open (they keep no process up): a thread started
@@ -19,12 +20,15 @@ const THREAD_FILE = "./segment-thread.ts";
  * on them.
  */
 export class SegmentThreads {
-  /** `file`: the threads' module (tests give one that does not load). */
+  /** `file`: the threads' module (tests give ones that die, or are not there). */
   constructor(private readonly file = new URL(THREAD_FILE, import.meta.url).href) {}
 
   private readonly workers: (Worker | null)[] = [null, null];
   private failed = false;
-  private readonly waiting = new Map<number, { worker: Worker; answer: (walk: ChunkWalk | null) => void }>();
+  /** Whether the module is there (read once). */
+  private present: boolean | undefined;
+  /** Each walk given to a thread and not answered yet. */
+  private readonly waiting = new Map<number, (walk: ChunkWalk | null) => void>();
   private next = 0;
   /** Walks the threads answered (tests). */
   answered = 0;
@@ -38,7 +42,6 @@ export class SegmentThreads {
     if (!this.failed && this.present === undefined) this.present = this.file.startsWith("file:") && fs.existsSync(fileURLToPath(this.file));
     return !this.failed && this.present === true;
   }
-  private present: boolean | undefined;
 
   /** Starts both threads if they are not running, so that they load while the caller gets ready. */
   warm(): void {
@@ -52,7 +55,7 @@ export class SegmentThreads {
     if (!worker) return Promise.resolve(null);
     const id = this.next++;
     return new Promise((answer) => {
-      this.waiting.set(id, { worker, answer });
+      this.waiting.set(id, answer);
       worker.postMessage({ ...job, id } satisfies SegmentJob);
     });
   }
@@ -72,8 +75,8 @@ export class SegmentThreads {
       return null;
     }
     worker.on("message", (m: SegmentAnswer) => {
-      const job = this.waiting.get(m.id);
-      if (!job) return;
+      const answer = this.waiting.get(m.id);
+      if (!answer) return;
       this.waiting.delete(m.id);
       if (m.walk) this.answered++;
       else
@@ -81,7 +84,7 @@ export class SegmentThreads {
           { reason: m.error },
           "audit verification: a segment thread could not walk its half; it is walked on the first session",
         );
-      job.answer(m.walk ?? null);
+      answer(m.walk ?? null);
     });
     worker.on("error", (err) => this.fail(worker, err.message));
     worker.on("exit", (code) => this.fail(worker, `exit ${code}`));
@@ -90,7 +93,7 @@ export class SegmentThreads {
     return worker;
   }
 
-  /** A thread failed (or could not start): its waiting walks are answered null, and no thread is started again. */
+  /** A thread failed (or could not start): every walk waiting is answered null, and no thread is started again. */
   private fail(worker: Worker | null, why: string): void {
     // A thread already let go (after another's failure) is not a new failure.
     if (worker && !this.workers.includes(worker)) return;
@@ -102,9 +105,9 @@ export class SegmentThreads {
       this.workers[slot] = null;
       void w.terminate();
     }
-    for (const [id, job] of this.waiting) {
+    for (const [id, answer] of this.waiting) {
       this.waiting.delete(id);
-      job.answer(null);
+      answer(null);
     }
   }
 }

@@ -319,8 +319,12 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     for (const kind of ["none", "data", "prevHash"] as const) {
       const entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
-      // A thread that exits on its first job, as one that runs out of memory would.
-      const dying = new HashThread(`require("node:worker_threads").parentPort.on("message", () => process.exit(3));`);
+      // A thread that exits, as one that runs out of memory would, once it holds both halves' only
+      // chunk: exiting on the first, it could be gone before the second half's chunk is given, which
+      // would then be hashed here (the order of the two sessions' rows is not this test's to set).
+      const dying = new HashThread(
+        `let jobs = 0; require("node:worker_threads").parentPort.on("message", () => { if (++jobs === 2) process.exit(3); });`,
+      );
       const readAgain = chunksReadAgain();
       const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, hashOn: "thread", thread: dying });
       expect(answer).toEqual(await exactVerify(org.db, org.orgId));
