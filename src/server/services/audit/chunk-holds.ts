@@ -12,7 +12,7 @@ import type { hash } from "node:crypto";
 export type ChunkLayout = { entries: number; c: number; cEnd: number; h: number; hEnd: number; p: number; pEnd: number };
 
 /**
- * Whether a chunk's entries hold (chunkSql in verify.ts): the newlines split `c` into exactly
+ * Whether a chunk's entries hold (chunkSql in segment.ts): the newlines split `c` into exactly
  * `entries` pieces, each piece's SHA-256 (lowercase hex) is the stored hash at its place in `h`, and
  * `p` is a first prevHash without a comma followed by every stored hash of `h` but the last. The
  * values written by the database contain neither the separators they are joined with nor, but for

@@ -79,7 +79,7 @@ const TAMPERS = [
   "hash",
   "delete",
   "insert",
-  // The separators a chunk's values are joined with (chunkSql), inside a value.
+  // The separators a chunk's values are joined with (segment.ts, chunkSql), inside a value.
   "prevHash with a comma",
   "prevHash then a comma",
   "hash with a comma",
