@@ -1,42 +1,83 @@
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { logger } from "../../log";
 import type { ChunkWalk } from "./segment";
-import type { SegmentAnswer, SegmentJob } from "./segment-thread";
+import type { SegmentAnswer, SegmentJob, SegmentMessage } from "./segment-thread";
 
-const THREAD_FILE = "./segment-thread.ts";
+/**
+ * How long a walk waits for its thread's transaction to begin, as the second pooled session's
+ * connection is waited for on the path without threads (verify.ts, spareConnection).
+ */
+const START_WAIT_MS = 1_000;
+/** The same for a thread still loading (tsx compiles its module first: about a second). */
+const BOOT_WAIT_MS = 15_000;
+
+type Waiting = { slot: 0 | 1; answer: (walk: ChunkWalk | null) => void; timer: NodeJS.Timeout | undefined; started?: boolean };
+
+/**
+ * The threads' module: beside this one when the service runs from its sources (tsx), else in the
+ * sources under the working directory, where a bundled copy of this code runs (Next's build of
+ * the console's routes, the test suite's bundles); threads started from it load it through tsx.
+ */
+function threadFile(): string {
+  const beside = new URL("./segment-thread.ts", import.meta.url);
+  if (beside.protocol === "file:" && fs.existsSync(fileURLToPath(beside))) return beside.href;
+  return pathToFileURL(path.resolve("src/server/services/audit/segment-thread.ts")).href;
+}
 
 /**
  * Two threads that each walk one half of a long chain on a session of their own
  * (segment-thread.ts), for verification (docs/performance.md, "Slow processes" and "Halves walked
- * on threads of their own"): a thread's heap
- * is its own, so the walk does not run on a process heap that V8 holds tight after a quiet spell,
- * where it collected the whole heap every few dozen milliseconds. Once started they run for the
- * life of the process, each with its session open (they keep no process up): a thread started
- * again after a quiet spell took longer to load its module, compile its code and connect than the
- * walk took. A thread that fails, or cannot start, answers null (its half is then walked on the
- * caller's session), and no thread is started again in this process, so the answer never depends
- * on them.
+ * on threads of their own"): a thread's heap is its own, so the walk does not run on a process
+ * heap that V8 holds tight after a quiet spell, where it collected the whole heap every few dozen
+ * milliseconds. Once started they run for the life of the process, each with its session open
+ * (they keep no process up): a thread started again after a quiet spell took longer to load its
+ * module, compile its code and connect than the walk took. The caller never waits on them for
+ * long: a thread busy with another verification's half, or whose transaction does not begin
+ * within startWait, answers null at once, as does one that fails or cannot start (and then no
+ * thread is started again in this process); the caller walks that half on its own session, so
+ * the answer never depends on them.
  */
 export class SegmentThreads {
-  /** `file`: the threads' module (tests give ones that die, or are not there). */
-  constructor(private readonly file = new URL(THREAD_FILE, import.meta.url).href) {}
+  private readonly file: string;
+  private readonly startWait: number;
+  private readonly bootWait: number;
+
+  /**
+   * `file`: the threads' module (default: threadFile(); tests give ones that die, or are not
+   * there). `startWait`: how long a walk waits for its thread's transaction to join the snapshot
+   * once the thread has loaded; `bootWait`: the same while the thread is still loading.
+   */
+  constructor(options: { file?: string; startWait?: number; bootWait?: number } = {}) {
+    this.file = options.file ?? threadFile();
+    this.startWait = options.startWait ?? START_WAIT_MS;
+    this.bootWait = options.bootWait ?? BOOT_WAIT_MS;
+  }
 
   private readonly workers: (Worker | null)[] = [null, null];
+  /** Whether each thread has loaded its module. */
+  private readonly ready = [false, false];
+  /** Jobs each thread holds (given and not ended there), answered here or not. */
+  private readonly held = [0, 0];
   private failed = false;
   /** Whether the module is there (read once). */
   private present: boolean | undefined;
   /** Each walk given to a thread and not answered yet. */
-  private readonly waiting = new Map<number, (walk: ChunkWalk | null) => void>();
+  private readonly waiting = new Map<number, Waiting>();
   private next = 0;
   /** Walks the threads answered (tests). */
   answered = 0;
+  /** Walks not waited for: their thread was busy, or its transaction did not begin in time (tests). */
+  gaveUp = 0;
+  /** Jobs a thread ended without walking them, as the caller had stopped waiting (tests). */
+  skipped = 0;
 
   /**
    * Whether walks can be given to the threads: not after a failure, nor where the module is not
-   * beside this one (a bundled copy of this code, as the console's routes are built), where the
-   * caller then reads on its two pooled sessions as before.
+   * there (a copy of this code bundled away from the service's sources), where the caller then
+   * reads on its two pooled sessions as before.
    */
   available(): boolean {
     if (!this.failed && this.present === undefined) this.present = this.file.startsWith("file:") && fs.existsSync(fileURLToPath(this.file));
@@ -49,15 +90,75 @@ export class SegmentThreads {
     this.start(1);
   }
 
-  /** The walk of `job` on thread `slot` (0 or 1), or null when the thread failed or could not walk it. */
+  /**
+   * The walk of `job` on thread `slot` (0 or 1), or null when the thread failed or could not walk
+   * it, when it is busy with another job, or when its transaction has not joined the snapshot
+   * within startWait of the thread having loaded (behind a pooler whose server connections are
+   * all taken, BEGIN would wait for the pooler's own timeout): the caller then walks the half on
+   * its own session at once, and the thread skips the job.
+   */
   walk(slot: 0 | 1, job: Omit<SegmentJob, "id">): Promise<ChunkWalk | null> {
     const worker = this.start(slot);
     if (!worker) return Promise.resolve(null);
+    if (this.held[slot]! > 0) {
+      this.gaveUp++;
+      return Promise.resolve(null);
+    }
     const id = this.next++;
     return new Promise((answer) => {
-      this.waiting.set(id, answer);
-      worker.postMessage({ ...job, id } satisfies SegmentJob);
+      const waiting: Waiting = { slot, answer, timer: undefined };
+      this.waiting.set(id, waiting);
+      this.held[slot]!++;
+      this.arm(id, waiting, this.ready[slot] ? this.startWait : this.bootWait);
+      worker.postMessage({ ...job, id } satisfies SegmentMessage);
     });
+  }
+
+  /** Gives up on walk `id` after `ms`, unless its transaction has joined the snapshot by then. */
+  private arm(id: number, waiting: Waiting, ms: number): void {
+    clearTimeout(waiting.timer);
+    waiting.timer = setTimeout(() => {
+      if (this.waiting.get(id) !== waiting) return;
+      this.waiting.delete(id);
+      this.gaveUp++;
+      this.workers[waiting.slot]?.postMessage({ cancel: id } satisfies SegmentMessage);
+      logger().warn(
+        { waitedMs: ms },
+        "audit verification: a segment thread's transaction did not begin in time (all of a pooler's server connections taken?); its half is walked on the first session",
+      );
+      waiting.answer(null);
+    }, ms);
+    waiting.timer.unref();
+  }
+
+  private heard(slot: 0 | 1, m: SegmentAnswer): void {
+    if ("ready" in m) {
+      this.ready[slot] = true;
+      // Walks given while the thread loaded now wait only startWait more.
+      for (const [id, waiting] of this.waiting) if (waiting.slot === slot && !waiting.started) this.arm(id, waiting, this.startWait);
+      return;
+    }
+    const waiting = this.waiting.get(m.id);
+    if ("started" in m) {
+      if (waiting) {
+        waiting.started = true;
+        clearTimeout(waiting.timer);
+      }
+      return;
+    }
+    this.held[slot] = Math.max(0, this.held[slot]! - 1);
+    if ("skipped" in m) this.skipped++;
+    if (!waiting) return;
+    this.waiting.delete(m.id);
+    clearTimeout(waiting.timer);
+    const walk = "walk" in m ? m.walk : undefined;
+    if (walk) this.answered++;
+    else
+      logger().warn(
+        { reason: "error" in m ? m.error : "skipped" },
+        "audit verification: a segment thread could not walk its half; it is walked on the first session",
+      );
+    waiting.answer(walk ?? null);
   }
 
   private start(slot: 0 | 1): Worker | null {
@@ -74,18 +175,7 @@ export class SegmentThreads {
       this.fail(null, (err as Error).message);
       return null;
     }
-    worker.on("message", (m: SegmentAnswer) => {
-      const answer = this.waiting.get(m.id);
-      if (!answer) return;
-      this.waiting.delete(m.id);
-      if (m.walk) this.answered++;
-      else
-        logger().warn(
-          { reason: m.error },
-          "audit verification: a segment thread could not walk its half; it is walked on the first session",
-        );
-      answer(m.walk ?? null);
-    });
+    worker.on("message", (m: SegmentAnswer) => this.heard(slot, m));
     worker.on("error", (err) => this.fail(worker, err.message));
     worker.on("exit", (code) => this.fail(worker, `exit ${code}`));
     worker.unref();
@@ -105,11 +195,16 @@ export class SegmentThreads {
       this.workers[slot] = null;
       void w.terminate();
     }
-    for (const [id, answer] of this.waiting) {
+    for (const [id, waiting] of this.waiting) {
       this.waiting.delete(id);
-      answer(null);
+      clearTimeout(waiting.timer);
+      waiting.answer(null);
     }
   }
 }
 
-export const segmentThreads = new SegmentThreads();
+// One pair per process, kept on globalThis so that the service and Next's bundle of the console's
+// routes share it (as they share the database connection, db/client.ts): two threads, two sessions.
+const g = globalThis as unknown as { __biSegmentThreads?: SegmentThreads };
+g.__biSegmentThreads ??= new SegmentThreads();
+export const segmentThreads = g.__biSegmentThreads;

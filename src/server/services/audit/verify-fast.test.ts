@@ -4,11 +4,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import pg from "pg";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, vi } from "vitest";
 import { sha256Hex } from "../../crypto/hash";
 import { jcs } from "../../crypto/jcs";
 import { type Db, Prisma } from "../../db/client";
-import { createTestOrg } from "../../testing/harness";
+import { client, createTestOrg } from "../../testing/harness";
+import { startInstance, stopInstance } from "../../testing/instance";
 import { startPgbouncer } from "../../testing/pgbouncer";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
 import { HashThread } from "./hash-thread";
@@ -266,7 +267,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       const entries = await writeChain(org.db, org.orgId, specs);
       await tamper(org.db, org.orgId, entries, kind, 6, specs[6]!, specs[0]!);
       const exact = await exactVerify(org.db, org.orgId);
-      const dying = new SegmentThreads(pathToFileURL(dyingFile).href);
+      const dying = new SegmentThreads({ file: pathToFileURL(dyingFile).href });
       expect(dying.available()).toBe(true);
       const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: dying });
       expect(answer).toEqual(exact);
@@ -275,7 +276,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       expect(dying.answered).toBe(0);
       expect(dying.available()).toBe(false);
       // A module that is not there (a bundled copy of this code): the two pooled sessions read the halves.
-      const missing = new SegmentThreads(pathToFileURL(path.join(dir, "no-such-thread.ts")).href);
+      const missing = new SegmentThreads({ file: pathToFileURL(path.join(dir, "no-such-thread.ts")).href });
       expect(missing.available()).toBe(false);
       expect(await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing })).toEqual(exact);
     }
@@ -310,6 +311,70 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
     } finally {
       await first.end();
       await bouncer.stop();
+    }
+  });
+
+  it("does not wait on a segment thread whose transaction cannot begin behind a PgBouncer with no server connection free", async () => {
+    const org = await createTestOrg();
+    const n = 1_100;
+    await writeChainFast(org.db, org.orgId, steps(n));
+    const [head] = await org.db.$queryRaw<{ hash: string }[]>`SELECT hash FROM audit_heads WHERE "orgId" = ${org.orgId}::uuid`;
+    const whole = { first: { seq: 1, prevHash: GENESIS_HASH }, count: n, expectedSeq: n + 1, prevHash: head!.hash, unsure: [] };
+    const bouncer = await startPgbouncer(inject("adminDatabaseUrl"), { poolSize: 1 });
+    const url = bouncer.url(new URL(process.env.DATABASE_URL!).pathname.slice(1));
+    // Holds PgBouncer's only server connection: a BEGIN through it waits (by default up to
+    // PgBouncer's query_wait_timeout, two minutes).
+    const holder = new pg.Client({ connectionString: url });
+    const first = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await Promise.all([holder.connect(), first.connect()]);
+    try {
+      await first.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const snapshot = (await first.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+      const job = { url, snapshot, orgId: org.orgId, from: 1, to: n + 2 };
+      const threads = new SegmentThreads({ startWait: 300 });
+      // The thread loads and walks once on PostgreSQL itself...
+      expect(await threads.walk(0, { ...job, url: process.env.DATABASE_URL! })).toEqual(whole);
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1");
+      // ...then its session through PgBouncer cannot begin: the caller stops waiting.
+      expect(await threads.walk(0, job)).toBeNull();
+      expect(threads.gaveUp).toBe(1);
+      // While the thread still holds that job, another walk is not queued behind it.
+      expect(await threads.walk(0, job)).toBeNull();
+      expect(threads.gaveUp).toBe(2);
+      expect(threads.skipped).toBe(0);
+      // Once the connection is free the thread's transaction begins, and it skips the walk it was told not to do.
+      await holder.query("COMMIT");
+      await vi.waitFor(() => expect(threads.skipped).toBe(1), { timeout: 10_000 });
+      expect(threads.answered).toBe(1);
+      // The thread goes on serving walks.
+      expect(await threads.walk(0, job)).toEqual(whole);
+      expect(threads.answered).toBe(2);
+      await first.query("COMMIT");
+    } finally {
+      await Promise.all([holder.end(), first.end()]);
+      await bouncer.stop();
+    }
+  });
+
+  it("walks a long chain's halves on segment threads in an instance started from the test run's bundle, on two sessions of their own", async () => {
+    const org = await createTestOrg();
+    const n = 20_001;
+    await writeChainFast(org.db, org.orgId, steps(n));
+    const instance = await startInstance();
+    try {
+      const since = (await org.db.$queryRaw<{ at: Date }[]>`SELECT clock_timestamp() AS at`)[0]!.at;
+      const answer = await client(instance.base, org.apiKey).post("/v1/compliance/audit/verify", {});
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ valid: true, entries: n });
+      // The bundle's code found the threads' module among the sources: its two threads connected
+      // during the verification (this file's database is its own).
+      const sessions = await org.db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'bi-audit-segment' AND backend_start >= ${since}`;
+      expect(sessions[0]!.n).toBe(2);
+    } finally {
+      await stopInstance(instance);
     }
   });
 
