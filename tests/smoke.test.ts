@@ -54,6 +54,16 @@ describe("the service as the README starts it", () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("publishes no source file among the site's static files", () => {
+    // Next's bundler copies a file that `new URL("./x.ts", import.meta.url)` names into
+    // .next/static, which the site serves to anyone (platform/ts-thread.ts builds such paths
+    // from strings instead), and into .next/server/assets, where the copy could not run.
+    const files = (dir: string): string[] =>
+      fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => path.join(dir, f)) : [];
+    const sources = [...files(".next/static"), ...files(".next/server/assets")].filter((f) => /\.[cm]?tsx?$/.test(f));
+    expect(sources).toEqual([]);
+  });
+
   it("answers health, readiness and the home page", async () => {
     expect(await (await fetch(`${base}/v1/health`)).json()).toEqual({ status: "ok" });
     expect((await fetch(`${base}/v1/ready`)).status).toBe(200);

@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import type { Worker } from "node:worker_threads";
 import { logger } from "../../log";
+import { threadModule, tsWorker } from "../../platform/ts-thread";
 import type { ChunkWalk } from "./segment";
 import type { SegmentAnswer, SegmentJob, SegmentMessage } from "./segment-thread";
 
@@ -15,17 +15,6 @@ const START_WAIT_MS = 1_000;
 const BOOT_WAIT_MS = 15_000;
 
 type Waiting = { slot: 0 | 1; answer: (walk: ChunkWalk | null) => void; timer: NodeJS.Timeout | undefined; started?: boolean };
-
-/**
- * The threads' module: beside this one when the service runs from its sources (tsx), else in the
- * sources under the working directory, where a bundled copy of this code runs (Next's build of
- * the console's routes, the test suite's bundles); threads started from it load it through tsx.
- */
-function threadFile(): string {
-  const beside = new URL("./segment-thread.ts", import.meta.url);
-  if (beside.protocol === "file:" && fs.existsSync(fileURLToPath(beside))) return beside.href;
-  return pathToFileURL(path.resolve("src/server/services/audit/segment-thread.ts")).href;
-}
 
 /**
  * Two threads that each walk one half of a long chain on a session of their own
@@ -46,12 +35,12 @@ export class SegmentThreads {
   private readonly bootWait: number;
 
   /**
-   * `file`: the threads' module (default: threadFile(); tests give ones that die, or are not
+   * `file`: the threads' module (default: beside this one, or in the sources: threadModule); tests give ones that die, or are not
    * there). `startWait`: how long a walk waits for its thread's transaction to join the snapshot
    * once the thread has loaded; `bootWait`: the same while the thread is still loading.
    */
   constructor(options: { file?: string; startWait?: number; bootWait?: number } = {}) {
-    this.file = options.file ?? threadFile();
+    this.file = options.file ?? threadModule(import.meta.url, "src/server/services/audit/segment-thread.ts");
     this.startWait = options.startWait ?? START_WAIT_MS;
     this.bootWait = options.bootWait ?? BOOT_WAIT_MS;
   }
@@ -165,12 +154,9 @@ export class SegmentThreads {
     if (this.failed) return null;
     const running = this.workers[slot];
     if (running) return running;
-    // The service's TypeScript runs through tsx, whose loader a thread does not inherit on Node 20:
-    // the thread registers it (tsx's tsImport) and then loads its module.
-    const boot = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(this.file)}, ${JSON.stringify(this.file)}))`;
     let worker: Worker;
     try {
-      worker = new Worker(boot, { eval: true });
+      worker = tsWorker(this.file);
     } catch (err) {
       this.fail(null, (err as Error).message);
       return null;

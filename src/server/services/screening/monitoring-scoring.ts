@@ -1,7 +1,8 @@
 import os from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { env } from "@/env";
 import { logger } from "../../log";
+import { threadModule, tsWorker } from "../../platform/ts-thread";
 import { type ChangedEntry, ChangedEntryIndex } from "./monitoring-changes";
 import { matchChange } from "./monitoring-screen";
 import { openSubject, type SubjectQuery } from "./monitoring-subjects";
@@ -81,14 +82,9 @@ export class ScoringThreads {
   }
 
   private spawn(): void {
-    // Resolved when the pool starts, not by the bundler: the Next build that bundles this module never runs a re-screen.
-    const file = new URL(THREAD_FILE, import.meta.url).href;
-    // The service's TypeScript runs through tsx, whose loader a thread does not inherit on Node 20:
-    // the thread registers it (tsx's tsImport) and then loads its module.
-    const boot = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(file)}, ${JSON.stringify(file)}))`;
     let worker: Worker;
     try {
-      worker = new Worker(boot, { eval: true });
+      worker = tsWorker(threadModule(import.meta.url, THREAD_FILE));
     } catch (err) {
       logger().warn({ err: { message: (err as Error).message } }, "screening re-screen: a scoring thread did not start");
       return;
@@ -214,7 +210,7 @@ export class ScoringThreads {
   }
 }
 
-const THREAD_FILE = "./monitoring-scoring-thread.ts";
+const THREAD_FILE = "src/server/services/screening/monitoring-scoring-thread.ts";
 
 /**
  * One thread when a second core is there: the cores a process may use are not its CPU quota (a
