@@ -8,6 +8,9 @@
  *   --http-only        skip the audit chain part (e.g. for the code before a change that left it alone)
  *   --build-apart      build the audit chains in a child process (bench/build-chain.ts), so that the
  *                      bench process idles meanwhile and times its first verification after a quiet spell
+ *   --warm-cache       read each audit chain's table and index into the operating system's cache before
+ *                      its first verification (untimed), so that the first run reads no storage
+ *                      (docs/performance.md, "First runs that read from storage")
  *   --before <path>    also serve that checkout (bench/before.sh) and measure free create against it,
  *                      side by side, at 8 and 32 writers; audit-verify also times its verification
  *                      in the same rounds (it reads the same database, so its schema must be this one's)
@@ -403,7 +406,7 @@ async function main() {
       // service between requests (docs/performance.md, "Slow processes").
       if (flag("build-apart")) await buildChainApart(bench.url, o.organizationId, n);
       else await buildChain(bench.admin, o.organizationId, n);
-      const v = await verifyVersusRawSha(db, o.organizationId, n, beforeVerify);
+      const v = await verifyVersusRawSha(db, bench.admin, o.organizationId, n, { before: beforeVerify, warmCache: flag("warm-cache") });
       report.audit.verify[scale] = v;
       logVerify(`verify ${n} (${scale})`, v, Date.now() - t0);
       if (scale === "100x" && !verifyOnly) {
@@ -453,9 +456,10 @@ const logAppends = (what: string, r: AppendResult) =>
   console.log(
     `  ${what.padEnd(22)} grouped ${r.chainPerSec}/s  in a transaction ${r.txPerSec}/s  plain ${r.plainPerSec}/s  ratio ${r.ratio}  chain valid ${r.chainValid} (${r.chainEntries})`,
   );
+const mb = (x: number | null) => (x === null ? "?" : `${x} MB`);
 const logVerify = (what: string, v: VerifyBench, ms: number) =>
   console.log(
-    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}  full GCs ${v.fullGcs.first} first, ${v.fullGcs.repeated.join("/")} repeated${v.before ? `  --before ${v.before.sec}s ratio ${v.before.ratio} (same answer ${v.before.agrees})` : ""}  valid ${v.valid}  (built+verified in ${ms} ms)`,
+    `  ${what.padEnd(22)} verify ${v.verifySec}s  before ${v.baselineSec}s (ratio ${v.baselineRatio}, same answer ${v.baselineAgrees})  raw sha ${v.rawShaSec}s (createHash ${v.rawCreateHashSec}s)  jcs+sha ${v.jcsShaSec}s  ratio ${v.ratio}  repeated ${v.verifyRepeatSec}s ratio ${v.ratioRepeat}  full GCs ${v.fullGcs.first} first, ${v.fullGcs.repeated.join("/")} repeated  storage reads ${mb(v.storageMb.first)} first, ${v.storageMb.repeated.map(mb).join("/")} repeated${v.cacheWarmed ? " (cache warmed)" : ""}${v.before ? `  --before ${v.before.sec}s ratio ${v.before.ratio} (same answer ${v.before.agrees})` : ""}  valid ${v.valid}  (built+verified in ${ms} ms)`,
   );
 
 /** What was measured: the commit of the checkout served, what it changes beside it, and the --before folder. */

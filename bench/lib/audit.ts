@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import type pg from "pg";
@@ -194,6 +195,46 @@ async function settle(admin: pg.Client): Promise<void> {
 }
 
 /**
+ * Reads the audit table and the organization's part of its (orgId, seq) index through
+ * PostgreSQL, untimed, so that they are in the operating system's cache (`--warm-cache`): on a
+ * machine whose kernel reclaims file pages unread for a minute (this one's, docs/performance.md,
+ * "First runs that read from storage") the first verification after a build otherwise reads part of
+ * the chain from storage, which raw SHA-256 over bytes in memory never does.
+ */
+export async function warmOsCache(admin: pg.Client, orgId: string): Promise<void> {
+  await admin.query("BEGIN");
+  try {
+    await admin.query("SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexonlyscan = off");
+    await admin.query("SELECT sum(length(canonical)) FROM audit_entries");
+  } finally {
+    await admin.query("COMMIT");
+  }
+  await admin.query(`SELECT count(*) FROM audit_entries WHERE "orgId" = $1`, [orgId]);
+}
+
+/**
+ * Bytes the segment threads' sessions (named `bi-audit-segment`) have read from storage so far
+ * (`read_bytes` in /proc/<pid>/io of their backends), or null where the bench cannot see them: a
+ * server on another machine, or a bench without the rights to read another user's /proc.
+ */
+export async function segmentStorageReads(admin: pg.Client): Promise<number | null> {
+  const { rows } = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'bi-audit-segment'`,
+  );
+  if (rows.length === 0) return null;
+  let bytes = 0;
+  for (const { pid } of rows) {
+    try {
+      const io = fs.readFileSync(`/proc/${pid}/io`, "utf8");
+      bytes += Number(/^read_bytes: (\d+)$/m.exec(io)?.[1] ?? Number.NaN);
+    } catch {
+      return null;
+    }
+  }
+  return Number.isFinite(bytes) ? bytes : null;
+}
+
+/**
  * SHA-256 of the bytes the verifier hashes (each entry's JCS text as buildChain wrote it), rebuilt
  * in chunks so memory stays small; only the hashing itself is timed: one-shot per entry (shaSec),
  * with a Hash object per entry (createHashSec), and with the JCS text made too (jcsShaSec).
@@ -228,6 +269,10 @@ export type VerifyBench = {
   entries: number;
   /** V8's full collections on the verifying thread during the first run and each repeated one. */
   fullGcs: { first: number; repeated: number[] };
+  /** Whether the table was read into the operating system's cache before the first run (`--warm-cache`). */
+  cacheWarmed: boolean;
+  /** MB the segment threads' sessions read from storage during the first run and each repeated one (null: not visible from here). */
+  storageMb: { first: number | null; repeated: (number | null)[] };
   verifySec: number;
   /** The median of three more runs, each after a raw SHA-256 pass (the pool's sessions then warm). */
   verifyRepeatSec: number;
@@ -255,10 +300,29 @@ export type VerifyBench = {
  * take hits both alike, and each is the median of its three. The baseline runs last: its walk
  * leaves this process a heap of garbage that the runs after it would collect.
  */
-export async function verifyVersusRawSha(db: Db, orgId: string, n: number, before?: BeforeVerify): Promise<VerifyBench> {
+export async function verifyVersusRawSha(
+  db: Db,
+  admin: pg.Client,
+  orgId: string,
+  n: number,
+  options: { before?: BeforeVerify; warmCache?: boolean } = {},
+): Promise<VerifyBench> {
+  const { before } = options;
   let result!: VerifyResult;
-  const first = await timed(async () => (result = await verifyChain(db, orgId)));
+  if (options.warmCache) await warmOsCache(admin, orgId);
+  /** The storage reads of `run`'s segment-thread sessions, in MB (sessions opened during it count from 0). */
+  const readsDuring = async (run: () => Promise<void>): Promise<number | null> => {
+    const r0 = await segmentStorageReads(admin);
+    await run();
+    const r1 = await segmentStorageReads(admin);
+    return r1 === null ? null : round((r1 - (r0 ?? 0)) / 1e6);
+  };
+  let first!: { sec: number; fullGcs: number };
+  const firstMb = await readsDuring(async () => {
+    first = await timed(async () => (result = await verifyChain(db, orgId)));
+  });
   const verifySec = first.sec;
+  const repeatMb: (number | null)[] = [];
   const repeats: number[] = [];
   const repeatGcs: number[] = [];
   const raws: number[] = [];
@@ -266,9 +330,13 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number, befor
   let beforeAgrees = true;
   let other: { createHashSec: number; jcsShaSec: number } | undefined;
   const timeNow = async () => {
-    const run = await timed(() => verifyChain(db, orgId));
-    repeats.push(run.sec);
-    repeatGcs.push(run.fullGcs);
+    repeatMb.push(
+      await readsDuring(async () => {
+        const run = await timed(() => verifyChain(db, orgId));
+        repeats.push(run.sec);
+        repeatGcs.push(run.fullGcs);
+      }),
+    );
   };
   const timeBefore = async () => {
     const r0 = now();
@@ -299,6 +367,8 @@ export async function verifyVersusRawSha(db: Db, orgId: string, n: number, befor
       : {}),
     entries: result.entries,
     fullGcs: { first: first.fullGcs, repeated: repeatGcs },
+    cacheWarmed: options.warmCache ?? false,
+    storageMb: { first: firstMb, repeated: repeatMb },
     verifySec: round(verifySec),
     verifyRepeatSec: round(verifyRepeatSec),
     valid: result.valid,
