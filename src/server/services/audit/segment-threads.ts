@@ -7,10 +7,11 @@ import type { ChunkWalk } from "./segment";
 import type { SegmentAnswer, SegmentJob, SegmentMessage } from "./segment-thread";
 
 /**
- * How long a walk waits for its thread's transaction to begin, as the second pooled session's
- * connection is waited for on the path without threads (verify.ts, spareConnection).
+ * How long a walk waits for its thread's transaction to join the snapshot once the thread has
+ * loaded: connecting and beginning take milliseconds, so this is only reached behind a pooler
+ * with no server connection free, and is long enough that a busy machine does not reach it.
  */
-const START_WAIT_MS = 1_000;
+const START_WAIT_MS = 5_000;
 /** The same for a thread still loading (tsx compiles its module first: about a second). */
 const BOOT_WAIT_MS = 15_000;
 

@@ -331,7 +331,8 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       await first.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const snapshot = (await first.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
       const job = { url, snapshot, orgId: org.orgId, from: 1, to: n + 2 };
-      const threads = new SegmentThreads({ startWait: 300 });
+      // Long enough for a loaded machine to connect and begin; the held connection below is never given within it.
+      const threads = new SegmentThreads({ startWait: 2_000 });
       // The thread loads and walks once on PostgreSQL itself...
       expect(await threads.walk(0, { ...job, url: process.env.DATABASE_URL! })).toEqual(whole);
       await holder.query("BEGIN");
