@@ -18,14 +18,16 @@ export type ChunkLayout = { entries: number; c: number; cEnd: number; h: number;
  * values written by the database contain neither the separators they are joined with nor, but for
  * the first prevHash, anything but hex digests, so when these hold each entry's bytes, hash and
  * prevHash are exactly the pieces: a value holding a separator adds one, which no comparison
- * survives. `scratch` is where the digests are written, commas between them (it is allocated when
- * too short). The hash thread runs this function from its source text, so it uses nothing but its
- * arguments (the hash function is one of them).
+ * survives. The digests are joined as the database joined the stored hashes and compared with
+ * those bytes read one character per byte (latin1), so that any byte outside the digests' own
+ * characters differs: joining 512 strings once costs less than writing each digest into a buffer
+ * (docs/performance.md, "Digests compared as one text"). The hash thread runs this function from
+ * its source text, so it uses nothing but its arguments (the hash function is one of them).
  */
-export function chunkHolds(sha256: typeof hash, bytes: Buffer, at: ChunkLayout, scratch: Buffer): boolean {
+export function chunkHolds(sha256: typeof hash, bytes: Buffer, at: ChunkLayout): boolean {
   const n = at.entries;
   if (n < 1 || at.hEnd - at.h !== 65 * n - 1 || at.pEnd - at.p !== 65 * n - 1) return false;
-  const digests = scratch.length >= 65 * n ? scratch : Buffer.alloc(65 * n);
+  const digests: string[] = new Array(n);
   // Hashed through a plain view: a Buffer's subarray costs more to make.
   const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
   let from = at.c;
@@ -33,17 +35,11 @@ export function chunkHolds(sha256: typeof hash, bytes: Buffer, at: ChunkLayout, 
     const newline = bytes.indexOf(10, from);
     const end = newline >= 0 && newline < at.cEnd ? newline : at.cEnd;
     if ((end === at.cEnd) !== (k === n - 1)) return false;
-    digests.write(sha256("sha256", view.subarray(from, end), "hex"), 65 * k, "latin1");
-    if (k < n - 1) digests[65 * k + 64] = 44;
+    digests[k] = sha256("sha256", view.subarray(from, end), "hex");
     from = end + 1;
   }
-  if (digests.compare(bytes, at.h, at.hEnd, 0, 65 * n - 1) !== 0) return false;
+  if (digests.join(",") !== bytes.toString("latin1", at.h, at.hEnd)) return false;
   const comma = bytes.indexOf(44, at.p);
   if (comma >= 0 && comma < at.p + 64) return false;
   return n === 1 || (bytes[at.p + 64] === 44 && bytes.compare(bytes, at.h, at.hEnd - 65, at.p + 65, at.pEnd) === 0);
 }
-
-/** Room for the digests of a chunk of 512 entries (chunkHolds allocates more for a longer one). */
-export const SCRATCH = 65 * 512;
-/** chunkHolds's scratch on this thread. */
-export const scratchHere = Buffer.alloc(SCRATCH);

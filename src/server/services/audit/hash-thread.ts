@@ -1,10 +1,10 @@
 import { hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { logger } from "../../log";
-import { type ChunkLayout, chunkHolds, SCRATCH, scratchHere } from "./chunk-holds";
+import { type ChunkLayout, chunkHolds } from "./chunk-holds";
 
 // Where the tests and callers have always found them.
-export { type ChunkLayout, chunkHolds, scratchHere };
+export { type ChunkLayout, chunkHolds };
 
 /**
  * A thread's source: given the shared counter of jobs done (workerData), answers each job
@@ -15,9 +15,8 @@ export { type ChunkLayout, chunkHolds, scratchHere };
 const SOURCE = `const { parentPort, workerData } = require("node:worker_threads");
 const { hash } = require("node:crypto");
 const chunkHolds = ${chunkHolds.toString()};
-const scratch = Buffer.alloc(${SCRATCH});
 parentPort.on("message", (job) => {
-  const holds = chunkHolds(hash, Buffer.from(job.bytes, 0, job.length), job.layout, scratch);
+  const holds = chunkHolds(hash, Buffer.from(job.bytes, 0, job.length), job.layout);
   Atomics.add(workerData, 0, 1);
   parentPort.postMessage({ id: job.id, holds, bytes: job.bytes }, [job.bytes]);
 });`;
@@ -75,7 +74,7 @@ export class HashThread {
    */
   check(source: Buffer, from: number, to: number, layout: ChunkLayout): Promise<boolean | null> {
     const worker = this.start();
-    if (!worker) return Promise.resolve(chunkHolds(hash, source, layout, scratchHere));
+    if (!worker) return Promise.resolve(chunkHolds(hash, source, layout));
     clearTimeout(this.idle);
     const length = to - from;
     const i = this.pool.findIndex((b) => b.byteLength >= length);

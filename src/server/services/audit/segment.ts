@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import type pg from "pg";
-import { chunkHolds, scratchHere } from "./chunk-holds";
+import { chunkHolds } from "./chunk-holds";
 import type { HashThread } from "./hash-thread";
 
 // The chunked read of an organization's audit entries (docs/performance.md, "Joined texts,
@@ -105,7 +105,7 @@ export async function walkChunks(
       ? false
       : options.thread?.takes()
         ? options.thread.check(buf, layout.c, pEnd, layout)
-        : chunkHolds(hash, buf, layout, scratchHere);
+        : chunkHolds(hash, buf, layout);
     chunks.push({ from: g, to: Math.min(g + CHUNK, to), before, holds: hashed });
     // The walk goes on from the chunk's last entry whether or not it holds: a chunk that does not is read again before anything after it counts.
     state.started = true;
