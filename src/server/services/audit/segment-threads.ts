@@ -36,9 +36,9 @@ export class SegmentThreads {
   private readonly bootWait: number;
 
   /**
-   * `file`: the threads' module (default: beside this one, or in the sources: threadModule); tests give ones that die, or are not
-   * there). `startWait`: how long a walk waits for its thread's transaction to join the snapshot
-   * once the thread has loaded; `bootWait`: the same while the thread is still loading.
+   * `file`: the threads' module (default: segment-thread.ts found by threadModule; tests give ones
+   * that die, or are not there). `startWait`: how long a walk waits for its thread's transaction
+   * to join the snapshot once the thread has loaded; `bootWait`: the same while it still loads.
    */
   constructor(options: { file?: string; startWait?: number; bootWait?: number } = {}) {
     this.file = options.file ?? threadModule(import.meta.url, "src/server/services/audit/segment-thread.ts");
