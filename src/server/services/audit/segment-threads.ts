@@ -74,6 +74,11 @@ export class SegmentThreads {
     return !this.failed && this.present === true;
   }
 
+  /** Whether either thread holds a job (another verification's half, or one it was told to skip). */
+  busy(): boolean {
+    return this.held[0]! > 0 || this.held[1]! > 0;
+  }
+
   /** Starts both threads if they are not running, so that they load while the caller gets ready. */
   warm(): void {
     this.start(0);

@@ -340,9 +340,16 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       // ...then its session through PgBouncer cannot begin: the caller stops waiting.
       expect(await threads.walk(0, job)).toBeNull();
       expect(threads.gaveUp).toBe(1);
-      // While the thread still holds that job, another walk is not queued behind it.
+      // While the thread still holds that job, another walk is not queued behind it...
       expect(await threads.walk(0, job)).toBeNull();
       expect(threads.gaveUp).toBe(2);
+      // ...and a verification reads on two pooled sessions, hashing on the hash thread, as where there are no threads.
+      expect(threads.busy()).toBe(true);
+      const hashing = new HashThread();
+      const verified = await verifyOnPostgres(org.orgId, { splitAt: n / 2 + 1, segments: threads, thread: hashing });
+      expect(verified).toMatchObject({ valid: true, entries: n });
+      expect(threads.gaveUp).toBe(2);
+      expect(hashing.answered).toBeGreaterThan(0);
       expect(threads.skipped).toBe(0);
       // Once the connection is free the thread's transaction begins, and it skips the walk it was told not to do.
       await holder.query("COMMIT");
@@ -351,6 +358,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       // The thread goes on serving walks.
       expect(await threads.walk(0, job)).toEqual(whole);
       expect(threads.answered).toBe(2);
+      expect(threads.busy()).toBe(false);
       await first.query("COMMIT");
     } finally {
       await Promise.all([holder.end(), first.end()]);

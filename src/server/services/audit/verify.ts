@@ -148,7 +148,9 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
         split &&
         url !== undefined &&
         (options.readOn ?? (options.hashOn === undefined ? "threads" : "sessions")) === "threads" &&
-        segmentThreadsHere.available();
+        segmentThreadsHere.available() &&
+        // While another verification's halves hold the threads, the two pooled sessions read this one.
+        !segmentThreadsHere.busy();
       if (onThreads) segmentThreadsHere.warm();
       else if (split && options.hashOn !== "here") thread.warm();
       const spare = split && !onThreads ? spareConnection(pool) : null;
