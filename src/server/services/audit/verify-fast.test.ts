@@ -280,6 +280,13 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       expect(missing.available()).toBe(false);
       expect(await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: missing })).toEqual(exact);
     }
+    // A first half that fails is the answer, whatever the second half holds.
+    const entries = await writeChain(org.db, org.orgId, specs);
+    await tamper(org.db, org.orgId, entries, "data", 2, specs[2]!, specs[0]!);
+    const dying = new SegmentThreads({ file: pathToFileURL(dyingFile).href });
+    const answer = await verifyOnPostgres(org.orgId, { splitAt: 5, readOn: "threads", segments: dying });
+    expect(answer).toEqual(await exactVerify(org.db, org.orgId));
+    expect(answer).toMatchObject({ valid: false, entries: 2 });
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

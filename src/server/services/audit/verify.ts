@@ -209,9 +209,11 @@ async function walkOnThreads(
   const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
   const walks = await Promise.all(halves.map(([from, to], slot) => threads.walk(slot === 0 ? 0 : 1, { url, snapshot, orgId, from, to })));
   const segments: Segment[] = [];
-  // When a half fails, the halves after it need not be read again.
+  // When a half fails, the answer is its failure (join stops there): the halves after it are
+  // neither read again nor, where their thread could not walk them, walked here.
   const abort = { stop: false };
   for (const [i, [from, to]] of halves.entries()) {
+    if (abort.stop) break;
     const walk = walks[i] ?? (await walkChunks(client, orgId, from, to, { thread: null }));
     const segment = await finishSegment(client, orgId, walk, abort);
     if (segment.failure) abort.stop = true;
