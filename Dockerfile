@@ -19,8 +19,11 @@ COPY scripts/no-schema-engine.sh ./scripts/
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
+# A C compiler for the native digest module that audit verification hashes with
+# (scripts/build-native.mjs, against this Node's headers); the runtime image needs none.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN node scripts/build-native.mjs && npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \

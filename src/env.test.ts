@@ -71,6 +71,12 @@ describe("the environment", () => {
     ).toBe("postgresql://x@db/y");
   });
 
+  it("hashes audit entries with the native digest module unless told not to", () => {
+    expect(parseEnv({}).BI_NATIVE_DIGESTS).toBe(true);
+    expect(parseEnv({ BI_NATIVE_DIGESTS: "false" }).BI_NATIVE_DIGESTS).toBe(false);
+    expect(problemsOf({ BI_NATIVE_DIGESTS: "off" })).toContain("BI_NATIVE_DIGESTS");
+  });
+
   it("reads the re-screen's scoring threads: unset by default, 0 to 8, anything else refused", () => {
     expect(parseEnv({}).BI_RESCREEN_THREADS).toBeUndefined();
     expect(parseEnv({ BI_RESCREEN_THREADS: "0" }).BI_RESCREEN_THREADS).toBe(0);

@@ -154,6 +154,11 @@ const EnvSchema = z
      * unset: one when the machine has a second core. Each holds its own copy of the change's index.
      */
     BI_RESCREEN_THREADS: int(undefined, 8),
+    /**
+     * Audit verification hashes with the native digest module where `npm install` built it
+     * (docs/performance.md, "Digests taken without OpenSSL's per-call dispatch"); false: node:crypto only.
+     */
+    BI_NATIVE_DIGESTS: bool(true),
     /** Also open the operator socket (org:create, outbox) on PostgreSQL, for a local service driven by scripts. */
     BI_OPERATOR_SOCKET: bool(false),
     /** On SIGTERM: how long /v1/ready answers 503 while requests are still served, before the listener closes. */

@@ -10,7 +10,15 @@ import { jcs } from "../../src/server/crypto/jcs";
 import { type Db, withPgSession } from "../../src/server/db/client";
 import { appendAudit, entryCanonical, GENESIS_HASH, type HashFields } from "../../src/server/services/audit/chain";
 import { appendAuditGrouped } from "../../src/server/services/audit/group-commit";
-import { ChainChecker, ENTRY_COLUMNS, type EntryRow, type VerifyResult, verifyChain } from "../../src/server/services/audit/verify";
+import { nativeDigests } from "../../src/server/services/audit/native-digests";
+import {
+  ChainChecker,
+  ENTRY_COLUMNS,
+  type EntryRow,
+  type VerifyResult,
+  verifyChain,
+  verifyOnPostgres,
+} from "../../src/server/services/audit/verify";
 
 const now = () => performance.now();
 
@@ -266,6 +274,11 @@ export type BeforeVerify = { dir: string; verify(orgId: string): Promise<VerifyR
 export type VerifyBench = {
   /** The earlier checkout's verification in the same rounds as the repeated runs (median of three), and whether its answers equal this one's. */
   before?: { dir: string; sec: number; ratio: number; agrees: boolean };
+  /**
+   * Where the native digest module was built: the same verification hashing with node:crypto
+   * (BI_NATIVE_DIGESTS=false) in the same rounds as the repeated runs (median of three), and whether its answers equal the native ones.
+   */
+  nodeDigests?: { sec: number; ratio: number; agrees: boolean };
   entries: number;
   /** V8's full collections on the verifying thread during the first run and each repeated one. */
   fullGcs: { first: number; repeated: number[] };
@@ -338,6 +351,16 @@ export async function verifyVersusRawSha(
       }),
     );
   };
+  // Where the native digest module was built, the same verification hashing with node:crypto, in the same rounds.
+  const nodeSecs: number[] = [];
+  let nodeAgrees = true;
+  const timeNode = async () => {
+    const r0 = now();
+    const answer = await verifyOnPostgres(orgId, { digests: "node" });
+    nodeSecs.push((now() - r0) / 1000);
+    nodeAgrees &&= JSON.stringify(answer) === JSON.stringify(result);
+  };
+  const native = nativeDigests() !== null;
   const timeBefore = async () => {
     const r0 = now();
     const answer = await before!.verify(orgId);
@@ -350,7 +373,9 @@ export async function verifyVersusRawSha(
     other ??= raw;
     // With --before, its verification runs in the same round, first in every other one.
     if (before && i % 2 === 0) await timeBefore();
+    if (native && i % 2 === 1) await timeNode();
     await timeNow();
+    if (native && i % 2 === 0) await timeNode();
     if (before && i % 2 === 1) await timeBefore();
   }
   const b0 = now();
@@ -361,7 +386,9 @@ export async function verifyVersusRawSha(
   const rawShaSec = median(raws);
   const { createHashSec: rawCreateHashSec, jcsShaSec } = other!;
   const beforeSec = before ? median(befores) : undefined;
+  const nodeSec = native ? median(nodeSecs) : undefined;
   return {
+    ...(nodeSec !== undefined ? { nodeDigests: { sec: round(nodeSec), ratio: round(rawShaSec / nodeSec), agrees: nodeAgrees } } : {}),
     ...(before && beforeSec !== undefined
       ? { before: { dir: before.dir, sec: round(beforeSec), ratio: round(rawShaSec / beforeSec), agrees: beforeAgrees } }
       : {}),

@@ -1,6 +1,7 @@
 import { createHash, hash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { type ChunkLayout, chunkHolds, HashThread } from "./hash-thread";
+import { nativeDigests } from "./native-digests";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -67,9 +68,12 @@ describe("a chunk's check on the hash thread", () => {
       ],
       ["one hash missing", 40, (t) => void (t.h = t.h.split(",").slice(1).join(","))],
     ];
+    // The same answers from node:crypto and from the native digest module (native-digests.ts).
+    const native = nativeDigests();
     for (const [name, n, change] of changes) {
       const { bytes, layout } = chunk(n, change);
       expect([name, chunkHolds(hash, bytes, layout)]).toEqual([name, name === "intact"]);
+      if (native) expect([name, "native", chunkHolds(hash, bytes, layout, native)]).toEqual([name, "native", name === "intact"]);
     }
   });
 
@@ -79,6 +83,10 @@ describe("a chunk's check on the hash thread", () => {
     const answers = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.layout.c - 5, j.layout.pEnd, j.layout)));
     expect(answers).toEqual([true, false, true, true]);
     expect(thread.answered).toBe(jobs.length);
+    // The same with the native digest module, which the thread loads where the install built it.
+    const natively = await Promise.all(jobs.map((j) => thread.check(j.bytes, j.layout.c - 5, j.layout.pEnd, j.layout, true)));
+    expect(natively).toEqual([true, false, true, true]);
+    expect([thread.answered, thread.answeredNative]).toEqual([2 * jobs.length, nativeDigests() ? jobs.length : 0]);
   });
 
   it("answers null for what a thread that failed had waiting, and checks every job after it here", async () => {

@@ -2,23 +2,38 @@ import { hash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { logger } from "../../log";
 import { type ChunkLayout, chunkHolds } from "./chunk-holds";
+import { nativeDigests, nativeDigestsFile } from "./native-digests";
 
 // Where the tests and callers have always found them.
 export { type ChunkLayout, chunkHolds };
 
 /**
- * A thread's source: given the shared counter of jobs done (workerData), answers each job
- * ({ id, bytes, length, layout }: the chunk in the first `length` bytes of the ArrayBuffer `bytes`,
- * handed over) with { id, holds, bytes }, handing the buffer back, and counts it done at once,
- * before its answer waits for the caller's thread to take it.
+ * A thread's source: given the shared counter of jobs done and the native digest module's file
+ * (workerData: { done, native }, native-digests.ts), answers each job ({ id, bytes, length, layout,
+ * native }: the chunk in the first `length` bytes of the ArrayBuffer `bytes`, handed over, and
+ * whether to hash with the native module, loaded at its first use; node:crypto where it does not
+ * load) with { id, holds, bytes, native }, handing the buffer back, and counts it done at once, before its
+ * answer waits for the caller's thread to take it.
  */
 const SOURCE = `const { parentPort, workerData } = require("node:worker_threads");
 const { hash } = require("node:crypto");
 const chunkHolds = ${chunkHolds.toString()};
+let native;
+function nativeDigests() {
+  if (native !== undefined) return native;
+  native = null;
+  try {
+    const module = { exports: {} };
+    if (workerData.native) process.dlopen(module, workerData.native);
+    if (typeof module.exports.holds === "function") native = module.exports;
+  } catch {}
+  return native;
+}
 parentPort.on("message", (job) => {
-  const holds = chunkHolds(hash, Buffer.from(job.bytes, 0, job.length), job.layout);
-  Atomics.add(workerData, 0, 1);
-  parentPort.postMessage({ id: job.id, holds, bytes: job.bytes }, [job.bytes]);
+  const digests = job.native ? nativeDigests() : null;
+  const holds = chunkHolds(hash, Buffer.from(job.bytes, 0, job.length), job.layout, digests);
+  Atomics.add(workerData.done, 0, 1);
+  parentPort.postMessage({ id: job.id, holds, bytes: job.bytes, native: digests !== null }, [job.bytes]);
 });`;
 
 /** Jobs given to the thread and not yet checked beyond which the caller checks the next one itself (the thread is behind). */
@@ -54,8 +69,9 @@ export class HashThread {
   private given = 0;
   private idle: NodeJS.Timeout | undefined;
   private readonly pool: ArrayBuffer[] = [];
-  /** Jobs the thread answered (tests). */
+  /** Jobs the thread answered (tests), and of them those it hashed with the native digest module. */
   answered = 0;
+  answeredNative = 0;
 
   /** Starts the thread if none runs, so that it is ready when the first job comes. */
   warm(): void {
@@ -69,12 +85,12 @@ export class HashThread {
 
   /**
    * chunkHolds of the chunk laid out by `layout` in `source`, on the thread (takes() first:
-   * otherwise it is checked here), which gets a copy of source[from, to). Null when the thread
-   * failed before it answered.
+   * otherwise it is checked here), which gets a copy of source[from, to); hashed with the native
+   * digest module when `native` and it loads. Null when the thread failed before it answered.
    */
-  check(source: Buffer, from: number, to: number, layout: ChunkLayout): Promise<boolean | null> {
+  check(source: Buffer, from: number, to: number, layout: ChunkLayout, native = false): Promise<boolean | null> {
     const worker = this.start();
-    if (!worker) return Promise.resolve(chunkHolds(hash, source, layout));
+    if (!worker) return Promise.resolve(chunkHolds(hash, source, layout, native ? nativeDigests() : null));
     clearTimeout(this.idle);
     const length = to - from;
     const i = this.pool.findIndex((b) => b.byteLength >= length);
@@ -93,7 +109,7 @@ export class HashThread {
     this.given++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      worker.postMessage({ id, bytes, length, layout: shifted }, [bytes]);
+      worker.postMessage({ id, bytes, length, layout: shifted, native }, [bytes]);
     });
   }
 
@@ -104,16 +120,17 @@ export class HashThread {
     try {
       this.done = new Int32Array(new SharedArrayBuffer(4));
       this.given = 0;
-      worker = new Worker(this.source, { eval: true, workerData: this.done });
+      worker = new Worker(this.source, { eval: true, workerData: { done: this.done, native: nativeDigestsFile() } });
     } catch (err) {
       this.fail(null, (err as Error).message);
       return null;
     }
-    worker.on("message", (m: { id: number; holds: boolean; bytes: ArrayBuffer }) => {
+    worker.on("message", (m: { id: number; holds: boolean; bytes: ArrayBuffer; native?: boolean }) => {
       const answer = this.waiting.get(m.id);
       if (!answer) return;
       this.waiting.delete(m.id);
       this.answered++;
+      if (m.native) this.answeredNative++;
       if (this.pool.length < POOLED) this.pool.push(m.bytes);
       answer(m.holds === true);
       if (this.waiting.size === 0) this.rest();

@@ -1,13 +1,15 @@
 import { parentPort } from "node:worker_threads";
 import pg from "pg";
+import { nativeDigests } from "./native-digests";
 import { type ChunkWalk, walkChunks } from "./segment";
 
 /**
  * A segment thread's job: walk from <= seq < to of an organization's chain (segment.ts) on this
  * thread's own session, in the snapshot `snapshot` (pg_export_snapshot of the verification's
- * first session, which stays open until the answer is in).
+ * first session, which stays open until the answer is in); `native`: hash with the native digest
+ * module where it was built (native-digests.ts).
  */
-export type SegmentJob = { id: number; url: string; snapshot: string; orgId: string; from: number; to: number };
+export type SegmentJob = { id: number; url: string; snapshot: string; orgId: string; from: number; to: number; native?: boolean };
 /** What the caller sends: a job, or word that it no longer waits for one (segment-threads.ts). */
 export type SegmentMessage = SegmentJob | { cancel: number };
 /**
@@ -56,7 +58,8 @@ async function walk(job: SegmentJob): Promise<SegmentAnswer> {
       await client.query(`SET TRANSACTION SNAPSHOT '${job.snapshot}'`);
       await client.query("SET LOCAL jit = off");
       parentPort?.postMessage({ id: job.id, started: true } satisfies SegmentAnswer);
-      return { id: job.id, walk: await walkChunks(client, job.orgId, job.from, job.to, { thread: null }) };
+      const native = job.native ? nativeDigests() : null;
+      return { id: job.id, walk: await walkChunks(client, job.orgId, job.from, job.to, { thread: null, native }) };
     } finally {
       await client.query("COMMIT");
     }

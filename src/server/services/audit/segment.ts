@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import type pg from "pg";
 import { chunkHolds } from "./chunk-holds";
 import type { HashThread } from "./hash-thread";
+import type { NativeDigests } from "./native-digests";
 
 // The chunked read of an organization's audit entries (docs/performance.md, "Joined texts,
 // buffers handed over"), apart from verify.ts so that a thread can load it without the database
@@ -23,6 +24,8 @@ export type ChunkWalk = {
   expectedSeq: number;
   prevHash: string;
   unsure: { from: number; to: number; before: WalkState }[];
+  /** Set when the native digest module hashed what was hashed here (native-digests.ts). */
+  native?: true;
 };
 
 /** Entries per row of the COPY (one protocol message each). */
@@ -62,7 +65,7 @@ export async function walkChunks(
   orgId: string,
   from: number,
   to: number,
-  options: { abort?: { stop: boolean }; thread: HashThread | null },
+  options: { abort?: { stop: boolean }; thread: HashThread | null; native?: NativeDigests | null },
 ): Promise<ChunkWalk> {
   const { abort } = options;
   const state: WalkState = { started: false, expectedSeq: from, count: 0, prevHash: "" };
@@ -104,8 +107,8 @@ export async function walkChunks(
     const hashed = !holds
       ? false
       : options.thread?.takes()
-        ? options.thread.check(buf, layout.c, pEnd, layout)
-        : chunkHolds(hash, buf, layout);
+        ? options.thread.check(buf, layout.c, pEnd, layout, options.native != null)
+        : chunkHolds(hash, buf, layout, options.native);
     chunks.push({ from: g, to: Math.min(g + CHUNK, to), before, holds: hashed });
     // The walk goes on from the chunk's last entry whether or not it holds: a chunk that does not is read again before anything after it counts.
     state.started = true;
@@ -119,7 +122,15 @@ export async function walkChunks(
   await copy.done;
   const unsure: ChunkWalk["unsure"] = [];
   for (const chunk of chunks) if (!(await chunk.holds)) unsure.push({ from: chunk.from, to: chunk.to, before: chunk.before });
-  return { first, count: state.count, expectedSeq: state.expectedSeq, prevHash: state.started ? last.toString("latin1") : "", unsure };
+  const walk: ChunkWalk = {
+    first,
+    count: state.count,
+    expectedSeq: state.expectedSeq,
+    prevHash: state.started ? last.toString("latin1") : "",
+    unsure,
+  };
+  if (options.native) walk.native = true;
+  return walk;
 }
 
 /** A bound written into COPY's text (COPY takes no parameters). */

@@ -13,6 +13,7 @@ import { startInstance, stopInstance } from "../../testing/instance";
 import { startPgbouncer } from "../../testing/pgbouncer";
 import { entryCanonical, GENESIS_HASH, type HashFields } from "./chain";
 import { HashThread } from "./hash-thread";
+import { nativeDigests } from "./native-digests";
 import { SegmentThreads, segmentThreads } from "./segment-threads";
 import { rewriteEntry, type StoredFields } from "./tampering";
 import { ChainChecker, chunksReadAgain, columnByColumnChecks, ENTRY_COLUMNS, type EntryRow, verifyChain, verifyOnPostgres } from "./verify";
@@ -221,11 +222,14 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
           expect(await verifyChain(org.db, org.orgId)).toEqual(exact);
           // An intact chain of entries as appendAudit writes them hashes from the database's text alone.
           if (kind === "none") expect([columnByColumnChecks(), chunksReadAgain()]).toEqual([checked, readAgain]);
-          // splitAt 1 and beyond the last seq read on one session; 2..n on two; hashed on the thread or here.
+          // splitAt 1 and beyond the last seq read on one session; 2..n on two; hashed on the thread or here,
+          // with the native digest module (the default where it was built) or node:crypto.
           const splitAt = 1 + (split % (entries.length + 1));
           expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "thread" })).toEqual(exact);
           expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "here" })).toEqual(exact);
+          expect(await verifyOnPostgres(org.orgId, { splitAt, hashOn: "here", digests: "node" })).toEqual(exact);
           expect(await verifyOnPostgres(org.orgId, { splitAt, readOn: "threads" })).toEqual(exact);
+          expect(await verifyOnPostgres(org.orgId, { splitAt, readOn: "threads", digests: "node" })).toEqual(exact);
         },
       ),
       { numRuns: 120 },
@@ -305,13 +309,15 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       await writeChainFast(org.db, org.orgId, steps(n + 1));
       const threads = new SegmentThreads();
       const url = bouncer.url(new URL(process.env.DATABASE_URL!).pathname.slice(1));
-      const walk = await threads.walk(0, { url, snapshot, orgId: org.orgId, from: 1, to: n + 2 });
-      expect(walk).toMatchObject({
+      const walk = await threads.walk(0, { url, snapshot, orgId: org.orgId, from: 1, to: n + 2, native: true });
+      expect(walk).toEqual({
         first: { seq: 1, prevHash: GENESIS_HASH },
         count: n,
         expectedSeq: n + 1,
         prevHash: head!.hash,
         unsure: [],
+        // The thread hashed with the native digest module, where the install could build it.
+        ...(nativeDigests() ? { native: true } : {}),
       });
       expect(threads.answered).toBe(1);
       await first.query("COMMIT");
@@ -357,6 +363,7 @@ describe("verifyChain from the database's hashed text, on one or two sessions", 
       expect(verified).toMatchObject({ valid: true, entries: n });
       expect(threads.gaveUp).toBe(2);
       expect(hashing.answered).toBeGreaterThan(0);
+      expect(hashing.answeredNative).toBe(nativeDigests() ? hashing.answered : 0);
       expect(threads.skipped).toBe(0);
       // Once the connection is free the thread's transaction begins, and it skips the walk it was told not to do.
       await holder.query("COMMIT");

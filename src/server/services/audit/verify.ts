@@ -1,10 +1,12 @@
 import { hash } from "node:crypto";
 import type pg from "pg";
+import { env } from "@/env";
 import type { ServiceContext } from "../../context";
 import { sha256Hex } from "../../crypto/hash";
 import { connectDb, type Db, Prisma, type Tx, withPgSession } from "../../db/client";
 import { canonicalText, entryHash, GENESIS_HASH, type HashFields } from "./chain";
 import { type HashThread, hashThread } from "./hash-thread";
+import { type NativeDigests, nativeDigests } from "./native-digests";
 import { type ChunkWalk, CopyOut, int, type WalkState, walkChunks } from "./segment";
 import { type SegmentThreads, segmentThreads } from "./segment-threads";
 
@@ -119,6 +121,11 @@ export type VerifyOptions = {
   readOn?: "threads" | "sessions";
   /** The segment threads (default: this process's; tests give ones that fail). */
   segments?: SegmentThreads;
+  /**
+   * What hashes the entries: the native digest module where it was built (native-digests.ts), or
+   * node:crypto (default: native unless BI_NATIVE_DIGESTS=false), here and on the threads.
+   */
+  digests?: "native" | "node";
 };
 
 /** verifyChain on PostgreSQL, with the split point chosen (tests); null on the embedded database. */
@@ -142,6 +149,7 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
       // After a quiet spell the hash thread has stopped and the pool has closed its idle
       // connections: both start now, while this session checks the columns.
       const thread = options.thread ?? hashThread;
+      const native = (options.digests ?? (env().BI_NATIVE_DIGESTS ? "native" : "node")) === "native" ? nativeDigests() : null;
       const segmentThreadsHere = options.segments ?? segmentThreads;
       const url = pool.options.connectionString;
       const onThreads =
@@ -167,7 +175,11 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
           [1, splitAt!],
           [splitAt!, top + 1],
         ];
-        return join(await walkOnThreads(client, segmentThreadsHere, url!, orgId, halves), head ?? null, rows[0]?.stray ?? undefined);
+        return join(
+          await walkOnThreads(client, segmentThreadsHere, { url: url!, orgId, native }, halves),
+          head ?? null,
+          rows[0]?.stray ?? undefined,
+        );
       }
       const second = await sharedSnapshotSession(client, await spare);
       let segments: Segment[];
@@ -176,16 +188,19 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
           // When the first half fails the second's answer is not needed; when the second fails, the first still decides.
           const abort = { stop: false };
           const threaded = options.hashOn !== "here" ? thread : null;
-          const firstHalf = readSegment(client, orgId, 1, splitAt!, { thread: threaded }).then((s) => {
+          const firstHalf = readSegment(client, orgId, 1, splitAt!, { thread: threaded, native }).then((s) => {
             if (s.failure) abort.stop = true;
             return s;
           });
-          segments = await Promise.all([firstHalf, readSegment(second.client, orgId, splitAt!, top + 1, { abort, thread: threaded })]);
+          segments = await Promise.all([
+            firstHalf,
+            readSegment(second.client, orgId, splitAt!, top + 1, { abort, thread: threaded, native }),
+          ]);
         } finally {
           await second.end();
         }
       } else {
-        segments = [await readSegment(client, orgId, 1, top + 1, { thread: options.hashOn === "thread" ? thread : null })];
+        segments = [await readSegment(client, orgId, 1, top + 1, { thread: options.hashOn === "thread" ? thread : null, native })];
       }
       return join(segments, head ?? null, rows[0]?.stray ?? undefined);
     } finally {
@@ -202,19 +217,21 @@ export async function verifyOnPostgres(orgId: string, options: VerifyOptions = {
 async function walkOnThreads(
   client: pg.PoolClient,
   threads: SegmentThreads,
-  url: string,
-  orgId: string,
+  chain: { url: string; orgId: string; native: NativeDigests | null },
   halves: [number, number][],
 ): Promise<Segment[]> {
+  const { url, orgId, native } = chain;
   const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
-  const walks = await Promise.all(halves.map(([from, to], slot) => threads.walk(slot === 0 ? 0 : 1, { url, snapshot, orgId, from, to })));
+  const walks = await Promise.all(
+    halves.map(([from, to], slot) => threads.walk(slot === 0 ? 0 : 1, { url, snapshot, orgId, from, to, native: native !== null })),
+  );
   const segments: Segment[] = [];
   // When a half fails, the answer is its failure (join stops there): the halves after it are
   // neither read again nor, where their thread could not walk them, walked here.
   const abort = { stop: false };
   for (const [i, [from, to]] of halves.entries()) {
     if (abort.stop) break;
-    const walk = walks[i] ?? (await walkChunks(client, orgId, from, to, { thread: null }));
+    const walk = walks[i] ?? (await walkChunks(client, orgId, from, to, { thread: null, native }));
     const segment = await finishSegment(client, orgId, walk, abort);
     if (segment.failure) abort.stop = true;
     segments.push(segment);
@@ -328,7 +345,7 @@ async function readSegment(
   orgId: string,
   from: number,
   to: number,
-  options: { abort?: { stop: boolean }; thread: HashThread | null },
+  options: { abort?: { stop: boolean }; thread: HashThread | null; native: NativeDigests | null },
 ): Promise<Segment> {
   return finishSegment(client, orgId, await walkChunks(client, orgId, from, to, options), options.abort);
 }
