@@ -1,22 +1,14 @@
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { checkoutFile } from "./checkout-file";
 
 /**
- * The file URL of a thread's TypeScript module: `sourcePath`'s file name beside the module at
- * `callerUrl` (its import.meta.url) when the service runs from its sources, else `sourcePath`
- * under the working directory (the checkout's or the image's root), where a bundled copy of the
- * caller runs: Next's build of the console's routes, the test suite's bundles. Built from strings
- * at run time: Next's bundler copies the file a `new URL("./x.ts", import.meta.url)` names among
- * the site's public static files.
+ * The file URL of a thread's TypeScript module, `sourcePath` from the checkout's root, found from
+ * the calling module's place (checkoutFile): beside its own sources, else under the working
+ * directory where a bundled copy of the caller runs.
  */
 export function threadModule(callerUrl: string, sourcePath: string): string {
-  if (callerUrl.startsWith("file:")) {
-    const beside = path.join(path.dirname(fileURLToPath(callerUrl)), path.basename(sourcePath));
-    if (fs.existsSync(beside)) return pathToFileURL(beside).href;
-  }
-  return pathToFileURL(path.resolve(sourcePath)).href;
+  return pathToFileURL(checkoutFile(callerUrl, sourcePath)).href;
 }
 
 /**

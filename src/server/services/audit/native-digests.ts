@@ -1,7 +1,6 @@
 import { hash } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { checkoutFile } from "../../platform/checkout-file";
 
 /**
  * The native digest module (native/chunk-digests.c, built by scripts/build-native.mjs when the
@@ -27,26 +26,23 @@ let loadedFrom: string | null = null;
 /**
  * The native digest module, or null where it was not built (no C compiler, or Node's headers
  * missing) or does not answer a known chunk right: verification then hashes with node:crypto,
- * with the same answers. Loaded once per thread. Found from this module's place in the sources,
- * else under the working directory (a bundled copy of this module: Next's build of the console's
- * routes), by a path made at run time so that no bundler copies the file.
+ * with the same answers. Loaded once per thread, from where checkoutFile finds it (beside the
+ * sources, else under the working directory, by a path no bundler sees).
  */
 export function nativeDigests(): NativeDigests | null {
   if (loaded !== undefined) return loaded;
   loaded = null;
-  for (const file of candidates()) {
-    if (!fs.existsSync(file)) continue;
-    try {
-      const module = { exports: {} as Partial<NativeDigests> };
-      process.dlopen(module, file);
-      if (typeof module.exports.holds === "function" && answersRight(module.exports as NativeDigests)) {
-        loaded = module.exports as NativeDigests;
-        loadedFrom = file;
-      }
-    } catch {
-      // Built for another Node.js or another machine: node:crypto hashes.
+  const file = checkoutFile(import.meta.url, NATIVE_DIGESTS_PATH);
+  if (!fs.existsSync(file)) return loaded;
+  try {
+    const module = { exports: {} as Partial<NativeDigests> };
+    process.dlopen(module, file);
+    if (typeof module.exports.holds === "function" && answersRight(module.exports as NativeDigests)) {
+      loaded = module.exports as NativeDigests;
+      loadedFrom = file;
     }
-    break;
+  } catch {
+    // Built for another Node.js or another machine: node:crypto hashes.
   }
   return loaded;
 }
@@ -54,13 +50,6 @@ export function nativeDigests(): NativeDigests | null {
 /** The file nativeDigests loaded, for a thread to load too (hash-thread.ts); null where there is none. */
 export function nativeDigestsFile(): string | null {
   return nativeDigests() ? loadedFrom : null;
-}
-
-function candidates(): string[] {
-  const here = import.meta.url.startsWith("file:")
-    ? [path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..", NATIVE_DIGESTS_PATH)]
-    : [];
-  return [...here, path.resolve(NATIVE_DIGESTS_PATH)];
 }
 
 /** Whether `native` holds a chunk of two entries and fails the same chunk with one digest changed. */
